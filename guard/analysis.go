@@ -1,0 +1,63 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+)
+
+// analysis is what the guard found a request needs: the accesses to judge,
+// and every part it could not prove (each one forces a non-eligible deny).
+type analysis struct {
+	accesses []Access
+	unproven []string
+}
+
+// accessOpts qualify one access.
+type accessOpts struct {
+	tree     bool // the access spans the subtree under the path
+	noFollow bool // a symlink in the last component is acted on, not followed
+	follow   bool // a recursive access that follows symlinks inside the tree
+}
+
+// add canonicalises path against cwd and records the access. A path that is
+// malformed in itself is an error; one that cannot be resolved on this file
+// system (permission denied on a parent, say) is recorded as unproven.
+func (a *analysis) add(p *Compiled, op Op, path, cwd string, o accessOpts) error {
+	abs, err := p.canon.absolute(path, cwd)
+	if err != nil {
+		return err
+	}
+	acc := Access{Op: op, Requested: path, Tree: o.tree}
+	if isDeviceFile(abs) {
+		acc.Path, acc.Rule = abs, RuleDevice
+		a.push(acc)
+		return nil
+	}
+	canon, err := resolve(abs, !o.noFollow)
+	switch {
+	case errors.Is(err, ErrBadPath):
+		return err
+	case err != nil:
+		a.unprove(fmt.Sprintf("cannot resolve %s: %v", path, err))
+		return nil
+	}
+	acc.Path = canon
+	if isDeviceFile(canon) {
+		acc.Rule = RuleDevice
+	}
+	a.push(acc)
+	return nil
+}
+
+func (a *analysis) push(acc Access) {
+	for _, have := range a.accesses {
+		if have.Op == acc.Op && have.Path == acc.Path && have.Tree == acc.Tree {
+			return
+		}
+	}
+	a.accesses = append(a.accesses, acc)
+}
+
+func (a *analysis) unprove(why string) {
+	a.unproven = append(a.unproven, why)
+}

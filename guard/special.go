@@ -1,0 +1,413 @@
+package guard
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// cdCommand moves the working directory. A target the guard cannot know
+// (a variable, `cd -`) makes the directory unknown, and so every relative
+// path after it unproven.
+func cdCommand(sa *shellAnalyzer, inv *invocation) []string {
+	p := optSpec{}.parse(inv.args)
+	target := arg{val: "~", known: true}
+	if len(p.pos) > 0 {
+		target = p.pos[0]
+	} else if inv.name == "pushd" {
+		return []string{""}
+	}
+	if !target.known || target.val == "-" {
+		return []string{""}
+	}
+	if inv.cwd == "" && !filepath.IsAbs(target.val) && !strings.HasPrefix(target.val, "~") {
+		return []string{""}
+	}
+	dir, err := sa.p.canon.Canonical(target.val, inv.cwd, true)
+	if err != nil {
+		return []string{""}
+	}
+	return []string{dir}
+}
+
+func forgetCwd(sa *shellAnalyzer, inv *invocation) []string { return []string{""} }
+
+// worktreeGit are git subcommands that may rewrite files in the working
+// tree (and so a protected file in it); the others write only .git.
+var worktreeGit = map[string]bool{
+	"checkout": true, "switch": true, "restore": true, "reset": true, "merge": true,
+	"pull": true, "rebase": true, "cherry-pick": true, "revert": true, "stash": true,
+	"apply": true, "am": true, "clean": true, "rm": true, "mv": true, "clone": true,
+	"worktree": true, "submodule": true, "read-tree": true, "checkout-index": true,
+}
+
+// readOnlyGit are git subcommands that only read the repository.
+var readOnlyGit = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "blame": true, "grep": true,
+	"ls-files": true, "ls-tree": true, "rev-parse": true, "rev-list": true, "describe": true,
+	"shortlog": true, "cat-file": true, "show-ref": true, "whatchanged": true, "help": true,
+	"version": true,
+}
+
+// safeGitConfig are -c keys that cannot run a program or move the repository.
+var safeGitConfig = []string{"user.", "color.", "core.quotepath", "advice.", "init.defaultbranch",
+	"log.", "diff.renames", "diff.algorithm", "pager.", "column.", "i18n.", "safe.directory"}
+
+// gitCommand: git works on the repository at its working directory (moved
+// by -C): inspection subcommands read the tree, working-tree subcommands
+// write all of it, the rest write only the repository's own data.
+// Paths that leave the working directory, and config that can run programs,
+// go through the unknown-command rule or are unproven.
+func gitCommand(sa *shellAnalyzer, inv *invocation) []string {
+	cwd, args := inv.cwd, inv.args
+	for len(args) > 0 {
+		a := args[0]
+		if !a.known {
+			sa.unprove("git given a non-literal option " + a.val)
+			return []string{inv.cwd}
+		}
+		if !strings.HasPrefix(a.val, "-") {
+			break
+		}
+		args = args[1:]
+		switch {
+		case a.val == "-C" && len(args) > 0:
+			next := cdCommand(sa, &invocation{name: "cd", args: args[:1], cwd: cwd})
+			cwd, args = next[0], args[1:]
+		case a.val == "-c" && len(args) > 0:
+			sa.gitConfig(args[0])
+			args = args[1:]
+		case strings.HasPrefix(a.val, "--git-dir") || strings.HasPrefix(a.val, "--work-tree") ||
+			strings.HasPrefix(a.val, "--exec-path") || strings.HasPrefix(a.val, "--config-env"):
+			sa.unprove("git " + a.val + " moves the repository or its programs")
+		}
+	}
+	op, o := OpWrite, accessOpts{}
+	switch {
+	case len(args) == 0:
+		op = OpRead
+	case readOnlyGit[args[0].val]:
+		op, o.tree = OpRead, true
+	case worktreeGit[args[0].val]:
+		o.tree = true
+	}
+	sa.path(op, arg{val: ".", known: true}, cwd, o)
+	sa.gitArgs(args, cwd)
+	return []string{inv.cwd}
+}
+
+func (sa *shellAnalyzer) gitConfig(kv arg) {
+	key := strings.ToLower(kv.val)
+	for _, safe := range safeGitConfig {
+		if kv.known && strings.HasPrefix(key, safe) {
+			return
+		}
+	}
+	sa.unprove("git -c " + kv.val + " may run a program")
+}
+
+// gitArgs checks a subcommand's arguments: a commit message may be anything,
+// every other argument must not name a place outside the workspace.
+func (sa *shellAnalyzer) gitArgs(args []arg, cwd string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.known && (a.val == "-m" || a.val == "--message") && i+1 < len(args) {
+			i++
+			continue
+		}
+		sa.externalArg("git", a, cwd, i > 0)
+	}
+}
+
+// findCommand: the leading paths are searched recursively; -delete makes that
+// a recursive delete, -fprint writes a file, and -exec cannot be proven.
+func findCommand(sa *shellAnalyzer, inv *invocation) []string {
+	args := inv.args
+	o := accessOpts{tree: true}
+	for len(args) > 0 && args[0].known && (args[0].val == "-L" || args[0].val == "-H" || args[0].val == "-P") {
+		o.follow = o.follow || args[0].val == "-L"
+		args = args[1:]
+	}
+	var roots []arg
+	for len(args) > 0 && (!args[0].known || !isFindExpr(args[0].val)) {
+		roots, args = append(roots, args[0]), args[1:]
+	}
+	if len(roots) == 0 {
+		roots = []arg{{val: ".", known: true}}
+	}
+	op := OpRead
+	for i, a := range args {
+		switch {
+		case !a.known:
+			continue
+		case a.val == "-exec" || a.val == "-execdir" || a.val == "-ok" || a.val == "-okdir":
+			sa.unprove("find " + a.val + " runs commands on what it finds")
+		case a.val == "-delete":
+			op = OpDelete
+		case a.val == "-follow":
+			o.follow = true
+		case strings.HasPrefix(a.val, "-fprint") || a.val == "-fls":
+			if i+1 < len(args) {
+				sa.path(OpWrite, args[i+1], inv.cwd, accessOpts{})
+			}
+		}
+	}
+	for _, r := range roots {
+		sa.path(op, r, inv.cwd, o)
+		if op == OpDelete {
+			sa.path(OpRead, r, inv.cwd, o)
+		}
+	}
+	return []string{inv.cwd}
+}
+
+func isFindExpr(s string) bool {
+	return strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")" || s == ","
+}
+
+// sedExecCmd matches sed's `e` command, which runs a shell command.
+var sedExecCmd = regexp.MustCompile(`(^|[;{}\n])\s*[0-9,$]*!?\s*e(\s|;|$)`)
+
+// sedRuns reports whether a sed script can run a shell command: the `e`
+// command, or an s command with the e flag.
+func sedRuns(script string) bool {
+	if sedExecCmd.MatchString(script) {
+		return true
+	}
+	for i := 0; i+1 < len(script); i++ {
+		if script[i] != 's' || (i > 0 && isWordByte(script[i-1])) {
+			continue
+		}
+		delim, j, seen := script[i+1], i+2, 0
+		for ; j < len(script) && seen < 2; j++ {
+			switch script[j] {
+			case '\\':
+				j++
+			case delim:
+				seen++
+			}
+		}
+		flags := j
+		for flags < len(script) && isWordByte(script[flags]) {
+			flags++
+		}
+		if seen == 2 && strings.ContainsRune(script[j:flags], 'e') {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || (b >= '0' && b <= '9') || (b|0x20 >= 'a' && b|0x20 <= 'z')
+}
+
+// sedCommand: the script is the first positional unless -e or -f gave it;
+// files are read, and written with -i. w/r commands name files in the
+// script, which the code scan checks.
+func sedCommand(sa *shellAnalyzer, inv *invocation) []string {
+	p := optSpec{values: "efl", longValues: []string{"expression", "file", "line-length"}}.parse(inv.args)
+	scripts := p.values("e", "expression")
+	files := p.pos
+	if !p.has("e", "f", "expression", "file") && len(files) > 0 {
+		scripts, files = files[:1], files[1:]
+	}
+	for _, s := range scripts {
+		if s.known && sedRuns(s.val) {
+			sa.unprove("sed script runs shell commands")
+		}
+		sa.scanCode("sed", s, inv.cwd)
+	}
+	for _, f := range p.values("f", "file") {
+		sa.path(OpRead, f, inv.cwd, accessOpts{})
+	}
+	for _, f := range files {
+		sa.path(OpRead, f, inv.cwd, accessOpts{})
+		if p.has("i", "in-place") {
+			sa.path(OpWrite, f, inv.cwd, accessOpts{})
+		}
+	}
+	return []string{inv.cwd}
+}
+
+// awkRuns matches awk constructs that start programs.
+var awkRuns = regexp.MustCompile(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|`)
+
+func awkCommand(sa *shellAnalyzer, inv *invocation) []string {
+	p := optSpec{values: "fvFW", longValues: []string{"file", "assign", "field-separator"}}.parse(inv.args)
+	files := p.pos
+	if !p.has("f", "file") && len(files) > 0 {
+		prog := files[0]
+		files = files[1:]
+		if prog.known && awkRuns.MatchString(prog.val) {
+			sa.unprove("awk program runs commands")
+		}
+		sa.scanCode("awk", prog, inv.cwd)
+	}
+	for _, f := range p.values("f", "file") {
+		sa.path(OpRead, f, inv.cwd, accessOpts{})
+	}
+	for _, f := range files {
+		if f.known && strings.Contains(f.val, "=") && !strings.Contains(f.val, "/") {
+			continue // a var=value assignment operand
+		}
+		sa.path(OpRead, f, inv.cwd, accessOpts{})
+	}
+	return []string{inv.cwd}
+}
+
+// copyCommand handles cp, install and mv: sources get srcOp, the destination
+// (last positional, or -t DIR) gets dstOp. mv acts on its sources' links,
+// not their targets.
+func copyCommand(srcOp, dstOp Op) handler {
+	return func(sa *shellAnalyzer, inv *invocation) []string {
+		p := optSpec{values: "tSmogb", longValues: []string{"target-directory", "suffix", "mode", "owner", "group", "backup"}}.parse(inv.args)
+		o := accessOpts{tree: p.has("r", "R", "a", "recursive", "archive")}
+		srcOpts := o
+		srcOpts.follow = o.tree && p.has("L", "dereference")
+		srcOpts.noFollow = srcOp == OpMove
+		srcs, dst := p.pos, p.values("t", "target-directory")
+		if len(dst) == 0 && len(srcs) > 1 && !p.has("d") {
+			srcs, dst = srcs[:len(srcs)-1], srcs[len(srcs)-1:]
+		}
+		if p.has("d") { // install -d: create directories
+			srcs, dst = nil, p.pos
+		}
+		for _, a := range srcs {
+			sa.path(srcOp, a, inv.cwd, srcOpts)
+		}
+		for _, a := range dst {
+			sa.path(dstOp, a, inv.cwd, o)
+		}
+		return []string{inv.cwd}
+	}
+}
+
+// linkCommand: a hard link makes its target reachable (and writable) from
+// the link's place, so both are writes; a symlink's target is not touched.
+func linkCommand(sa *shellAnalyzer, inv *invocation) []string {
+	p := optSpec{values: "St", longValues: []string{"suffix", "target-directory"}}.parse(inv.args)
+	targets, links := p.pos, p.values("t", "target-directory")
+	if len(links) == 0 && len(targets) > 1 {
+		targets, links = targets[:len(targets)-1], targets[len(targets)-1:]
+	}
+	if p.has("s", "symbolic") {
+		for _, a := range targets {
+			if !a.known {
+				sa.unprove("ln target " + a.val + " is not literal")
+			}
+		}
+		targets = nil
+	}
+	for _, a := range append(targets, links...) {
+		sa.path(OpWrite, a, inv.cwd, accessOpts{noFollow: true})
+	}
+	return []string{inv.cwd}
+}
+
+// chmodMode matches a symbolic or octal mode, including modes that start
+// with '-' (chmod -x file), which getopt would take for options.
+var chmodMode = regexp.MustCompile(`^[-+=ugoa0-7rwxXst,]+$`)
+
+func chmodCommand(sa *shellAnalyzer, inv *invocation) []string {
+	var files []arg
+	tree, modeSeen := false, false
+	for _, a := range inv.args {
+		switch {
+		case a.known && (a.val == "-R" || a.val == "--recursive"):
+			tree = true
+		case a.known && strings.HasPrefix(a.val, "--reference="):
+			modeSeen = true
+			sa.path(OpRead, arg{val: strings.TrimPrefix(a.val, "--reference="), known: true}, inv.cwd, accessOpts{})
+		case a.known && !modeSeen && chmodMode.MatchString(a.val):
+			modeSeen = true
+		case a.known && strings.HasPrefix(a.val, "-") && len(a.val) > 1 && strings.Trim(a.val[1:], "vcfR") == "":
+			tree = tree || strings.Contains(a.val, "R")
+		default:
+			files = append(files, a)
+		}
+	}
+	for _, a := range files {
+		sa.path(OpWrite, a, inv.cwd, accessOpts{tree: tree})
+	}
+	return []string{inv.cwd}
+}
+
+func ddCommand(sa *shellAnalyzer, inv *invocation) []string {
+	for _, a := range inv.args {
+		if !a.known {
+			sa.unprove("dd operand " + a.val + " is not literal")
+			continue
+		}
+		if v, ok := strings.CutPrefix(a.val, "if="); ok {
+			sa.path(OpRead, arg{val: v, known: true}, inv.cwd, accessOpts{})
+		}
+		if v, ok := strings.CutPrefix(a.val, "of="); ok {
+			sa.path(OpWrite, arg{val: v, known: true}, inv.cwd, accessOpts{})
+		}
+	}
+	return []string{inv.cwd}
+}
+
+// jqCommand: the filter is the first positional unless -f gave it;
+// --arg/--argjson take two values; --slurpfile/--rawfile read a file.
+func jqCommand(sa *shellAnalyzer, inv *invocation) []string {
+	var files []arg
+	filterSeen := false
+	args := inv.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.known && (a.val == "--arg" || a.val == "--argjson"):
+			i += 2
+		case a.known && (a.val == "--slurpfile" || a.val == "--rawfile"):
+			if i+2 < len(args) {
+				sa.path(OpRead, args[i+2], inv.cwd, accessOpts{})
+			}
+			i += 2
+		case a.known && (a.val == "-f" || a.val == "--from-file"):
+			if i+1 < len(args) {
+				sa.path(OpRead, args[i+1], inv.cwd, accessOpts{})
+			}
+			i++
+			filterSeen = true
+		case a.known && (a.val == "--args" || a.val == "--jsonargs"):
+			i = len(args)
+		case a.known && strings.HasPrefix(a.val, "-") && a.val != "-":
+		case !filterSeen:
+			filterSeen = true
+		default:
+			files = append(files, a)
+		}
+	}
+	for _, f := range files {
+		sa.path(OpRead, f, inv.cwd, accessOpts{})
+	}
+	return []string{inv.cwd}
+}
+
+// uniqCommand: uniq [INPUT [OUTPUT]].
+func uniqCommand(sa *shellAnalyzer, inv *invocation) []string {
+	p := optSpec{values: "fsw", longValues: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}.parse(inv.args)
+	for i, a := range p.pos {
+		op := OpRead
+		if i == 1 {
+			op = OpWrite
+		}
+		sa.path(op, a, inv.cwd, accessOpts{})
+	}
+	return []string{inv.cwd}
+}
+
+// testCommand treats operands that look like paths as reads of metadata.
+func testCommand(sa *shellAnalyzer, inv *invocation) []string {
+	for _, a := range inv.args {
+		if !a.known {
+			continue
+		}
+		if strings.ContainsRune(a.val, '/') || strings.HasPrefix(a.val, "~") {
+			sa.path(OpRead, a, inv.cwd, accessOpts{})
+		}
+	}
+	return []string{inv.cwd}
+}

@@ -1,0 +1,56 @@
+// Command pathgrant is the permission broker for local coding agents: it
+// decides which files an agent session may touch, and asks the user when a
+// denied read could be approved.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand: it gets its arguments and streams and returns
+// the process exit status.
+type command struct {
+	run     func(args []string, stdout, stderr io.Writer) int
+	summary string
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"check": {runCheck, "evaluate one access or shell command offline against a policy file"},
+		"grants": {runGrants, "list or revoke grants in the store"},
+		"audit":  {runAudit, "print the audit log"},
+	}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout, cmds)
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "pathgrant: unknown command %q (run 'pathgrant help')\n", args[0])
+		return 2
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintln(w, "usage: pathgrant COMMAND [ARGS]\n\ncommands:")
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+}
