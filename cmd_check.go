@@ -30,11 +30,11 @@ func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 type checkArgs struct {
-	policy string
-	grants repeated
-	op     string
-	shell  string
-	path   string
+	policy   string
+	grants   repeated
+	op       string
+	shell    string
+	path     string
 	shellSet bool
 }
 

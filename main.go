@@ -19,7 +19,7 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"check": {runCheck, "evaluate one access or shell command offline against a policy file"},
+		"check":  {runCheck, "evaluate one access or shell command offline against a policy file"},
 		"grants": {runGrants, "list or revoke grants in the store"},
 		"audit":  {runAudit, "print the audit log"},
 	}
