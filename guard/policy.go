@@ -127,3 +127,16 @@ func (s rootSet) overlaps(p string) bool {
 	}
 	return false
 }
+
+// Offerable reports whether a read grant on path (its subtree when tree) may
+// be offered for approval: a read, under an eligible read-only root, that
+// reaches no protected path. Nothing else is ever offered.
+func (c *Compiled) Offerable(op Op, path string, tree bool) bool {
+	if op != OpRead || !c.eligible.contains(path) {
+		return false
+	}
+	if tree {
+		return !c.protected.overlaps(path)
+	}
+	return !c.protected.contains(path)
+}

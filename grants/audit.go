@@ -1,0 +1,177 @@
+package grants
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+
+	bolt "go.etcd.io/bbolt"
+
+	"pathgrant/guard"
+)
+
+// Kind names what an audit record is about.
+type Kind string
+
+// The audit kinds. The store writes approve, expire, revoke, use,
+// invalidate and foreign-device itself; the daemon adds request, deny,
+// conflict, forged and stale through Audit.
+const (
+	KindRequest       Kind = "request"
+	KindApprove       Kind = "approve"
+	KindDeny          Kind = "deny"
+	KindExpire        Kind = "expire"
+	KindRevoke        Kind = "revoke"
+	KindUse           Kind = "use"
+	KindInvalidate    Kind = "invalidate"
+	KindConflict      Kind = "conflict"
+	KindForged        Kind = "forged"
+	KindStale         Kind = "stale"
+	KindForeignDevice Kind = "foreign-device"
+)
+
+var kinds = map[Kind]bool{
+	KindRequest: true, KindApprove: true, KindDeny: true, KindExpire: true,
+	KindRevoke: true, KindUse: true, KindInvalidate: true, KindConflict: true,
+	KindForged: true, KindStale: true, KindForeignDevice: true,
+}
+
+// maxReason bounds the free-text reason so that a record cannot carry a
+// payload (a file, a command's output) by accident.
+const maxReason = 200
+
+// Record is one audit log entry: who asked for what, and what happened.
+// It deliberately has no field for file contents, command text or output,
+// environment values or tokens, so none can ever be written to the log.
+type Record struct {
+	Seq       uint64    `json:"seq"`
+	Time      time.Time `json:"time"`
+	Kind      Kind      `json:"kind"`
+	Session   string    `json:"session,omitempty"`
+	Workflow  string    `json:"workflow,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
+	Tool      string    `json:"tool,omitempty"`
+	RequestID string    `json:"request_id,omitempty"`
+	Op        guard.Op  `json:"op,omitempty"`
+	Path      string    `json:"path,omitempty"`
+	Scope     Scope     `json:"scope,omitempty"`
+	Grant     string    `json:"grant,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+}
+
+// grantRecord describes a state change of g.
+func grantRecord(kind Kind, g Grant, reason string) Record {
+	return Record{
+		Kind: kind, Session: g.Session, Workflow: g.Workflow, Agent: g.Agent,
+		Op: g.Op, Path: g.Path, Scope: g.Scope, Grant: g.ID, Reason: reason,
+	}
+}
+
+// Audit appends rec to the log; the daemon calls it for requests, denials,
+// conflicts, forged and stale sessions. Seq is assigned; Time defaults to
+// now; Reason is cut to one short line.
+func (s *Store) Audit(rec Record) error {
+	if !kinds[rec.Kind] {
+		return fmt.Errorf("audit: %w: unknown kind %q", ErrInvalid, rec.Kind)
+	}
+	if err := s.update(func(tx *bolt.Tx) error { return s.appendAudit(tx, rec) }); err != nil {
+		return fmt.Errorf("audit %s: %w", rec.Kind, err)
+	}
+	return nil
+}
+
+// appendAudit writes rec inside tx, keyed by the bucket's next sequence
+// (big-endian, so keys sort in append order).
+func (s *Store) appendAudit(tx *bolt.Tx, rec Record) error {
+	b := tx.Bucket(bucketAudit)
+	seq, err := b.NextSequence()
+	if err != nil {
+		return fmt.Errorf("audit sequence: %w", err)
+	}
+	rec.Seq = seq
+	if rec.Time.IsZero() {
+		rec.Time = s.now()
+	}
+	rec.Reason = cleanReason(rec.Reason)
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode audit record: %w", err)
+	}
+	return b.Put(be64(seq), v)
+}
+
+// cleanReason turns control characters into spaces and caps the length.
+func cleanReason(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > maxReason {
+		s = string(r[:maxReason-1]) + "…"
+	}
+	return s
+}
+
+// AuditFilter selects audit records. The zero value selects all.
+type AuditFilter struct {
+	Since   time.Time // records at or after this time
+	Session string    // records of this session
+	Kind    Kind      // records of this kind
+}
+
+func (f AuditFilter) match(r Record) bool {
+	return !r.Time.Before(f.Since) &&
+		(f.Session == "" || r.Session == f.Session) &&
+		(f.Kind == "" || r.Kind == f.Kind)
+}
+
+// EachAudit calls fn for every record f selects, oldest first, and stops
+// at fn's first error.
+func (s *Store) EachAudit(f AuditFilter, fn func(Record) error) error {
+	err := s.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAudit).ForEach(func(k, v []byte) error {
+			var r Record
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("decode audit record %d: %w", binary.BigEndian.Uint64(k), err)
+			}
+			if !f.match(r) {
+				return nil
+			}
+			return fn(r)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("read audit log: %w", err)
+	}
+	return nil
+}
+
+// AuditRecords returns the records f selects, oldest first.
+func (s *Store) AuditRecords(f AuditFilter) ([]Record, error) {
+	var out []Record
+	err := s.EachAudit(f, func(r Record) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// ExportJSONL writes the records f selects to w, one JSON object a line.
+func (s *Store) ExportJSONL(w io.Writer, f AuditFilter) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	if err := s.EachAudit(f, func(r Record) error { return enc.Encode(r) }); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("export audit log: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package grants
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pathgrant/guard"
+)
+
+// Every state change leaves exactly one record; refused changes and reads
+// leave none.
+func TestAuditCompleteness(t *testing.T) {
+	e := newEnv(t, nil)
+	e.session("s1")
+	p := e.file("a.txt")
+	v := e.s.View("s1")
+	var sess, once, dev, doomed, short Grant
+	steps := []struct {
+		name string
+		do   func() error
+		want []Kind
+	}{
+		{"put session grant", func() error { sess = e.put(ScopeSession, p, guard.KindFile); return nil }, []Kind{KindApprove}},
+		{"lookups", func() error { v.Lookup(guard.OpRead, p, false); v.Lookup(guard.OpRead, p, true); return nil }, nil},
+		{"use", func() error { return v.Use(sess.ID) }, []Kind{KindUse}},
+		{"use two grants", func() error {
+			once = e.put(ScopeOnce, p, guard.KindFile)
+			return v.Use(sess.ID, once.ID)
+		}, []Kind{KindApprove, KindUse, KindUse}},
+		{"use consumed once grant", func() error { return expect(v.Use(once.ID), ErrEnded) }, nil},
+		{"put device grant", func() error { dev = e.put(ScopeDevice, p, guard.KindFile); return nil }, []Kind{KindApprove}},
+		{"revoke", func() error { return e.s.Revoke(dev.ID) }, []Kind{KindRevoke}},
+		{"revoke again", func() error { return expect(e.s.Revoke(dev.ID), ErrEnded) }, nil},
+		{"refused put", func() error {
+			_, err := e.s.Put(NewGrant{Scope: ScopeDevice, Op: guard.OpWrite, Path: p, Kind: guard.KindFile})
+			return expect(err, ErrDeviceReadOnly)
+		}, nil},
+		{"replace a granted file", func() error {
+			doomed = e.put(ScopeSession, e.file("b.txt"), guard.KindFile)
+			must(t, os.Remove(doomed.Path))
+			v.Lookup(guard.OpRead, doomed.Path, false)
+			return expect(v.Use(doomed.ID), ErrEnded)
+		}, []Kind{KindApprove, KindInvalidate}},
+		{"expire", func() error {
+			short = e.put(ScopeOnce, p, guard.KindFile)
+			e.clock.Add(DefaultOnceTTL)
+			_, err := e.s.Sweep()
+			return err
+		}, []Kind{KindApprove, KindExpire}},
+		{"sweep again", func() error { _, err := e.s.Sweep(); return err }, nil},
+		{"end session", func() error { _, err := e.s.EndSession("s1"); return err }, []Kind{KindExpire}},
+		{"end session again", func() error { _, err := e.s.EndSession("s1"); return err }, nil},
+		{"daemon records", func() error {
+			return errors.Join(e.s.Audit(Record{Kind: KindDeny, Session: "s1"}),
+				e.s.Audit(Record{Kind: KindConflict}), e.s.Audit(Record{Kind: KindForged}),
+				e.s.Audit(Record{Kind: KindStale}), e.s.Audit(Record{Kind: KindRequest}))
+		}, []Kind{KindDeny, KindConflict, KindForged, KindStale, KindRequest}},
+	}
+	for _, st := range steps {
+		before := len(e.audit())
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := e.kindsSince(before); !slices.Equal(got, st.want) {
+			t.Errorf("%s: records %v, want %v", st.name, got, st.want)
+		}
+	}
+	checkGrantRecords(t, e.audit(), map[string]Grant{sess.ID: sess, once.ID: once, dev.ID: dev, doomed.ID: doomed, short.ID: short})
+}
+
+func expect(err, want error) error {
+	if !errors.Is(err, want) {
+		return errors.Join(errors.New("unexpected result"), err)
+	}
+	return nil
+}
+
+// checkGrantRecords asserts each grant record names the grant fully and
+// that sequence numbers increase.
+func checkGrantRecords(t *testing.T, recs []Record, gs map[string]Grant) {
+	t.Helper()
+	for i, r := range recs {
+		if i > 0 && r.Seq <= recs[i-1].Seq {
+			t.Errorf("record %d: seq %d after %d", i, r.Seq, recs[i-1].Seq)
+		}
+		if r.Time.IsZero() {
+			t.Errorf("record %d has no time", i)
+		}
+		g, ok := gs[r.Grant]
+		if !ok {
+			continue
+		}
+		if r.Op != g.Op || r.Path != g.Path || r.Scope != g.Scope || r.Session != "s1" || r.Reason == "" {
+			t.Errorf("record %+v does not describe grant %s", r, g.ID)
+		}
+	}
+	if recs[0].Tool != "Read" || recs[0].RequestID != "r1" || recs[0].Agent != "claude" {
+		t.Errorf("approve record lost the request: %+v", recs[0])
+	}
+}
+
+// A request as the daemon receives it, carrying everything an agent might
+// send. None of the secret fields may reach the log.
+type hookRequest struct {
+	SessionID string
+	Workflow  string
+	Agent     string
+	Tool      string
+	RequestID string
+	Op        string
+	Path      string
+	Command   string
+	Content   string
+	Output    string
+	Stdout    []byte
+	Env       map[string]string
+	Token     string
+	Reason    string
+	Nested    struct{ Token string }
+}
+
+const secret = "S3CRET-9f1c"
+
+func TestRecordFromDropsSecrets(t *testing.T) {
+	e := newEnv(t, nil)
+	req := &hookRequest{
+		SessionID: "s1", Workflow: "wf", Agent: "codex", Tool: "Bash", RequestID: "r9",
+		Op: "read", Path: "/home/u/Downloads/x",
+		Command: "curl -H 'Authorization: " + secret + "'", Content: "file " + secret,
+		Output: "out " + secret, Stdout: []byte(secret), Env: map[string]string{"API_KEY": secret},
+		Token: secret, Reason: secret,
+	}
+	req.Nested.Token = secret
+	rec := RecordFrom(KindRequest, req)
+	want := Record{Kind: KindRequest, Session: "s1", Workflow: "wf", Agent: "codex", Tool: "Bash",
+		RequestID: "r9", Op: guard.OpRead, Path: "/home/u/Downloads/x"}
+	if rec != want {
+		t.Errorf("RecordFrom = %+v, want %+v", rec, want)
+	}
+	if err := e.s.Audit(rec); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := e.s.ExportJSONL(&out, AuditFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"export": out.Bytes(), "store file": db} {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s contains request data that must never be logged", name)
+		}
+	}
+	if !bytes.Contains(out.Bytes(), []byte("/home/u/Downloads/x")) {
+		t.Error("export lacks the record (the test would pass vacuously)")
+	}
+}
+
+func TestRecordFromOddInputs(t *testing.T) {
+	var nilReq *hookRequest
+	for name, in := range map[string]any{"nil": nil, "nil pointer": nilReq, "string": secret,
+		"map": map[string]string{"Session": secret}, "bad op": hookRequest{Op: secret}} {
+		if got := RecordFrom(KindRequest, in); got != (Record{Kind: KindRequest}) {
+			t.Errorf("%s: RecordFrom = %+v, want only the kind", name, got)
+		}
+	}
+}
+
+// The record type has no field that could hold contents, output,
+// environment or tokens: its fields are exactly these.
+func TestRecordHasNoPayloadFields(t *testing.T) {
+	want := []string{"Seq", "Time", "Kind", "Session", "Workflow", "Agent", "Tool", "RequestID",
+		"Op", "Path", "Scope", "Grant", "Reason"}
+	var got []string
+	rt := reflect.TypeFor[Record]()
+	for i := range rt.NumField() {
+		got = append(got, rt.Field(i).Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Record fields = %v, want %v; a new field must not be able to carry payloads", got, want)
+	}
+}
+
+func TestAuditAppendAndFilter(t *testing.T) {
+	e := newEnv(t, nil)
+	t0 := e.clock.Now()
+	add := func(kind Kind, session string, reason string) {
+		t.Helper()
+		if err := e.s.Audit(Record{Kind: kind, Session: session, Reason: reason}); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(time.Minute)
+	}
+	add(KindRequest, "s1", "first")
+	add(KindDeny, "s2", "line one\nline two\x1b[31m")
+	add(KindStale, "s1", strings.Repeat("x", 1000))
+	if err := e.s.Audit(Record{Kind: "exfiltrate"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Audit(unknown kind) = %v, want ErrInvalid", err)
+	}
+	cases := []struct {
+		name string
+		f    AuditFilter
+		want []Kind
+	}{
+		{"all", AuditFilter{}, []Kind{KindRequest, KindDeny, KindStale}},
+		{"since", AuditFilter{Since: t0.Add(time.Minute)}, []Kind{KindDeny, KindStale}},
+		{"session", AuditFilter{Session: "s1"}, []Kind{KindRequest, KindStale}},
+		{"both", AuditFilter{Since: t0.Add(time.Minute), Session: "s1"}, []Kind{KindStale}},
+		{"kind", AuditFilter{Kind: KindDeny}, []Kind{KindDeny}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := e.s.ExportJSONL(&out, tc.f); err != nil {
+				t.Fatal(err)
+			}
+			var got []Kind
+			sc := bufio.NewScanner(&out)
+			for sc.Scan() {
+				var r Record
+				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+					t.Fatalf("line %q: %v", sc.Text(), err)
+				}
+				got = append(got, r.Kind)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("kinds %v, want %v", got, tc.want)
+			}
+		})
+	}
+	recs := e.audit()
+	if r := recs[1].Reason; strings.ContainsAny(r, "\n\x1b") {
+		t.Errorf("reason keeps control characters: %q", r)
+	}
+	if n := len([]rune(recs[2].Reason)); n > maxReason {
+		t.Errorf("reason is %d runes, want at most %d", n, maxReason)
+	}
+}

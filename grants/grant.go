@@ -1,0 +1,147 @@
+package grants
+
+import (
+	"fmt"
+	"time"
+
+	"pathgrant/guard"
+)
+
+// Scope says how long a grant lives. It is chosen by the user in the prompt.
+type Scope string
+
+// The scopes. Only read may be granted at device scope.
+const (
+	// ScopeOnce serves one use, within OnceTTL, in its session.
+	ScopeOnce Scope = "once"
+	// ScopeSession serves its session until the session ends or reaches
+	// its max age.
+	ScopeSession Scope = "session"
+	// ScopeDevice serves every session on this device until revoked.
+	ScopeDevice Scope = "device"
+)
+
+// ParseScope returns the Scope named s, or an error naming the valid ones.
+func ParseScope(s string) (Scope, error) {
+	switch sc := Scope(s); sc {
+	case ScopeOnce, ScopeSession, ScopeDevice:
+		return sc, nil
+	}
+	return "", fmt.Errorf("%w: unknown scope %q (want once, session or device)", ErrInvalid, s)
+}
+
+// End says why a grant stopped serving. It is empty while the grant lives.
+type End string
+
+// The ways a grant ends. Each is recorded once, with an audit record.
+const (
+	EndRevoked      End = "revoked"
+	EndExpired      End = "expired"
+	EndConsumed     End = "consumed"
+	EndInvalidated  End = "invalidated"
+	EndSessionEnded End = "session-ended"
+)
+
+// Identity is a file's device and inode. Comparing it at use time with the
+// value seen at approval tells a replaced path from the approved one.
+type Identity struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+// Grant is one approved access as the store keeps it, including its
+// lifecycle, so that the settings window and the CLI can show why a grant
+// does or does not serve.
+type Grant struct {
+	ID       string          `json:"id"`
+	Scope    Scope           `json:"scope"`
+	Op       guard.Op        `json:"op"`
+	Path     string          `json:"path"`
+	Kind     guard.GrantKind `json:"kind"`
+	Identity Identity        `json:"identity"`
+	Session  string          `json:"session,omitempty"`
+	Workflow string          `json:"workflow,omitempty"`
+	Agent    string          `json:"agent,omitempty"`
+	// Device is the binding of the device a device grant was approved on.
+	Device    string    `json:"device,omitempty"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires,omitzero"`
+	LastUsed  time.Time `json:"last_used,omitzero"`
+	UseCount  uint64    `json:"use_count"`
+	RevokedAt time.Time `json:"revoked_at,omitzero"`
+	Ended     End       `json:"ended,omitempty"`
+}
+
+// Guard returns the part of g the guard's policy reasons about.
+func (g Grant) Guard() guard.Grant {
+	return guard.Grant{ID: g.ID, Op: g.Op, Path: g.Path, Kind: g.Kind}
+}
+
+// Live reports whether g has not ended and not expired at now. It does not
+// check the session, the device or the path's identity; a View does.
+func (g Grant) Live(now time.Time) bool {
+	return g.Ended == "" && !g.expired(now)
+}
+
+func (g Grant) expired(now time.Time) bool {
+	return !g.Expires.IsZero() && !now.Before(g.Expires)
+}
+
+// State names g's state at now: "live", "expired" (even before the sweeper
+// records it), or how it ended.
+func (g Grant) State(now time.Time) string {
+	switch {
+	case g.Ended != "":
+		return string(g.Ended)
+	case g.expired(now):
+		return string(EndExpired)
+	}
+	return "live"
+}
+
+// NewGrant is what the user approved, as the daemon hands it to Put. Tool
+// and RequestID go to the approve audit record only.
+type NewGrant struct {
+	Scope     Scope
+	Op        guard.Op
+	Path      string // canonical
+	Kind      guard.GrantKind
+	Session   string
+	Workflow  string
+	Agent     string
+	Tool      string
+	RequestID string
+}
+
+// validate refuses what may never become a grant; it fails closed.
+func (n NewGrant) validate() error {
+	if _, err := ParseScope(string(n.Scope)); err != nil {
+		return err
+	}
+	if _, err := guard.ParseOp(string(n.Op)); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if n.Kind != guard.KindFile && n.Kind != guard.KindFolder {
+		return fmt.Errorf("%w: unknown kind %q (want file or folder)", ErrInvalid, n.Kind)
+	}
+	if n.Scope == ScopeDevice && n.Op != guard.OpRead {
+		return fmt.Errorf("%w: cannot grant %s at device scope", ErrDeviceReadOnly, n.Op)
+	}
+	if n.Scope != ScopeDevice && n.Session == "" {
+		return fmt.Errorf("%w: a %s grant needs a session", ErrInvalid, n.Scope)
+	}
+	return checkCanonical(n.Path)
+}
+
+// checkCanonical refuses a path that is not already canonical (relative,
+// unclean, or through a symlink): a grant must name what the kernel reaches.
+func checkCanonical(path string) error {
+	c, err := guard.Canonicalizer{}.Canonical(path, "/", true)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if c != path {
+		return fmt.Errorf("%w: path %q is not canonical (it resolves to %q)", ErrInvalid, path, c)
+	}
+	return nil
+}
