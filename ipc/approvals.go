@@ -1,0 +1,188 @@
+package ipc
+
+import (
+	"errors"
+	"net/http"
+	"path/filepath"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// offer turns an eligible denial into an approval request, or counts a
+// repeat of one already pending. Only a new request is shown and
+// notified. ok is false when prompts are paused or the session has too many
+// pending; the denial is then audited and stays a plain deny.
+func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Request, bool) {
+	a := firstDenied(d)
+	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
+		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
+	if s.paused.Load() {
+		rec.Reason = "prompts paused: eligible denial not offered"
+		s.audit(rec)
+		return Request{}, false
+	}
+	r, isNew, err := s.queue.submit(Request{
+		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
+		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
+		RequestID: req.RequestID,
+	})
+	if err != nil {
+		rec.Reason = err.Error()
+		s.audit(rec)
+		return Request{}, false
+	}
+	if isNew {
+		rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
+		s.audit(rec)
+		ans := s.answer(sess, req, d)
+		ans.Pending = r.ID
+		s.hub.publish(Event{Type: EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
+		if s.cfg.Approver != nil {
+			s.cfg.Approver.Show(r)
+		}
+	}
+	return r, true
+}
+
+func firstDenied(d guard.Decision) guard.Access {
+	for _, a := range d.Accesses {
+		if !a.Allowed {
+			return a
+		}
+	}
+	return guard.Access{}
+}
+
+func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.queue.pending())
+}
+
+func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
+	req, _, ok := s.queue.get(r.PathValue("id"))
+	if !ok {
+		writeError(w, errorf(http.StatusNotFound, "", "no approval request %s", r.PathValue("id")))
+		return
+	}
+	writeJSON(w, http.StatusOK, req)
+}
+
+// handleDecision applies the user's decision. It refuses any process acting
+// for an agent, any malformed or unknown-field body, and any scope the
+// request was not eligible for; only then does a grant exist.
+func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
+	if err := s.refuseAgents(r); err != nil {
+		writeError(w, err)
+		return
+	}
+	var dec Decision
+	if err := decodeStrict(r, &dec); err != nil {
+		writeError(w, err)
+		return
+	}
+	done, err := s.decide(r.PathValue("id"), dec)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, done)
+}
+
+// refuseAgents rejects a caller whose process lineage holds a process that
+// sent checks for a session: an agent may never approve or revoke.
+func (s *Server) refuseAgents(r *http.Request) *apiError {
+	session, ok := s.agents.holds(s.lineage(r))
+	if !ok {
+		return nil
+	}
+	msg := "refused: the caller runs under an agent of session " + session + "; approve from outside the agent"
+	s.audit(grants.Record{Kind: grants.KindForged, Session: session, Reason: "agent tried to decide or revoke"})
+	return errorf(http.StatusForbidden, grants.KindForged, "%s", msg)
+}
+
+// decide turns a decision into a grant (or a deny) and ends the request.
+// Decisions are serialised so exactly one wins.
+func (s *Server) decide(id string, dec Decision) (Request, *apiError) {
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
+	req, _, ok := s.queue.get(id)
+	switch {
+	case !ok:
+		return Request{}, errorf(http.StatusNotFound, "", "no approval request %s", id)
+	case req.State != StatePending:
+		return req, errorf(http.StatusConflict, "", "approval request %s is already %s", id, req.State)
+	}
+	if dec.Scope == "deny" {
+		return s.finish(id, StateDenied, "deny", "")
+	}
+	scope, err := grants.ParseScope(dec.Scope)
+	if err != nil {
+		return Request{}, errorf(http.StatusBadRequest, "", "%v (or deny)", err)
+	}
+	sess := s.sessions.get(req.Session)
+	if sess == nil || !s.chainLive(sess) {
+		return Request{}, errorf(http.StatusGone, grants.KindStale, "session %s has ended", req.Session)
+	}
+	target, aerr := grantTarget(sess, req, dec.Kind)
+	if aerr != nil {
+		return Request{}, aerr
+	}
+	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind,
+		Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, grants.ErrInvalid) || errors.Is(err, grants.ErrDeviceReadOnly) {
+			status = http.StatusBadRequest
+		}
+		return Request{}, errorf(status, "", "grant: %v", err)
+	}
+	return s.finish(id, StateApproved, string(scope), g.ID)
+}
+
+// grantTarget is the scope the user chose: the suggested one, or (kind
+// folder) the folder holding the requested file. Whatever it is must still
+// be offerable to the session (read, eligible, not protected).
+func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope, *apiError) {
+	t := req.Suggested
+	switch kind {
+	case "", t.Kind:
+	case guard.KindFolder:
+		t.Path, t.Kind = filepath.Dir(t.Path), guard.KindFolder
+	default:
+		return t, errorf(http.StatusBadRequest, "", "kind %q cannot widen or change the suggested scope", kind)
+	}
+	if !sess.policy.Offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
+		return t, errorf(http.StatusForbidden, "", "%s %s cannot be granted to this session", t.Op, t.Path)
+	}
+	return t, nil
+}
+
+func (s *Server) finish(id, state, scope, grant string) (Request, *apiError) {
+	r, err := s.queue.decide(id, state, scope, grant)
+	if err != nil {
+		return r, errorf(http.StatusConflict, "", "approval request %s: %v", id, err)
+	}
+	reason := "approved: " + scope
+	if state != StateApproved {
+		reason = "denied by the user"
+	}
+	s.requestEnded(r, reason)
+	return r, nil
+}
+
+// requestEnded audits and publishes the end of an approval request and
+// withdraws its prompt. Approvals are audited by the store with the grant.
+func (s *Server) requestEnded(r Request, reason string) {
+	if r.State != StateApproved {
+		kind := grants.KindDeny
+		if r.State == StateExpired {
+			kind = grants.KindExpire
+		}
+		s.audit(grants.Record{Kind: kind, Session: r.Session, Workflow: r.Workflow, Agent: r.Agent, Tool: r.Tool,
+			RequestID: r.RequestID, Op: r.Op, Path: r.Path, Reason: reason})
+	}
+	s.hub.publish(Event{Type: EventRequestDecided, Time: s.now(), Session: r.Session, Request: &r})
+	if s.cfg.Approver != nil {
+		s.cfg.Approver.Withdraw(r.ID)
+	}
+}

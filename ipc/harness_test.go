@@ -1,0 +1,145 @@
+package ipc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// testEnv is a real daemon on a real socket over a real store, in a
+// temporary home with a workspace and a Downloads folder.
+type testEnv struct {
+	t                    testing.TB
+	home, work, dl, sock string
+	store                *grants.Store
+	srv                  *Server
+	approver             *recordingApprover
+	role                 atomic.Pointer[[]lineageEntry] // the lineage the next request comes from
+	client               *Client
+}
+
+var (
+	agentLineage = []lineageEntry{{Proc{PID: 4001, Start: 1}, "pathgrant-hook"}, {Proc{PID: 4000, Start: 1}, "claude"}}
+	userLineage  = []lineageEntry{{Proc{PID: 5001, Start: 1}, "pathgrant"}, {Proc{PID: 5000, Start: 1}, "bash"}}
+)
+
+func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{t: t, home: root + "/home", approver: &recordingApprover{}}
+	e.work, e.dl, e.sock = e.home+"/work", e.home+"/Downloads", root+"/run/pathgrant.sock"
+	for _, f := range []string{e.work + "/main.go", e.dl + "/report.csv", e.dl + "/other.csv"} {
+		mustWrite(t, f, "a,b\n")
+	}
+	e.store, err = grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "test-machine", NoWatch: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.role.Store(&agentLineage)
+	cfg := Config{
+		Store: e.store, Home: e.home, Approver: e.approver,
+		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Lineage: func(int32) []lineageEntry { return *e.role.Load() },
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	e.srv = New(cfg)
+	ln, err := Listen(e.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		e.store.Close()
+	})
+	e.client = NewClient(e.sock)
+	return e
+}
+
+// as runs the next requests from the given process lineage.
+func (e *testEnv) as(l []lineageEntry) { e.role.Store(&l) }
+
+// register registers an interactive session over the socket.
+func (e *testEnv) register(req SessionRequest) SessionResponse {
+	e.t.Helper()
+	if req.Cwd == "" {
+		req.Cwd, req.Workspace = e.work, []string{e.work}
+	}
+	resp, err := e.client.Register(context.Background(), req)
+	if err != nil {
+		e.t.Fatalf("register: %v", err)
+	}
+	return resp
+}
+
+// clientFor returns a client that presents the session's id and token.
+func (e *testEnv) clientFor(s SessionResponse) *Client {
+	c := NewClient(e.sock)
+	c.Session, c.Token = s.ID, s.Token
+	return c
+}
+
+func mustWrite(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordingApprover counts what the daemon asked it to show.
+type recordingApprover struct {
+	shown, withdrawn atomic.Int64
+	last             atomic.Pointer[Request]
+}
+
+func (a *recordingApprover) Show(r Request) { a.shown.Add(1); a.last.Store(&r) }
+func (a *recordingApprover) Withdraw(string) { a.withdrawn.Add(1) }
+
+func statusOf(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.Status
+	}
+	return 0
+}
+
+// waitPending polls until n requests are pending.
+func (e *testEnv) waitPending(n int) []Request {
+	e.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := e.srv.Pending(); len(p) == n {
+			return p
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.t.Fatalf("pending requests never reached %d: %+v", n, e.srv.Pending())
+	return nil
+}

@@ -1,0 +1,92 @@
+package ipc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"pathgrant/grants"
+)
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError is a refusal with its HTTP status and, for session and peer
+// refusals, the audit kind it is recorded under.
+type apiError struct {
+	status int
+	kind   grants.Kind
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func errorf(status int, kind grants.Kind, format string, args ...any) *apiError {
+	return &apiError{status: status, kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	writeJSON(w, e.status, Error{Error: e.msg, Kind: string(e.kind)})
+}
+
+// decodeStrict reads one JSON object with no unknown fields and nothing
+// after it. A body over the limit is 413; anything malformed is 400.
+func decodeStrict(r *http.Request, v any) *apiError {
+	data, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return errorf(http.StatusRequestEntityTooLarge, "", "request body over %d bytes", maxBody)
+	}
+	if err != nil {
+		return errorf(http.StatusBadRequest, "", "read body: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errorf(http.StatusBadRequest, "", "malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "", "malformed JSON: data after the object")
+	}
+	return nil
+}
+
+func limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkPeer refuses, before any handler runs, a connection whose peer the
+// kernel did not identify or that runs as another user; the refusal is
+// audited.
+func (s *Server) checkPeer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := PeerFrom(r.Context())
+		if !ok || !p.sameUser() {
+			reason := "peer credentials unavailable"
+			if ok {
+				reason = fmt.Sprintf("peer uid %d is not this user", p.UID)
+			}
+			s.audit(grants.Record{Kind: grants.KindForged, Reason: reason})
+			writeError(w, errorf(http.StatusForbidden, grants.KindForged, "%s", reason))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// audit appends rec; a failure is logged, never shown to the caller as
+// success of anything else.
+func (s *Server) audit(rec grants.Record) {
+	if err := s.cfg.Store.Audit(rec); err != nil {
+		s.log.Error("audit append failed", "kind", rec.Kind, "err", err)
+	}
+}

@@ -1,0 +1,82 @@
+package ipc
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// Proc identifies one process for its whole life: a pid alone is reused,
+// a pid with its start time (in clock ticks since boot) is not.
+type Proc struct {
+	PID   int32
+	Start uint64
+}
+
+// maxLineage bounds the walk up the process tree.
+const maxLineage = 64
+
+// procInfo reads a process's parent, start time and command name from
+// /proc/PID/stat.
+func procInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, Proc{}, "", err
+	}
+	// The command name is in parentheses and may itself contain ") ".
+	open, closing := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+	if open < 0 || closing < open {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	fields := bytes.Fields(data[closing+1:])
+	// fields[0] is state (field 3); ppid is field 4, starttime field 22.
+	if len(fields) < 20 {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	pp, err1 := strconv.ParseInt(string(fields[1]), 10, 32)
+	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed numbers", pid)
+	}
+	return int32(pp), Proc{PID: pid, Start: start}, string(data[open+1 : closing]), nil
+}
+
+// lineageEntry is one process on the way from a peer up to init.
+type lineageEntry struct {
+	Proc
+	Comm string
+}
+
+// Lineage returns pid and its ancestors, nearest first, up to (not
+// including) pid 1. A process that vanished mid-walk ends the list.
+func Lineage(pid int32) []lineageEntry {
+	var out []lineageEntry
+	for pid > 1 && len(out) < maxLineage {
+		ppid, p, comm, err := procInfo(pid)
+		if err != nil {
+			break
+		}
+		out = append(out, lineageEntry{Proc: p, Comm: comm})
+		pid = ppid
+	}
+	return out
+}
+
+// shellNames are the interpreters agent clients run hooks through; the
+// agent is the first ancestor of a hook that is not one of them.
+var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "env": true}
+
+// agentChain returns the processes that act for the agent behind a
+// request: the peer (a hook), the shells between it and the agent, and the
+// agent itself. These may never approve or revoke.
+func agentChain(lin []lineageEntry) []Proc {
+	var out []Proc
+	for i, e := range lin {
+		out = append(out, e.Proc)
+		if i > 0 && !shellNames[e.Comm] {
+			break
+		}
+	}
+	return out
+}

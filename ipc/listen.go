@@ -1,0 +1,92 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ErrAlreadyRunning means a live daemon answers on the socket.
+var ErrAlreadyRunning = errors.New("pathgrant is already running")
+
+// Listen opens the daemon's socket at path. The folder is created 0700 and
+// must belong to this user with no access for others; the socket is 0600.
+// A socket file left by a crashed daemon (nobody accepts on it) is replaced;
+// a live one is ErrAlreadyRunning, so two daemons never share one path.
+func Listen(path string) (net.Listener, error) {
+	if err := prepareSocketDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if err := clearStale(path); err != nil {
+		return nil, err
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	return ln, nil
+}
+
+func prepareSocketDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("socket folder %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("socket folder %s: %w", dir, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("socket folder %s is not a directory", dir)
+	case ok && int(st.Uid) != os.Getuid():
+		return fmt.Errorf("socket folder %s belongs to uid %d, not to you", dir, st.Uid)
+	case fi.Mode().Perm()&0o077 != 0 && !isRuntimeDir(dir):
+		return fmt.Errorf("socket folder %s has mode %04o; it must be 0700 (chmod 700 %s)", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}
+
+// isRuntimeDir allows a socket directly in $XDG_RUNTIME_DIR, whose mode the
+// session manager owns.
+func isRuntimeDir(dir string) bool {
+	rt := os.Getenv("XDG_RUNTIME_DIR")
+	return rt != "" && filepath.Clean(rt) == filepath.Clean(dir)
+}
+
+// clearStale removes a socket file nobody listens on. Anything that is not
+// a socket is left alone: that is not ours to delete.
+func clearStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("socket %s: %w", path, err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("socket path %s exists and is not a socket; move it aside", path)
+	}
+	conn, err := net.DialTimeout("unix", path, time.Second)
+	if err == nil {
+		conn.Close()
+		return fmt.Errorf("%w (socket %s)", ErrAlreadyRunning, path)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("socket %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil {
+		return fmt.Errorf("remove stale socket %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package ipc
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"pathgrant/guard"
+)
+
+// Request is an approval request: an eligible denial waiting for the user.
+// Identical denials (same session, workflow, op and canonical path) are one
+// request with a repeat count.
+type Request struct {
+	ID          string      `json:"id"`
+	Session     string      `json:"session"`
+	SessionKind string      `json:"session_kind"`
+	Workflow    string      `json:"workflow,omitempty"`
+	Agent       string      `json:"agent,omitempty"`
+	Tool        string      `json:"tool,omitempty"`
+	Command     string      `json:"command,omitempty"`
+	Op          guard.Op    `json:"op"`
+	Path        string      `json:"path"`
+	Requested   string      `json:"requested,omitempty"`
+	Suggested   guard.Scope `json:"suggested_scope"`
+	Count       int         `json:"count"`
+	Created     time.Time   `json:"created"`
+	Expires     time.Time   `json:"expires"`
+	State       string      `json:"state"` // pending | approved | denied | expired
+	Scope       string      `json:"scope,omitempty"`
+	Grant       string      `json:"grant,omitempty"`
+	RequestID   string      `json:"request_id,omitempty"`
+}
+
+// Request states.
+const (
+	StatePending  = "pending"
+	StateApproved = "approved"
+	StateDenied   = "denied"
+	StateExpired  = "expired"
+)
+
+// Approver shows approval requests to the user. Show is called once per new
+// request, never per repeat, and must not block; Withdraw when the request
+// was decided or expired, so a prompt can close.
+type Approver interface {
+	Show(Request)
+	Withdraw(id string)
+}
+
+var (
+	errQueueFull  = errors.New("too many pending approval requests for this session")
+	errNoSuchReq  = errors.New("no such approval request")
+	errNotPending = errors.New("approval request is no longer pending")
+)
+
+type coalesceKey struct {
+	session, workflow string
+	op                guard.Op
+	path              string
+}
+
+type entry struct {
+	req  Request
+	done chan struct{} // closed when decided or expired
+}
+
+// queue holds approval requests. It coalesces identical denials, caps each
+// session's pending requests, and ends a request not decided within its
+// TTL as a one-time deny, never as a grant.
+type queue struct {
+	mu         sync.Mutex
+	byID       map[string]*entry
+	byKey      map[coalesceKey]*entry
+	perSession map[string]int
+	cap        int
+	ttl        time.Duration
+	now        func() time.Time
+	onExpire   func(Request)
+}
+
+func newQueue(capPerSession int, ttl time.Duration, now func() time.Time) *queue {
+	return &queue{
+		byID: map[string]*entry{}, byKey: map[coalesceKey]*entry{}, perSession: map[string]int{},
+		cap: capPerSession, ttl: ttl, now: now,
+	}
+}
+
+// submit adds r, or counts a repeat of the identical pending request. It
+// returns the pending request and whether it is new.
+func (q *queue) submit(r Request) (Request, bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
+	if e, ok := q.byKey[k]; ok {
+		e.req.Count++
+		return e.req, false, nil
+	}
+	if q.perSession[r.Session] >= q.cap {
+		return Request{}, false, errQueueFull
+	}
+	now := q.now()
+	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, StatePending, now, now.Add(q.ttl)
+	e := &entry{req: r, done: make(chan struct{})}
+	q.byID[r.ID], q.byKey[k] = e, e
+	q.perSession[r.Session]++
+	return r, true, nil
+}
+
+// get returns a request by id, pending or decided.
+func (q *queue) get(id string) (Request, chan struct{}, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.byID[id]
+	if !ok {
+		return Request{}, nil, false
+	}
+	return e.req, e.done, true
+}
+
+// decide ends a pending request in state with the grant it produced.
+// Exactly one decision wins; later ones get errNotPending.
+func (q *queue) decide(id, state, scope, grant string) (Request, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.byID[id]
+	switch {
+	case !ok:
+		return Request{}, errNoSuchReq
+	case e.req.State != StatePending:
+		return e.req, errNotPending
+	}
+	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
+	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})
+	q.perSession[e.req.Session]--
+	close(e.done)
+	return e.req, nil
+}
+
+// pending lists the requests still waiting, oldest first.
+func (q *queue) pending() []Request {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]Request, 0, len(q.byKey))
+	for _, e := range q.byKey {
+		out = append(out, e.req)
+	}
+	sortRequests(out)
+	return out
+}
+
+// expire ends every pending request past its TTL as denied and returns
+// them; decided requests older than keep are forgotten.
+func (q *queue) expire(keep time.Duration) []Request {
+	now := q.now()
+	var ended []Request
+	q.mu.Lock()
+	for id, e := range q.byID {
+		switch {
+		case e.req.State == StatePending && !now.Before(e.req.Expires):
+			ended = append(ended, e.req)
+		case e.req.State != StatePending && now.Sub(e.req.Expires) > keep:
+			delete(q.byID, id)
+		}
+	}
+	q.mu.Unlock()
+	var out []Request
+	for _, r := range ended {
+		if d, err := q.decide(r.ID, StateExpired, "deny", ""); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// wait blocks until the request is decided or ctx ends.
+func (q *queue) wait(ctx context.Context, id string) (Request, bool) {
+	_, done, ok := q.get(id)
+	if !ok {
+		return Request{}, false
+	}
+	select {
+	case <-done:
+		r, _, _ := q.get(id)
+		return r, true
+	case <-ctx.Done():
+		return Request{}, false
+	}
+}

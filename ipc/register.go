@@ -1,0 +1,198 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// workspaceProtected are agents' hook settings inside a workspace: a
+// session must never be able to rewrite the hooks that guard it.
+var workspaceProtected = []string{
+	".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
+	".gemini/settings.json", ".cursor/hooks.json", ".pi/extensions",
+}
+
+func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
+	var req SessionRequest
+	if err := decodeStrict(r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	lineage := s.lineage(r)
+	var parent *session
+	if req.Parent != "" {
+		p, err := s.resolveSession(idSources{Body: req.Parent}, r.Header.Get(HeaderToken), lineage, nil)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		parent = p
+	}
+	sess, err := s.newSession(newID(), req, parent)
+	if err != nil {
+		writeError(w, errorf(http.StatusBadRequest, "", "register session: %v", err))
+		return
+	}
+	token, hash := newToken()
+	sess.tokenHash = hash
+	if err := s.addSession(sess); err != nil {
+		writeError(w, errorf(http.StatusInternalServerError, "", "register session: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusCreated, SessionResponse{ID: sess.ID, Token: token, Kind: sess.Kind, Expires: sess.Expires})
+}
+
+// registerHookSession registers a session first seen in a hook's check:
+// its workspace is the client's workspace roots or cwd, and it is bound to
+// the agent process the hook runs under.
+func (s *Server) registerHookSession(id string, req *CheckRequest, lineage []lineageEntry) (*session, *apiError) {
+	chain := agentChain(lineage)
+	if len(chain) < 2 {
+		return nil, errorf(http.StatusForbidden, grants.KindForged, "cannot identify the agent process behind session %s", id)
+	}
+	roots := req.WorkspaceRoots
+	if len(roots) == 0 {
+		roots = []string{req.Cwd}
+	}
+	sess, err := s.newSession(id, SessionRequest{Agent: req.Agent, Workflow: req.Workflow, Cwd: req.Cwd, Workspace: roots}, nil)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, grants.KindStale, "register session %s: %v", id, err)
+	}
+	sess.agent = chain[len(chain)-1]
+	if err := s.addSession(sess); err != nil {
+		if errors.Is(err, errSessionExists) { // registered concurrently: resolve it as usual
+			return s.lookupSession(idSources{Body: id}, "", lineage, nil)
+		}
+		return nil, errorf(http.StatusInternalServerError, "", "register session %s: %v", id, err)
+	}
+	return sess, nil
+}
+
+func (s *Server) addSession(sess *session) error {
+	if err := s.sessions.add(sess); err != nil {
+		return err
+	}
+	parent := ""
+	if sess.Parent != nil {
+		parent = sess.Parent.ID
+	}
+	_, err := s.cfg.Store.StartSession(grants.Session{ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
+		Parent: parent, Expires: sess.Expires})
+	if err != nil {
+		s.sessions.end(sess.ID)
+		return fmt.Errorf("record session: %w", err)
+	}
+	return nil
+}
+
+// newSession validates a registration and compiles its policy. A child's
+// roots must lie inside its parent's, and it inherits the parent's
+// blocked-write paths, so it can never hold more than the parent.
+func (s *Server) newSession(id string, req SessionRequest, parent *session) (*session, error) {
+	kind := req.Kind
+	if kind == "" && parent != nil {
+		kind = KindBackground
+	}
+	kind, err := validKind(kind)
+	if err != nil {
+		return nil, err
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		return nil, fmt.Errorf("cwd %q is not absolute", req.Cwd)
+	}
+	sp, err := s.canonicalRoots(req)
+	if err != nil {
+		return nil, err
+	}
+	if parent != nil {
+		if err := within(sp, parent.roots); err != nil {
+			return nil, err
+		}
+		sp.BlockedWrite = append(sp.BlockedWrite, parent.roots.BlockedWrite...)
+	}
+	policy, err := guard.Policy{SessionPolicy: sp, DevicePolicy: s.devicePolicy(sp.Workspace)}.Compile(s.cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	return &session{
+		ID: id, Agent: req.Agent, Workflow: req.Workflow, Kind: kind, Parent: parent, Cwd: sp.Cwd,
+		Env: req.Env, Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp, policy: policy,
+	}, nil
+}
+
+// canonicalRoots resolves every root the way the guard will, so that the
+// breadth and parent checks judge the real locations.
+func (s *Server) canonicalRoots(req SessionRequest) (guard.SessionPolicy, error) {
+	c := guard.Canonicalizer{Home: s.cfg.Home}
+	cwd, err := c.Canonical(req.Cwd, "/", true)
+	if err != nil {
+		return guard.SessionPolicy{}, fmt.Errorf("cwd: %w", err)
+	}
+	sp := guard.SessionPolicy{Cwd: cwd}
+	for _, l := range []struct {
+		in  []string
+		out *[]string
+	}{{req.Workspace, &sp.Workspace}, {req.ReadOnly, &sp.ReadOnly}, {req.BlockedWrite, &sp.BlockedWrite}} {
+		for _, p := range l.in {
+			canon, err := c.Canonical(p, cwd, true)
+			if err != nil {
+				return guard.SessionPolicy{}, fmt.Errorf("root %q: %w", p, err)
+			}
+			*l.out = append(*l.out, canon)
+		}
+	}
+	return sp, checkRoots(sp.Workspace, s.cfg.Home)
+}
+
+// within refuses a child policy that reaches outside its parent's.
+func within(child, parent guard.SessionPolicy) error {
+	inside := func(p string, roots ...[]string) bool {
+		return slices.ContainsFunc(slices.Concat(roots...), func(r string) bool { return guard.Within(r, p) })
+	}
+	for _, w := range child.Workspace {
+		if !inside(w, parent.Workspace) {
+			return fmt.Errorf("workspace %s is outside the parent session's workspace", w)
+		}
+	}
+	for _, r := range child.ReadOnly {
+		if !inside(r, parent.Workspace, parent.ReadOnly) {
+			return fmt.Errorf("read-only root %s is outside what the parent session may read", r)
+		}
+	}
+	return nil
+}
+
+// devicePolicy is the device policy plus the hook settings files of these
+// workspaces.
+func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
+	d := s.cfg.Device
+	d.Protected = slices.Clone(d.Protected)
+	for _, w := range workspaces {
+		for _, rel := range workspaceProtected {
+			d.Protected = append(d.Protected, filepath.Join(w, rel))
+		}
+	}
+	return d
+}
+
+func (s *Server) handleEndSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.resolveSession(idSources{URL: r.PathValue("session"), Header: r.Header.Get(HeaderSession)},
+		r.Header.Get(HeaderToken), s.lineage(r), nil)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.sessions.end(sess.ID)
+	ended, serr := s.cfg.Store.EndSession(sess.ID)
+	if serr != nil {
+		writeError(w, errorf(http.StatusInternalServerError, "", "end session: %v", serr))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": sess.ID, "grants_ended": ended})
+}

@@ -1,0 +1,115 @@
+package ipc
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"pathgrant/grants"
+)
+
+// Header names a client may use.
+const (
+	HeaderSession = "X-Session-ID"
+	HeaderToken   = "X-Session-Token"
+)
+
+// idSources are every place a request can name its session. All that are
+// present must agree.
+type idSources struct {
+	URL, Header, Body, Env string
+}
+
+func (src idSources) String() string {
+	var parts []string
+	for _, p := range []struct{ name, v string }{{"url", src.URL}, {"header", src.Header}, {"body", src.Body}, {"env", src.Env}} {
+		if p.v != "" {
+			parts = append(parts, p.name+"="+p.v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// agree returns the one id all present sources name.
+func (src idSources) agree() (string, *apiError) {
+	id := ""
+	for _, v := range []string{src.URL, src.Header, src.Body, src.Env} {
+		switch {
+		case v == "":
+		case id == "":
+			id = v
+		case v != id:
+			return "", errorf(http.StatusConflict, grants.KindConflict, "session ids disagree (%s): refusing to pick one", src)
+		}
+	}
+	if id == "" {
+		return "", errorf(http.StatusBadRequest, grants.KindConflict, "no session id: give it in the URL, the %s header, the body or PATHGRANT_SESSION", HeaderSession)
+	}
+	return id, nil
+}
+
+// resolveSession is the one place a request's session is decided. A
+// conflict between sources is 409, no source 400, an unknown session 404,
+// an ended or expired one (or one whose parent ended) 410, and a session
+// presented by anyone but its own binding 403. Every refusal is audited.
+// When auto is a check request from a hook-only client with an absolute
+// cwd, an unknown session is registered on first sight, bound to the
+// requesting agent process.
+func (s *Server) resolveSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
+	sess, err := s.lookupSession(src, token, lineage, auto)
+	if err != nil {
+		rec := grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Header, src.Body, src.Env), Reason: err.msg}
+		if auto != nil {
+			rec.Tool, rec.RequestID, rec.Workflow, rec.Agent = auto.Tool, auto.RequestID, auto.Workflow, auto.Agent
+		}
+		s.audit(rec)
+		return nil, err
+	}
+	return sess, nil
+}
+
+func (s *Server) lookupSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
+	id, err := src.agree()
+	if err != nil {
+		return nil, err
+	}
+	sess := s.sessions.get(id)
+	if sess == nil && auto != nil && filepath.IsAbs(auto.Cwd) {
+		return s.registerHookSession(id, auto, lineage)
+	}
+	switch {
+	case sess == nil:
+		return nil, errorf(http.StatusNotFound, grants.KindStale, "unknown session %s", id)
+	case !s.chainLive(sess):
+		return nil, errorf(http.StatusGone, grants.KindStale, "session %s has ended or expired", id)
+	case !sess.boundTo(token, lineage):
+		return nil, errorf(http.StatusForbidden, grants.KindForged, "session %s is bound to another client", id)
+	}
+	return sess, nil
+}
+
+// chainLive reports whether the session and all its parents are live: a
+// child never outlives its parent.
+func (s *Server) chainLive(sess *session) bool {
+	now := s.now()
+	for p := sess; p != nil; p = p.Parent {
+		if !p.Live(now) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func sessionError(status int, kind grants.Kind, err error) *apiError {
+	return errorf(status, kind, "%s", fmt.Sprint(err))
+}

@@ -1,0 +1,179 @@
+package ipc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// Config wires a Server. Store and Device are required.
+type Config struct {
+	Store    *grants.Store
+	Device   guard.DevicePolicy
+	Home     string   // for `~` and for refusing over-broad workspaces
+	Approver Approver // nil: requests wait for the CLI (headless)
+	Logger   *slog.Logger
+	Now      func() time.Time
+
+	PendingTTL    time.Duration // an undecided request ends as deny-once (default 10 min)
+	PendingCap    int           // pending requests per session (default 32)
+	MaxWait       time.Duration // longest a check may wait for the user (default 5 min)
+	SessionMaxAge time.Duration // default 24 h
+
+	// Lineage reads a peer's process lineage; nil means /proc (Lineage).
+	// Tests replace it to play an agent and the user from one process.
+	Lineage func(pid int32) []lineageEntry
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Lineage == nil {
+		c.Lineage = Lineage
+	}
+	if c.PendingTTL <= 0 {
+		c.PendingTTL = 10 * time.Minute
+	}
+	if c.PendingCap <= 0 {
+		c.PendingCap = 32
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 5 * time.Minute
+	}
+	if c.SessionMaxAge <= 0 {
+		c.SessionMaxAge = 24 * time.Hour
+	}
+	if home, err := (guard.Canonicalizer{}).Canonical(c.Home, "/", true); err == nil {
+		c.Home = home
+	}
+	return c
+}
+
+// maxBody bounds every request body; larger ones are refused unread.
+const maxBody = 64 << 10
+
+// Server is the daemon's local API.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	sessions *registry
+	queue    *queue
+	hub      *hub
+	agents   *agentSet
+	paused   atomic.Bool
+	decideMu sync.Mutex // one decision at a time: exactly one wins
+
+	ctx    context.Context // canceled on Shutdown: ends waits and event streams
+	cancel context.CancelFunc
+	http   *http.Server
+	wg     sync.WaitGroup
+}
+
+// New returns a Server; call Serve to accept connections.
+func New(cfg Config) *Server {
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(),
+		queue: newQueue(cfg.PendingCap, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
+	}
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 2 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		IdleTimeout:       30 * time.Second,
+		ConnContext:       withPeer,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+	}
+	return s
+}
+
+// Handler returns the API with peer checks in front of every route.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", s.handleHealth)
+	mux.HandleFunc("POST /v1/sessions", s.handleRegister)
+	mux.HandleFunc("DELETE /v1/sessions/{session}", s.handleEndSession)
+	mux.HandleFunc("POST /v1/check", s.handleCheck)
+	mux.HandleFunc("POST /s/{session}/v1/check", s.handleCheck)
+	mux.HandleFunc("GET /v1/events", s.handleEvents)
+	mux.HandleFunc("GET /s/{session}/v1/events", s.handleEvents)
+	mux.HandleFunc("GET /v1/requests", s.handleListRequests)
+	mux.HandleFunc("GET /v1/requests/{id}", s.handleGetRequest)
+	mux.HandleFunc("POST /v1/requests/{id}/decision", s.handleDecision)
+	mux.HandleFunc("GET /v1/grants", s.handleListGrants)
+	mux.HandleFunc("DELETE /v1/grants/{id}", s.handleRevoke)
+	mux.HandleFunc("GET /v1/audit", s.handleAudit)
+	return s.checkPeer(limitBody(mux))
+}
+
+// Serve accepts connections on ln until Shutdown. It also runs the sweeper
+// that ends approval requests nobody decided in time.
+func (s *Server) Serve(ln net.Listener) error {
+	s.wg.Add(1)
+	go s.sweep()
+	err := s.http.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting, ends waiting checks (they answer deny) and
+// event streams, and waits for handlers and the sweeper to return.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.cancel()
+	err := s.http.Shutdown(ctx)
+	s.wg.Wait()
+	return err
+}
+
+// SetPaused turns prompts off (eligible denials are denied silently and
+// audited) or back on.
+func (s *Server) SetPaused(p bool) { s.paused.Store(p) }
+
+// Subscribe returns every session's events, for the in-process UI.
+func (s *Server) Subscribe() (<-chan Event, func()) { return s.hub.subscribe("") }
+
+// Pending lists the approval requests waiting for the user.
+func (s *Server) Pending() []Request { return s.queue.pending() }
+
+func (s *Server) sweep() {
+	defer s.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+			for _, r := range s.queue.expire(time.Hour) {
+				s.requestEnded(r, "approval request timed out: denied once")
+			}
+		}
+	}
+}
+
+func (s *Server) now() time.Time { return s.cfg.Now() }
+
+// lineage returns the process lineage of the request's peer.
+func (s *Server) lineage(r *http.Request) []lineageEntry {
+	peer, ok := PeerFrom(r.Context())
+	if !ok {
+		return nil
+	}
+	return s.cfg.Lineage(peer.PID)
+}

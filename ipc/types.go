@@ -1,0 +1,108 @@
+package ipc
+
+import (
+	"time"
+
+	"pathgrant/guard"
+)
+
+// Session kinds. Only interactive sessions wait on a prompt.
+const (
+	KindInteractive = "interactive"
+	KindBackground  = "background"
+	KindScheduled   = "scheduled"
+)
+
+// SessionRequest registers a session (POST /v1/sessions).
+type SessionRequest struct {
+	Agent        string            `json:"agent"`
+	Workflow     string            `json:"workflow,omitempty"`
+	Kind         string            `json:"kind,omitempty"`
+	Cwd          string            `json:"cwd"`
+	Workspace    []string          `json:"workspace"`
+	ReadOnly     []string          `json:"read_only,omitempty"`
+	BlockedWrite []string          `json:"blocked_write,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	Parent       string            `json:"parent,omitempty"`
+}
+
+// SessionResponse is the answer to a registration. The token is shown once:
+// the daemon keeps only its hash.
+type SessionResponse struct {
+	ID      string    `json:"id"`
+	Token   string    `json:"token"`
+	Kind    string    `json:"kind"`
+	Expires time.Time `json:"expires"`
+}
+
+// CheckRequest asks whether a path operation or a shell command is allowed
+// (POST /v1/check, POST /s/{session}/v1/check). Exactly one of Op+Path and
+// Command is set. SessionID is the client's own session field; EnvSession
+// is PATHGRANT_SESSION from the hook's environment.
+type CheckRequest struct {
+	SessionID      string   `json:"session_id,omitempty"`
+	EnvSession     string   `json:"env_session,omitempty"`
+	Agent          string   `json:"agent,omitempty"`
+	Workflow       string   `json:"workflow,omitempty"`
+	Execution      string   `json:"execution,omitempty"`
+	Tool           string   `json:"tool,omitempty"`
+	RequestID      string   `json:"request_id,omitempty"`
+	Op             guard.Op `json:"op,omitempty"`
+	Path           string   `json:"path,omitempty"`
+	Command        string   `json:"command,omitempty"`
+	Cwd            string   `json:"cwd,omitempty"`
+	WorkspaceRoots []string `json:"workspace_roots,omitempty"`
+	WaitMS         int      `json:"wait_ms,omitempty"`
+}
+
+// Answer is the daemon's decision on a check, and the payload of the event
+// it publishes: one type, so what the agent is told and what the UI shows
+// cannot drift apart. It carries no file contents, command output,
+// environment values or tokens.
+type Answer struct {
+	Decision  guard.Verdict `json:"decision"`
+	Session   string        `json:"session"`
+	Workflow  string        `json:"workflow,omitempty"`
+	Execution string        `json:"execution,omitempty"`
+	Tool      string        `json:"tool,omitempty"`
+	RequestID string        `json:"request_id,omitempty"`
+	Op        guard.Op      `json:"op,omitempty"`
+	Path      string        `json:"path,omitempty"`
+	Reason    string        `json:"reason"`
+	Rule      guard.Rule    `json:"rule,omitempty"`
+	Eligible  bool          `json:"eligible"`
+	Suggested *guard.Scope  `json:"suggested_scope"`
+	Pending   string        `json:"pending,omitempty"`
+	Grants    []string      `json:"grants,omitempty"`
+}
+
+// Decision is the body of POST /v1/requests/{id}/decision.
+type Decision struct {
+	Scope string          `json:"scope"` // once | session | device | deny
+	Kind  guard.GrantKind `json:"kind,omitempty"`
+}
+
+// Event is one server-sent event on GET /v1/events.
+type Event struct {
+	Type    string    `json:"type"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	Answer  *Answer   `json:"answer,omitempty"`
+	Request *Request  `json:"request,omitempty"`
+	GrantID string    `json:"grant,omitempty"`
+}
+
+// The event types.
+const (
+	EventRequestCreated = "request.created"
+	EventRequestDecided = "request.decided"
+	EventGrantUsed      = "grant.used"
+	EventGrantRevoked   = "grant.revoked"
+	EventGrantExpired   = "grant.expired"
+)
+
+// Error is every non-2xx body.
+type Error struct {
+	Error string `json:"error"`
+	Kind  string `json:"kind,omitempty"`
+}
