@@ -51,7 +51,7 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 	e.role.Store(&agentLineage)
 	cfg := Config{
 		Store: e.store, Home: e.home, Approver: e.approver,
-		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
+		Device:  guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Lineage: func(int32) []lineageEntry { return *e.role.Load() },
 	}
@@ -119,7 +119,7 @@ type recordingApprover struct {
 	last             atomic.Pointer[Request]
 }
 
-func (a *recordingApprover) Show(r Request) { a.shown.Add(1); a.last.Store(&r) }
+func (a *recordingApprover) Show(r Request)  { a.shown.Add(1); a.last.Store(&r) }
 func (a *recordingApprover) Withdraw(string) { a.withdrawn.Add(1) }
 
 func statusOf(err error) int {
