@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,31 +10,37 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"pathgrant/grants"
 )
 
 // Client talks to the daemon over its socket. Session and Token, when set,
-// are sent as headers on every request.
+// are sent as headers on every request. It speaks HTTP/1.1 on its own
+// connections (no transport goroutines), keeping a few idle ones for reuse:
+// a check is one write and one read on an open connection.
 type Client struct {
 	Socket  string
 	Session string
 	Token   string
-	http    *http.Client
+
+	mu   sync.Mutex
+	idle []*clientConn
+}
+
+// maxIdle bounds the connections a client keeps open between calls.
+const maxIdle = 4
+
+type clientConn struct {
+	net.Conn
+	br *bufio.Reader
+	bw *bufio.Writer
 }
 
 // NewClient returns a client for the socket at path.
 func NewClient(path string) *Client {
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", path)
-		},
-		MaxIdleConnsPerHost: 8,
-		IdleConnTimeout:     20 * time.Second,
-	}
-	return &Client{Socket: path, http: &http.Client{Transport: tr}}
+	return &Client{Socket: path}
 }
 
 // APIError is a refusal from the daemon.
@@ -47,19 +54,86 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("pathgrant daemon: %s (HTTP %d)", e.Msg, e.Status)
 }
 
-// do sends one request and decodes a 2xx JSON answer into out.
+// CloseIdle closes the connections kept for reuse.
+func (c *Client) CloseIdle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cc := range c.idle {
+		cc.Close()
+	}
+	c.idle = nil
+}
+
+func (c *Client) conn(ctx context.Context) (*clientConn, error) {
+	c.mu.Lock()
+	if n := len(c.idle); n > 0 {
+		cc := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		c.mu.Unlock()
+		return cc, nil
+	}
+	c.mu.Unlock()
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", c.Socket)
+	if err != nil {
+		return nil, fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
+	}
+	return &clientConn{Conn: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}, nil
+}
+
+func (c *Client) release(cc *clientConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) >= maxIdle {
+		cc.Close()
+		return
+	}
+	c.idle = append(c.idle, cc)
+}
+
+// do sends one request and decodes a 2xx JSON answer into out. The context
+// bounds the whole exchange, including a long wait for a user decision.
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	req, err := c.newRequest(ctx, method, path, in)
+	if err != nil {
+		return err
+	}
+	cc, err := c.conn(ctx)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { cc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	resp, err := cc.exchange(req)
+	if err != nil {
+		cc.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
+	}
+	err = decodeResponse(resp, out)
+	_, derr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	if derr != nil || resp.Close || !stop() {
+		cc.Close()
+	} else {
+		c.release(cc)
+	}
+	return err
+}
+
+func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*http.Request, error) {
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
+			return nil, fmt.Errorf("encode request: %w", err)
 		}
 		body = bytes.NewReader(data)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://pathgrant"+path, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.Session != "" {
 		req.Header.Set(HeaderSession, c.Session)
@@ -68,11 +142,20 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		req.Header.Set(HeaderToken, c.Token)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
+	return req, nil
+}
+
+func (cc *clientConn) exchange(req *http.Request) (*http.Response, error) {
+	if err := req.Write(cc.bw); err != nil {
+		return nil, err
 	}
-	defer resp.Body.Close()
+	if err := cc.bw.Flush(); err != nil {
+		return nil, err
+	}
+	return http.ReadResponse(cc.br, req)
+}
+
+func decodeResponse(resp *http.Response, out any) error {
 	if resp.StatusCode/100 != 2 {
 		var e Error
 		_ = json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(&e)
@@ -81,7 +164,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if out == nil {
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(out); err != nil {
 		return fmt.Errorf("decode answer: %w", err)
 	}
 	return nil

@@ -17,7 +17,8 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 // handleEvents streams one session's events as server-sent events until
 // the client goes away or the daemon shuts down.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.resolveSession(idSources{URL: r.PathValue("session"), Header: r.Header.Get(HeaderSession)},
+	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(HeaderSession)}
+	sess, err := s.resolveSession(src,
 		r.Header.Get(HeaderToken), s.lineage(r), nil)
 	if err != nil {
 		writeError(w, err)

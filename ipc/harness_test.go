@@ -80,8 +80,13 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 	return e
 }
 
-// as runs the next requests from the given process lineage.
-func (e *testEnv) as(l []lineageEntry) { e.role.Store(&l) }
+// as runs the next requests of e.client from the given process lineage.
+// The daemon reads a peer's lineage once per connection, so the client's
+// open connections are closed: the next request is a new peer.
+func (e *testEnv) as(l []lineageEntry) {
+	e.role.Store(&l)
+	e.client.CloseIdle()
+}
 
 // register registers an interactive session over the socket.
 func (e *testEnv) register(req SessionRequest) SessionResponse {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,11 +19,20 @@ type Peer struct {
 
 type peerKey struct{}
 
+// connInfo is what the server knows about one connection's peer. The
+// credentials are read when the connection is accepted; the process
+// lineage (a walk up /proc) is read once, when a request first needs it.
+type connInfo struct {
+	peer    Peer
+	once    sync.Once
+	lineage []lineageEntry
+}
+
 // withPeer is the server's ConnContext: it reads the peer's credentials
 // once per connection, before any request on it is handled.
 func withPeer(ctx context.Context, c net.Conn) context.Context {
 	if p, ok := peerOf(c); ok {
-		return context.WithValue(ctx, peerKey{}, p)
+		return context.WithValue(ctx, peerKey{}, &connInfo{peer: p})
 	}
 	return ctx
 }
@@ -49,8 +59,11 @@ func peerOf(c net.Conn) (Peer, bool) {
 // PeerFrom returns the connection's peer; ok is false when the kernel gave
 // none, which the server treats as a stranger.
 func PeerFrom(ctx context.Context) (Peer, bool) {
-	p, ok := ctx.Value(peerKey{}).(Peer)
-	return p, ok
+	ci, ok := ctx.Value(peerKey{}).(*connInfo)
+	if !ok {
+		return Peer{}, false
+	}
+	return ci.peer, true
 }
 
 // sameUser reports whether the peer runs as this process's user.

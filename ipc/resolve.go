@@ -15,15 +15,17 @@ const (
 	HeaderToken   = "X-Session-Token"
 )
 
-// idSources are every place a request can name its session. All that are
-// present must agree.
+// idSources are every place a request can name its session: the URL path
+// (/s/{session}/...), the query (?session=), the X-Session-ID header, the
+// body's session_id and the client's PATHGRANT_SESSION. All that are present
+// must agree.
 type idSources struct {
-	URL, Header, Body, Env string
+	URL, Query, Header, Body, Env string
 }
 
 func (src idSources) String() string {
 	var parts []string
-	for _, p := range []struct{ name, v string }{{"url", src.URL}, {"header", src.Header}, {"body", src.Body}, {"env", src.Env}} {
+	for _, p := range []struct{ name, v string }{{"url", src.URL}, {"query", src.Query}, {"header", src.Header}, {"body", src.Body}, {"env", src.Env}} {
 		if p.v != "" {
 			parts = append(parts, p.name+"="+p.v)
 		}
@@ -34,7 +36,7 @@ func (src idSources) String() string {
 // agree returns the one id all present sources name.
 func (src idSources) agree() (string, *apiError) {
 	id := ""
-	for _, v := range []string{src.URL, src.Header, src.Body, src.Env} {
+	for _, v := range []string{src.URL, src.Query, src.Header, src.Body, src.Env} {
 		switch {
 		case v == "":
 		case id == "":
@@ -59,7 +61,7 @@ func (src idSources) agree() (string, *apiError) {
 func (s *Server) resolveSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
 	sess, err := s.lookupSession(src, token, lineage, auto)
 	if err != nil {
-		rec := grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Header, src.Body, src.Env), Reason: err.msg}
+		rec := grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Query, src.Header, src.Body, src.Env), Reason: err.msg}
 		if auto != nil {
 			rec.Tool, rec.RequestID, rec.Workflow, rec.Agent = auto.Tool, auto.RequestID, auto.Workflow, auto.Agent
 		}

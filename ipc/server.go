@@ -101,22 +101,38 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// route is one API endpoint. session says whether it acts for a session
+// (and so must resolve one through resolveSession before anything else).
+type route struct {
+	pattern string
+	session bool
+	handle  http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /v1/health", false, s.handleHealth},
+		{"POST /v1/sessions", false, s.handleRegister},
+		{"DELETE /v1/sessions/{session}", true, s.handleEndSession},
+		{"POST /v1/check", true, s.handleCheck},
+		{"POST /s/{session}/v1/check", true, s.handleCheck},
+		{"GET /v1/events", true, s.handleEvents},
+		{"GET /s/{session}/v1/events", true, s.handleEvents},
+		{"GET /v1/requests", false, s.handleListRequests},
+		{"GET /v1/requests/{id}", false, s.handleGetRequest},
+		{"POST /v1/requests/{id}/decision", false, s.handleDecision},
+		{"GET /v1/grants", false, s.handleListGrants},
+		{"DELETE /v1/grants/{id}", false, s.handleRevoke},
+		{"GET /v1/audit", false, s.handleAudit},
+	}
+}
+
 // Handler returns the API with peer checks in front of every route.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/health", s.handleHealth)
-	mux.HandleFunc("POST /v1/sessions", s.handleRegister)
-	mux.HandleFunc("DELETE /v1/sessions/{session}", s.handleEndSession)
-	mux.HandleFunc("POST /v1/check", s.handleCheck)
-	mux.HandleFunc("POST /s/{session}/v1/check", s.handleCheck)
-	mux.HandleFunc("GET /v1/events", s.handleEvents)
-	mux.HandleFunc("GET /s/{session}/v1/events", s.handleEvents)
-	mux.HandleFunc("GET /v1/requests", s.handleListRequests)
-	mux.HandleFunc("GET /v1/requests/{id}", s.handleGetRequest)
-	mux.HandleFunc("POST /v1/requests/{id}/decision", s.handleDecision)
-	mux.HandleFunc("GET /v1/grants", s.handleListGrants)
-	mux.HandleFunc("DELETE /v1/grants/{id}", s.handleRevoke)
-	mux.HandleFunc("GET /v1/audit", s.handleAudit)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, rt.handle)
+	}
 	return s.checkPeer(limitBody(mux))
 }
 
@@ -169,11 +185,13 @@ func (s *Server) sweep() {
 
 func (s *Server) now() time.Time { return s.cfg.Now() }
 
-// lineage returns the process lineage of the request's peer.
+// lineage returns the process lineage of the request's peer, read once
+// per connection: the peer of a connection never changes.
 func (s *Server) lineage(r *http.Request) []lineageEntry {
-	peer, ok := PeerFrom(r.Context())
+	ci, ok := r.Context().Value(peerKey{}).(*connInfo)
 	if !ok {
 		return nil
 	}
-	return s.cfg.Lineage(peer.PID)
+	ci.once.Do(func() { ci.lineage = s.cfg.Lineage(ci.peer.PID) })
+	return ci.lineage
 }

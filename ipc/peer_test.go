@@ -1,0 +1,180 @@
+package ipc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// TestPeerCheck: a connection without kernel credentials, or from another
+// uid, is refused before any handler runs, and audited.
+func TestPeerCheck(t *testing.T) {
+	e := newTestEnv(t)
+	h := e.srv.Handler()
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"no credentials", context.Background()},
+		{"another uid", context.WithValue(context.Background(), peerKey{}, &connInfo{peer: Peer{PID: 1, UID: uint32(os.Getuid() + 1)}})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := auditCount(t, e, grants.KindForged)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/v1/health", nil).WithContext(tc.ctx))
+			if rec.Code != 403 || auditCount(t, e, grants.KindForged) != before+1 {
+				t.Fatalf("status %d, forged records +%d", rec.Code, auditCount(t, e, grants.KindForged)-before)
+			}
+		})
+	}
+}
+
+// TestAgentCannotApprove uses the real /proc lineage: this test process
+// sends a check for a session, so it acts for that agent, and the daemon
+// refuses its decision and its revoke.
+func TestAgentCannotApprove(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.Lineage = nil })
+	s := e.register(SessionRequest{Agent: "a"})
+	c := e.clientFor(s)
+	ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
+	if err != nil || ans.Pending == "" {
+		t.Fatal(ans, err)
+	}
+	_, err = e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "device"})
+	if statusOf(err) != 403 || !strings.Contains(err.Error(), "agent") {
+		t.Fatalf("self-approval: %v, want 403", err)
+	}
+	g, _ := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/report.csv", Kind: guard.KindFile, Session: s.ID})
+	if err := e.client.Revoke(context.Background(), g.ID); statusOf(err) != 403 {
+		t.Fatalf("self-revoke: %v, want 403", err)
+	}
+	if gs, _ := e.store.List(grants.Filter{Session: s.ID}); len(gs) != 1 {
+		t.Fatalf("grants after refused decision: %+v", gs)
+	}
+}
+
+// TestListener: socket modes, a stale socket replaced, a live one refused.
+func TestListener(t *testing.T) {
+	dir := t.TempDir() + "/run"
+	path := dir + "/pathgrant.sock"
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second listener: %v, want already running", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // leaves the socket file behind, as a crash would
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("stale socket file missing: %v", err)
+	}
+	ln2, err := Listen(path)
+	if err != nil {
+		t.Fatalf("stale socket not replaced: %v", err)
+	}
+	ln2.Close()
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Listen(path); err == nil {
+		t.Fatal("a regular file at the socket path was replaced")
+	}
+	open := filepath.Join(t.TempDir(), "open")
+	os.Mkdir(open, 0o755)
+	if _, err := Listen(open + "/s.sock"); err == nil {
+		t.Fatal("socket folder readable by others accepted")
+	}
+}
+
+// TestEvents: the session's event stream carries the same answer the
+// agent got, and then the decision; never a token or environment value.
+func TestEvents(t *testing.T) {
+	e := newTestEnv(t)
+	s := e.register(SessionRequest{Agent: "a", Env: map[string]string{"API_KEY": "sekrit-value"}})
+	req, _ := http.NewRequest("GET", "http://pathgrant/s/"+s.ID+"/v1/events", nil)
+	req.Header.Set(HeaderToken, s.Token)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := rawClient(e.sock).Transport.RoundTrip(req.WithContext(ctx))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("events: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+	ans, _ := e.clientFor(s).Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash"})
+	e.as(userLineage)
+	if _, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var got []Event
+	for len(got) < 2 && sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, "sekrit") || strings.Contains(line, s.Token) {
+			t.Fatalf("event leaks a secret: %s", line)
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var ev Event
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ev)
+		}
+	}
+	if len(got) != 2 || got[0].Type != EventRequestCreated || got[0].Answer == nil ||
+		got[0].Answer.Pending != ans.Pending || got[0].Answer.Path != ans.Path || got[0].Answer.Tool != "Bash" ||
+		got[1].Type != EventRequestDecided || got[1].Request.State != StateDenied {
+		t.Fatalf("events %+v", got)
+	}
+}
+
+// TestEndSession: ending a session stops its grants and its requests.
+func TestEndSession(t *testing.T) {
+	e := newTestEnv(t)
+	s := e.register(SessionRequest{Agent: "a"})
+	c := e.clientFor(s)
+	g, err := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/report.csv", Kind: guard.KindFile, Session: s.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans, _ := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"}); ans.Decision != guard.Allow {
+		t.Fatalf("granted read: %+v", ans)
+	}
+	if err := NewClient(e.sock).EndSession(context.Background(), s.ID); statusOf(err) != 403 {
+		t.Fatalf("ending without the token: %v", err)
+	}
+	if err := c.EndSession(context.Background(), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.store.Get(g.ID); got.Live(time.Now()) {
+		t.Fatalf("grant still live after session end: %+v", got)
+	}
+	if _, err := c.Check(context.Background(), CheckRequest{Command: "ls"}); statusOf(err) != 410 {
+		t.Fatalf("check after end: %v, want 410", err)
+	}
+}
