@@ -32,3 +32,15 @@ func (a *agentSet) holds(lineage []lineageEntry) (string, bool) {
 	}
 	return "", false
 }
+
+// prune forgets the processes of sessions that are no longer live, so the
+// set does not grow with every hook process ever seen.
+func (a *agentSet) prune(live func(session string) bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for p, s := range a.procs {
+		if !live(s) {
+			delete(a.procs, p)
+		}
+	}
+}

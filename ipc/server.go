@@ -179,11 +179,17 @@ func (s *Server) sweep() {
 			for _, r := range s.queue.expire(time.Hour) {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
+			s.agents.prune(s.sessionLive)
 		}
 	}
 }
 
 func (s *Server) now() time.Time { return s.cfg.Now() }
+
+func (s *Server) sessionLive(id string) bool {
+	sess := s.sessions.get(id)
+	return sess != nil && s.chainLive(sess)
+}
 
 // lineage returns the process lineage of the request's peer, read once
 // per connection: the peer of a connection never changes.

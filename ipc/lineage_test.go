@@ -1,0 +1,52 @@
+package ipc
+
+import (
+	"os"
+	"testing"
+)
+
+// TestLineage reads this process's own lineage from /proc: it starts with
+// this process, then its parent, and a second read names the same
+// processes (pid and start time).
+func TestLineage(t *testing.T) {
+	lin := Lineage(int32(os.Getpid()))
+	if len(lin) < 2 || lin[0].PID != int32(os.Getpid()) || lin[1].PID != int32(os.Getppid()) {
+		t.Fatalf("lineage %+v", lin)
+	}
+	again := Lineage(int32(os.Getpid()))
+	if again[0] != lin[0] || lin[0].Start == 0 {
+		t.Fatalf("lineage not stable: %+v vs %+v", lin[0], again[0])
+	}
+	if got := Lineage(1 << 30); len(got) != 0 {
+		t.Fatalf("lineage of a missing pid: %+v", got)
+	}
+}
+
+func TestAgentChain(t *testing.T) {
+	e := func(pid int32, comm string) lineageEntry { return lineageEntry{Proc{PID: pid, Start: 1}, comm} }
+	tests := []struct {
+		name string
+		lin  []lineageEntry
+		want []int32
+	}{
+		{"hook under claude", []lineageEntry{e(3, "pathgrant-hook"), e(2, "claude"), e(1, "bash")}, []int32{3, 2}},
+		{"hook through sh", []lineageEntry{e(4, "pathgrant-hook"), e(3, "sh"), e(2, "node"), e(1, "bash")}, []int32{4, 3, 2}},
+		{"peer alone", []lineageEntry{e(4, "curl")}, []int32{4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int32
+			for _, p := range agentChain(tt.lin) {
+				got = append(got, p.PID)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("chain %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("chain %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
