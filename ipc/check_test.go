@@ -71,3 +71,26 @@ func TestApproveWhileWaiting(t *testing.T) {
 		t.Fatalf("approver shown %d times, want 2 (one per request)", e.approver.shown.Load())
 	}
 }
+
+// TestPolicyRoute: the effective permissions list the session's own grants
+// and device grants, never another session's.
+func TestPolicyRoute(t *testing.T) {
+	e := newTestEnv(t)
+	s := e.register(SessionRequest{Agent: "a", ReadOnly: []string{e.home + "/Downloads"}})
+	other := e.register(SessionRequest{Agent: "b"})
+	put := func(scope grants.Scope, session, path string) {
+		if _, err := e.store.Put(grants.NewGrant{Scope: scope, Op: guard.OpRead, Path: path, Kind: guard.KindFile, Session: session}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(grants.ScopeSession, s.ID, e.dl+"/report.csv")
+	put(grants.ScopeSession, other.ID, e.dl+"/other.csv")
+	put(grants.ScopeDevice, other.ID, e.dl+"/other.csv")
+	p, err := e.clientFor(s).Policy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Session != s.ID || len(p.Workspace) != 1 || p.Workspace[0] != e.work || len(p.Grants) != 2 || len(p.Protected) == 0 {
+		t.Fatalf("policy %+v", p)
+	}
+}

@@ -243,3 +243,10 @@ func (c *Client) Audit(ctx context.Context, f grants.AuditFilter) ([]grants.Reco
 	var out []grants.Record
 	return out, c.do(ctx, http.MethodGet, "/v1/audit?"+q.Encode(), nil, &out)
 }
+
+// Policy returns the session's effective permissions (the client's Session
+// and Token name it).
+func (c *Client) Policy(ctx context.Context) (Policy, error) {
+	var out Policy
+	return out, c.do(ctx, http.MethodGet, "/v1/policy", nil, &out)
+}

@@ -72,7 +72,7 @@ func (s *Server) resolveSession(src idSources, token string, lineage []lineageEn
 }
 
 func (s *Server) lookupSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
-	id, err := src.agree()
+	id, err := s.sessionID(src, auto)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,39 @@ func (s *Server) lookupSession(src idSources, token string, lineage []lineageEnt
 		return nil, errorf(http.StatusGone, grants.KindStale, "session %s has ended or expired", id)
 	case !sess.boundTo(token, lineage):
 		return nil, errorf(http.StatusForbidden, grants.KindForged, "session %s is bound to another client", id)
+	case auto != nil && auto.ClientSession != "" && !s.sessions.bindAlias(auto.ClientSession, id):
+		return nil, aliasConflict(auto.ClientSession, id)
 	}
 	return sess, nil
+}
+
+// sessionID is the id the sources agree on, checked against the client's
+// own session id: a client id bound to another session is a conflict. A
+// request that carries only a client id belongs to the session that id is
+// bound to, or (first sight) to a session of that id.
+func (s *Server) sessionID(src idSources, auto *CheckRequest) (string, *apiError) {
+	client := ""
+	if auto != nil {
+		client = auto.ClientSession
+	}
+	id, err := src.agree()
+	switch {
+	case err != nil && client != "" && err.status == http.StatusBadRequest:
+		if bound, ok := s.sessions.alias(client); ok {
+			return bound, nil
+		}
+		return client, nil
+	case err != nil:
+		return "", err
+	case client != "" && !s.sessions.aliasFree(client, id):
+		return "", aliasConflict(client, id)
+	}
+	return id, nil
+}
+
+func aliasConflict(client, id string) *apiError {
+	return errorf(http.StatusConflict, grants.KindConflict,
+		"client session %s belongs to another session than %s: refusing to pick one", client, id)
 }
 
 // chainLive reports whether the session and all its parents are live: a

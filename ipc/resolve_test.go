@@ -13,6 +13,8 @@ import (
 func TestResolveSession(t *testing.T) {
 	e := newTestEnv(t)
 	tok := e.register(SessionRequest{Agent: "runner"})
+	tok2 := e.register(SessionRequest{Agent: "runner"})
+	client := func(id string) *CheckRequest { return &CheckRequest{ClientSession: id, Cwd: e.work} }
 	ended := e.register(SessionRequest{Agent: "runner"})
 	e.srv.sessions.end(ended.ID)
 	expired := e.register(SessionRequest{Agent: "runner"})
@@ -62,6 +64,12 @@ func TestResolveSession(t *testing.T) {
 		{name: "hook session from another agent", src: idSources{Body: "hook-1"}, lineage: otherAgent, status: http.StatusForbidden, kind: grants.KindForged},
 		{name: "hook session with a token but no lineage", src: idSources{Body: "hook-1"}, token: tok.Token, status: http.StatusForbidden, kind: grants.KindForged},
 		{name: "first sight registers", src: idSources{Body: "hook-2"}, lineage: otherAgent, auto: hook, want: "hook-2"},
+		{name: "client id binds on first sight", src: idSources{Env: tok.ID}, token: tok.Token, auto: client("claude-1"), want: tok.ID},
+		{name: "client id alone finds its session", src: idSources{}, token: tok.Token, auto: client("claude-1"), want: tok.ID},
+		{name: "client id bound to another session", src: idSources{Env: tok2.ID}, token: tok2.Token, auto: client("claude-1"), status: http.StatusConflict, kind: grants.KindConflict},
+		{name: "client id naming another session", src: idSources{Env: tok.ID}, token: tok.Token, auto: client(tok2.ID), status: http.StatusConflict, kind: grants.KindConflict},
+		{name: "client id of a forged request is not bound", src: idSources{Env: tok2.ID}, token: tok.Token, auto: client("claude-2"), status: http.StatusForbidden, kind: grants.KindForged},
+		{name: "so it stays free", src: idSources{Env: tok.ID}, token: tok.Token, auto: client("claude-2"), want: tok.ID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

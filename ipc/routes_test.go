@@ -69,6 +69,8 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			body: func(string) any { return check }, urlBearer: true},
 		"GET /v1/events":             {method: "GET", path: func(id string) string { return "/v1/events?session=" + id }},
 		"GET /s/{session}/v1/events": {method: "GET", path: func(id string) string { return "/s/" + id + "/v1/events" }, urlBearer: true},
+		"GET /v1/policy":             {method: "GET", path: func(id string) string { return "/v1/policy?session=" + id }},
+		"GET /s/{session}/v1/policy": {method: "GET", path: func(id string) string { return "/s/" + id + "/v1/policy" }, urlBearer: true},
 	}
 	for _, rt := range e.srv.routes() {
 		if !rt.session {
@@ -104,9 +106,9 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			if st, _ := send(t, c, tc.method, tc.path(ended.ID), hdr(ended.ID, ended.Token), body(ended.ID)); st != 410 {
 				t.Errorf("stale: %d, want 410", st)
 			}
-			if tc.method == "POST" {
+			if tc.method == "POST" || strings.Contains(rt.pattern, "policy") {
 				st, out := send(t, c, tc.method, tc.path(live.ID), hdr(live.ID, live.Token), body(live.ID))
-				var ans Answer
+				var ans struct{ Session string }
 				if st != 200 || json.Unmarshal(out, &ans) != nil || ans.Session != live.ID {
 					t.Errorf("resolved request answered %d %s, want 200 for session %s", st, out, live.ID)
 				}

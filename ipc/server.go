@@ -118,6 +118,8 @@ func (s *Server) routes() []route {
 		{"POST /s/{session}/v1/check", true, s.handleCheck},
 		{"GET /v1/events", true, s.handleEvents},
 		{"GET /s/{session}/v1/events", true, s.handleEvents},
+		{"GET /v1/policy", true, s.handlePolicy},
+		{"GET /s/{session}/v1/policy", true, s.handlePolicy},
 		{"GET /v1/requests", false, s.handleListRequests},
 		{"GET /v1/requests/{id}", false, s.handleGetRequest},
 		{"POST /v1/requests/{id}/decision", false, s.handleDecision},

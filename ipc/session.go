@@ -67,10 +67,46 @@ func (s *session) boundTo(token string, lineage []lineageEntry) bool {
 type registry struct {
 	mu       sync.RWMutex
 	sessions map[string]*session
+	aliases  map[string]string // client's own session id -> session id
 }
 
 func newRegistry() *registry {
-	return &registry{sessions: map[string]*session{}}
+	return &registry{sessions: map[string]*session{}, aliases: map[string]string{}}
+}
+
+// alias returns the session a client session id is bound to.
+func (r *registry) alias(client string) (string, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	id, ok := r.aliases[client]
+	return id, ok
+}
+
+// aliasFree reports whether client may be (or is) bound to id.
+func (r *registry) aliasFree(client, id string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if bound, ok := r.aliases[client]; ok {
+		return bound == id
+	}
+	_, taken := r.sessions[client]
+	return !taken || client == id
+}
+
+// bindAlias binds a client session id to session id on first sight; a
+// client id already bound elsewhere, or naming another session, is a
+// conflict.
+func (r *registry) bindAlias(client, id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if bound, ok := r.aliases[client]; ok {
+		return bound == id
+	}
+	if _, ok := r.sessions[client]; ok && client != id {
+		return false
+	}
+	r.aliases[client] = id
+	return true
 }
 
 func (r *registry) get(id string) *session {

@@ -37,10 +37,13 @@ type SessionResponse struct {
 
 // CheckRequest asks whether a path operation or a shell command is allowed
 // (POST /v1/check, POST /s/{session}/v1/check). Exactly one of Op+Path and
-// Command is set. SessionID is the client's own session field; EnvSession
-// is PATHGRANT_SESSION from the hook's environment.
+// Command is set. SessionID names the pathgrant session; EnvSession is
+// PATHGRANT_SESSION from the hook's environment; ClientSession is the agent
+// client's own session field (Claude's session_id, Cursor's
+// conversation_id), bound to one pathgrant session on first sight.
 type CheckRequest struct {
 	SessionID      string   `json:"session_id,omitempty"`
+	ClientSession  string   `json:"client_session,omitempty"`
 	EnvSession     string   `json:"env_session,omitempty"`
 	Agent          string   `json:"agent,omitempty"`
 	Workflow       string   `json:"workflow,omitempty"`
@@ -105,4 +108,16 @@ const (
 type Error struct {
 	Error string `json:"error"`
 	Kind  string `json:"kind,omitempty"`
+}
+
+// Policy is a session's effective permissions at one moment (GET
+// /v1/policy): what `pathgrant exec` turns into kernel rules.
+type Policy struct {
+	Session      string        `json:"session"`
+	Cwd          string        `json:"cwd"`
+	Workspace    []string      `json:"workspace"`
+	ReadOnly     []string      `json:"read_only"`
+	BlockedWrite []string      `json:"blocked_write"`
+	Protected    []string      `json:"protected"`
+	Grants       []guard.Scope `json:"grants"`
 }

@@ -1,0 +1,62 @@
+package ipc
+
+import (
+	"net/http"
+	"slices"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// handlePolicy returns the resolved session's effective permissions now:
+// its roots, the device's protected paths, and the read grants it may use.
+// `pathgrant exec` builds its kernel ruleset from exactly this.
+func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
+	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(HeaderSession)}
+	sess, err := s.resolveSession(src, r.Header.Get(HeaderToken), s.lineage(r), nil)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	gs, gerr := s.usableGrants(sess.ID)
+	if gerr != nil {
+		writeError(w, errorf(http.StatusInternalServerError, "", "list grants: %v", gerr))
+		return
+	}
+	d := s.devicePolicy(sess.roots.Workspace)
+	writeJSON(w, http.StatusOK, Policy{
+		Session: sess.ID, Cwd: sess.Cwd, Workspace: nonNil(sess.roots.Workspace), ReadOnly: nonNil(sess.roots.ReadOnly),
+		BlockedWrite: nonNil(sess.roots.BlockedWrite), Protected: nonNil(d.Protected), Grants: gs,
+	})
+}
+
+// usableGrants lists the live grants the session may use: its own and this
+// device's, minus any bound to another device.
+func (s *Server) usableGrants(session string) ([]guard.Scope, error) {
+	own, err := s.cfg.Store.List(grants.Filter{Session: session})
+	if err != nil {
+		return nil, err
+	}
+	device, err := s.cfg.Store.List(grants.Filter{Scope: grants.ScopeDevice})
+	if err != nil {
+		return nil, err
+	}
+	out := []guard.Scope{}
+	for _, g := range slices.Concat(own, device) {
+		if s.cfg.Store.Foreign(g) || (g.Scope != grants.ScopeDevice && g.Session != session) {
+			continue
+		}
+		sc := guard.Scope{Op: g.Op, Path: g.Path, Kind: g.Kind}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
