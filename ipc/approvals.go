@@ -88,6 +88,17 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, done)
 }
 
+// Decide applies a decision the user made in the daemon's own UI. It is
+// the same path as the decision route, minus the HTTP caller checks: the
+// UI runs inside the daemon, never under an agent.
+func (s *Server) Decide(id string, d Decision) (Request, error) {
+	r, err := s.decide(id, d)
+	if err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
 // refuseAgents rejects a caller whose process lineage holds a process that
 // sent checks for a session: an agent may never approve or revoke.
 func (s *Server) refuseAgents(r *http.Request) *apiError {

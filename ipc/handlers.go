@@ -77,19 +77,28 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	g, err := s.cfg.Store.Get(id)
-	if err == nil {
-		err = s.cfg.Store.Revoke(id)
-	}
+	err := s.Revoke(id)
 	switch {
 	case errors.Is(err, grants.ErrNotFound):
 		writeError(w, errorf(http.StatusNotFound, "", "no grant %s", id))
 	case err != nil:
 		writeError(w, errorf(http.StatusConflict, "", "revoke %s: %v", id, err))
 	default:
-		s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: id})
 		writeJSON(w, http.StatusOK, map[string]string{"revoked": id})
 	}
+}
+
+// Revoke revokes a grant and publishes it to the grant's session.
+func (s *Server) Revoke(id string) error {
+	g, err := s.cfg.Store.Get(id)
+	if err == nil {
+		err = s.cfg.Store.Revoke(id)
+	}
+	if err != nil {
+		return err
+	}
+	s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: id})
+	return nil
 }
 
 func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request) {

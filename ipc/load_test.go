@@ -3,6 +3,7 @@ package ipc
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -79,16 +80,17 @@ func waitGoroutines(t *testing.T, before int) {
 // TestFlood: 10,000 eligible denials for one path make one pending
 // request and one prompt, while checks from another session keep flowing.
 // The flood must land within 2 s and the other session's p99 stay under
-// 5 ms. These machines are shared and noisy, so the timing targets get up
-// to three attempts; the counts are asserted on every attempt. The timing
-// is not asserted under -race or -short.
+// 5 ms. Timing is asserted only when PATHGRANT_TIMING=1, which scripts/test
+// sets in a step of its own, with nothing else running; even then these
+// machines are shared and noisy, so the timing gets up to three attempts.
+// The counts are asserted on every attempt, always.
 func TestFlood(t *testing.T) {
 	var last floodResult
 	for attempt := 1; attempt <= 3; attempt++ {
 		last = runFlood(t)
 		t.Logf("attempt %d: flood of %d took %v; other session: %d checks, p50 %v, p99 %v",
 			attempt, floodSize, last.took, last.n, last.p50, last.p99)
-		if testing.Short() || raceEnabled || (last.took < 2*time.Second && last.p99 < 5*time.Millisecond) {
+		if !timingAsserted() || (last.took < 2*time.Second && last.p99 < 5*time.Millisecond) {
 			return
 		}
 	}
@@ -96,6 +98,11 @@ func TestFlood(t *testing.T) {
 }
 
 const floodSize, floodClients = 10000, 8
+
+// timingAsserted reports whether latency targets are asserted in this run.
+func timingAsserted() bool {
+	return os.Getenv("PATHGRANT_TIMING") == "1" && !raceEnabled && !testing.Short()
+}
 
 type floodResult struct {
 	took     time.Duration
