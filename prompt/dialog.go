@@ -1,0 +1,184 @@
+// Package prompt shows approval requests to the user: a Fyne window per
+// pending request, and one OS notification per new request.
+package prompt
+
+import (
+	"fmt"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/guard"
+	"pathgrant/ipc"
+)
+
+// Choice labels, as the user reads them.
+const (
+	LabelOnce    = "Allow once"
+	LabelSession = "Allow for this session"
+	LabelDevice  = "Always allow read-only on this device"
+	LabelDeny    = "Deny"
+	LabelFile    = "This file"
+	LabelFolder  = "Its folder"
+)
+
+// Dialog is the content of one approval window. Its allow buttons start
+// disabled and arm only when Arm is called (after a short delay), so a
+// keystroke already in flight cannot approve. Every way out (a button,
+// Escape, closing the window) decides exactly once.
+type Dialog struct {
+	Request ipc.Request
+
+	Once, Session, Device, Deny *widget.Button // Device is nil unless the request is a read
+	Target                      *widget.RadioGroup
+
+	decide  func(ipc.Decision)
+	once    sync.Once
+	armed   bool
+	content fyne.CanvasObject
+}
+
+// NewDialog builds the dialog for req; decide receives the user's decision.
+func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
+	d := &Dialog{Request: req, decide: decide}
+	d.Once = d.allowButton(LabelOnce, "once")
+	d.Once.Importance = widget.HighImportance
+	d.Session = d.allowButton(LabelSession, "session")
+	if req.Op == guard.OpRead {
+		d.Device = d.allowButton(LabelDevice, "device")
+	}
+	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(ipc.Decision{Scope: "deny"}) })
+	d.Deny.Importance = widget.DangerImportance
+	d.Target = widget.NewRadioGroup(d.targets(), nil)
+	d.Target.Horizontal = true
+	d.Target.Required = true
+	d.Target.SetSelected(d.targets()[0])
+	d.content = d.layout()
+	return d
+}
+
+func (d *Dialog) allowButton(label, scope string) *widget.Button {
+	b := widget.NewButton(label, func() { d.choose(ipc.Decision{Scope: scope, Kind: d.kind()}) })
+	b.Disable()
+	return b
+}
+
+// targets are the scopes the user may pick: the suggested one first (the
+// single file by default), and its folder when the suggestion is a file.
+func (d *Dialog) targets() []string {
+	if d.Request.Suggested.Kind == guard.KindFolder {
+		return []string{LabelFolder}
+	}
+	return []string{LabelFile, LabelFolder}
+}
+
+func (d *Dialog) kind() guard.GrantKind {
+	if d.Target.Selected == LabelFolder {
+		return guard.KindFolder
+	}
+	return guard.KindFile
+}
+
+// Content is the dialog's canvas object.
+func (d *Dialog) Content() fyne.CanvasObject { return d.content }
+
+// Arm enables the allow buttons.
+func (d *Dialog) Arm() {
+	d.armed = true
+	for _, b := range d.allowButtons() {
+		b.Enable()
+	}
+}
+
+// Armed reports whether the allow buttons are enabled.
+func (d *Dialog) Armed() bool { return d.armed }
+
+func (d *Dialog) allowButtons() []*widget.Button {
+	bs := []*widget.Button{d.Once, d.Session}
+	if d.Device != nil {
+		bs = append(bs, d.Device)
+	}
+	return bs
+}
+
+// TypedKey handles keys on the window: Escape denies this request; Return
+// takes the default, Allow once, but only once armed.
+func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyEscape:
+		d.choose(ipc.Decision{Scope: "deny"})
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if d.armed {
+			d.Once.OnTapped()
+		}
+	}
+}
+
+// Closed is called when the window is closed without a choice: deny.
+func (d *Dialog) Closed() { d.choose(ipc.Decision{Scope: "deny"}) }
+
+func (d *Dialog) choose(dec ipc.Decision) {
+	d.once.Do(func() { d.decide(dec) })
+}
+
+func (d *Dialog) layout() fyne.CanvasObject {
+	r := d.Request
+	head := widget.NewLabelWithStyle(fmt.Sprintf("%s wants to %s", who(r), r.Op), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	path := widget.NewLabelWithStyle(r.Path, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	path.Wrapping = fyne.TextWrapBreak
+	form := widget.NewForm()
+	if r.Requested != "" && r.Requested != r.Path {
+		form.Append("Requested as", monoLabel(r.Requested))
+	}
+	form.Append("Workflow", widget.NewLabel(orDash(r.Workflow)))
+	form.Append("Tool", widget.NewLabel(orDash(r.Tool)))
+	if r.Command != "" {
+		form.Append("Command", monoLabel(shorten(r.Command, 300)))
+	}
+	form.Append("Asked", widget.NewLabel(fmt.Sprintf("%d time(s)", r.Count)))
+	form.Append("Grant", d.Target)
+	buttons := container.NewVBox(d.Once, d.Session)
+	if d.Device != nil {
+		buttons.Add(d.Device)
+	}
+	buttons.Add(d.Deny)
+	return container.NewVBox(head, path, form, widget.NewSeparator(), buttons)
+}
+
+func monoLabel(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapBreak
+	return l
+}
+
+// who names the requester: the agent and a short session id.
+func who(r ipc.Request) string {
+	agent := orDash(r.Agent)
+	if r.Agent == "" {
+		agent = "An agent"
+	}
+	return fmt.Sprintf("%s (session %s)", agent, short(r.Session))
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

@@ -1,0 +1,176 @@
+package prompt
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/guard"
+	"pathgrant/ipc"
+)
+
+func readRequest() ipc.Request {
+	return ipc.Request{ID: "r1", Session: "0123456789abcdef", Agent: "claude", Tool: "Bash",
+		Command: "cat ~/Downloads/report.csv", Op: guard.OpRead, Path: "/home/u/Downloads/report.csv",
+		Requested: "~/Downloads/report.csv", Count: 3,
+		Suggested: guard.Scope{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Kind: guard.KindFile}}
+}
+
+// recorder collects decisions.
+type recorder struct {
+	mu  sync.Mutex
+	got []ipc.Decision
+}
+
+func (r *recorder) decide(d ipc.Decision) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, d)
+}
+
+func (r *recorder) decisions() []ipc.Decision {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]ipc.Decision(nil), r.got...)
+}
+
+func newTestDialog(t *testing.T, req ipc.Request) (*Dialog, *recorder, fyne.Window) {
+	t.Helper()
+	test.NewTempApp(t)
+	rec := &recorder{}
+	d := NewDialog(req, rec.decide)
+	w := test.NewTempWindow(t, d.Content())
+	w.Canvas().SetOnTypedKey(d.TypedKey)
+	return d, rec, w
+}
+
+// TestDialogChoices: each choice produces exactly the matching decision,
+// once, and only after arming.
+func TestDialogChoices(t *testing.T) {
+	tests := []struct {
+		name   string
+		click  func(*Dialog)
+		folder bool
+		want   ipc.Decision
+	}{
+		{"allow once", func(d *Dialog) { test.Tap(d.Once) }, false, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"allow for this session", func(d *Dialog) { test.Tap(d.Session) }, false, ipc.Decision{Scope: "session", Kind: guard.KindFile}},
+		{"always on this device", func(d *Dialog) { test.Tap(d.Device) }, false, ipc.Decision{Scope: "device", Kind: guard.KindFile}},
+		{"session for the folder", func(d *Dialog) { test.Tap(d.Session) }, true, ipc.Decision{Scope: "session", Kind: guard.KindFolder}},
+		{"deny", func(d *Dialog) { test.Tap(d.Deny) }, false, ipc.Decision{Scope: "deny"}},
+		{"escape denies", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }, false, ipc.Decision{Scope: "deny"}},
+		{"closing denies", func(d *Dialog) { d.Closed() }, false, ipc.Decision{Scope: "deny"}},
+		{"return takes the default", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }, false, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, rec, _ := newTestDialog(t, readRequest())
+			if tt.folder {
+				d.Target.SetSelected(LabelFolder)
+			}
+			d.Arm()
+			tt.click(d)
+			tt.click(d) // a second way out must not decide again
+			d.Closed()
+			got := rec.decisions()
+			if len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("decisions %+v, want exactly %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDialogDefaults: Allow once is the default (highlighted, and what
+// Return takes); the target defaults to the single file.
+func TestDialogDefaults(t *testing.T) {
+	d, _, _ := newTestDialog(t, readRequest())
+	if d.Once.Importance != widget.HighImportance || d.Session.Importance == widget.HighImportance {
+		t.Fatalf("default button importance: once %v session %v", d.Once.Importance, d.Session.Importance)
+	}
+	if d.Target.Selected != LabelFile {
+		t.Fatalf("default target %q, want %q", d.Target.Selected, LabelFile)
+	}
+}
+
+// TestArmingDelay: before arming, tapping or pressing Return approves
+// nothing; Deny works at once; the Prompter arms after its delay.
+func TestArmingDelay(t *testing.T) {
+	d, rec, _ := newTestDialog(t, readRequest())
+	for _, b := range []*widget.Button{d.Once, d.Session, d.Device} {
+		test.Tap(b)
+	}
+	d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if got := rec.decisions(); len(got) != 0 || d.Armed() {
+		t.Fatalf("decided before arming: %+v", got)
+	}
+	test.Tap(d.Deny)
+	if got := rec.decisions(); len(got) != 1 || got[0].Scope != "deny" {
+		t.Fatalf("deny before arming: %+v", got)
+	}
+}
+
+// TestDeviceChoiceOnlyForReads: no durable choice is ever offered for
+// anything but a read.
+func TestDeviceChoiceOnlyForReads(t *testing.T) {
+	for _, op := range guard.Ops {
+		req := readRequest()
+		req.Op = op
+		d, _, w := newTestDialog(t, req)
+		hasDevice := d.Device != nil
+		found := false
+		for _, o := range test.LaidOutObjects(w.Content()) {
+			if b, ok := o.(*widget.Button); ok && b.Text == LabelDevice {
+				found = true
+			}
+		}
+		if want := op == guard.OpRead; hasDevice != want || found != want {
+			t.Errorf("op %s: device choice present=%v/%v, want %v", op, hasDevice, found, want)
+		}
+	}
+}
+
+// TestPrompterArms: a prompt opened by the Prompter arms itself after the
+// delay, not before.
+func TestPrompterArms(t *testing.T) {
+	a := test.NewTempApp(t)
+	var decided []ipc.Decision
+	var mu sync.Mutex
+	p := &Prompter{App: a, ArmDelay: 300 * time.Millisecond, Decide: func(id string, d ipc.Decision) error {
+		mu.Lock()
+		defer mu.Unlock()
+		decided = append(decided, d)
+		return nil
+	}}
+	p.Show(readRequest())
+	d := p.dialog("r1")
+	if d == nil || !d.Once.Disabled() {
+		t.Fatal("allow armed at once")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for d.Once.Disabled() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d.Once.Disabled() {
+		t.Fatal("allow never armed")
+	}
+	test.Tap(d.Session)
+	deadline = time.Now().Add(3 * time.Second)
+	for {
+		mu.Lock()
+		n := len(decided)
+		mu.Unlock()
+		if n == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(decided) != 1 || decided[0].Scope != "session" {
+		t.Fatalf("decided %+v", decided)
+	}
+}

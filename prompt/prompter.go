@@ -1,0 +1,182 @@
+package prompt
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"pathgrant/ipc"
+)
+
+// ArmDelay is how long the allow buttons of a new prompt stay disabled.
+const ArmDelay = 600 * time.Millisecond
+
+// WindowTitle prefixes every prompt window's title.
+const WindowTitle = "pathgrant: approve access"
+
+// Prompter implements ipc.Approver with Fyne windows and notifications. It
+// keeps one window per pending request (a queue the user works through in
+// any order), never one modal at a time.
+type Prompter struct {
+	App      fyne.App
+	Decide   func(id string, d ipc.Decision) error
+	Notify   func(title, message string) error // nil: no notifications
+	Log      *slog.Logger
+	ArmDelay time.Duration
+	OnChange func(pending int) // called on the UI goroutine when the count changes
+
+	mu         sync.Mutex
+	pending    map[string]ipc.Request
+	windows    map[string]*promptWindow
+	notifyOnce sync.Once
+}
+
+// Show implements ipc.Approver: it notifies and opens the prompt. It never
+// blocks the daemon.
+func (p *Prompter) Show(r ipc.Request) {
+	p.mu.Lock()
+	if p.pending == nil {
+		p.pending, p.windows = map[string]ipc.Request{}, map[string]*promptWindow{}
+	}
+	p.pending[r.ID] = r
+	n := len(p.pending)
+	p.mu.Unlock()
+	go p.notify(r)
+	fyne.Do(func() {
+		p.open(r)
+		p.changed(n)
+	})
+}
+
+// Withdraw implements ipc.Approver: the request was decided or expired.
+func (p *Prompter) Withdraw(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	w := p.windows[id]
+	delete(p.windows, id)
+	n := len(p.pending)
+	p.mu.Unlock()
+	fyne.Do(func() {
+		if w != nil {
+			w.SetCloseIntercept(nil)
+			w.Close()
+		}
+		p.changed(n)
+	})
+}
+
+// promptWindow is one open prompt.
+type promptWindow struct {
+	fyne.Window
+	d *Dialog
+}
+
+// dialog returns the open dialog of request id, or nil.
+func (p *Prompter) dialog(id string) *Dialog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.windows[id]; ok {
+		return w.d
+	}
+	return nil
+}
+
+// ShowAll opens (or raises) a window for every pending request; the tray
+// menu calls it. It must run on the UI goroutine.
+func (p *Prompter) ShowAll() {
+	p.mu.Lock()
+	reqs := make([]ipc.Request, 0, len(p.pending))
+	for _, r := range p.pending {
+		reqs = append(reqs, r)
+	}
+	p.mu.Unlock()
+	for _, r := range reqs {
+		p.open(r)
+	}
+}
+
+// Count returns the number of pending requests shown.
+func (p *Prompter) Count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending)
+}
+
+// open shows r's window, creating it if needed. UI goroutine only.
+func (p *Prompter) open(r ipc.Request) {
+	p.mu.Lock()
+	w, ok := p.windows[r.ID]
+	p.mu.Unlock()
+	if ok {
+		w.Show()
+		return
+	}
+	d := NewDialog(r, func(dec ipc.Decision) { p.decided(r, dec) })
+	w = &promptWindow{Window: p.App.NewWindow(WindowTitle + " — " + string(r.Op) + " " + r.Path), d: d}
+	w.SetContent(d.Content())
+	w.SetCloseIntercept(func() { d.Closed() })
+	w.Canvas().SetOnTypedKey(d.TypedKey)
+	w.Resize(fyne.NewSize(520, d.Content().MinSize().Height))
+	p.mu.Lock()
+	p.windows[r.ID] = w
+	p.mu.Unlock()
+	w.Show()
+	time.AfterFunc(p.armDelay(), func() { fyne.Do(d.Arm) })
+}
+
+func (p *Prompter) armDelay() time.Duration {
+	if p.ArmDelay > 0 {
+		return p.ArmDelay
+	}
+	return ArmDelay
+}
+
+// decided hands the decision to the daemon off the UI goroutine; the
+// daemon's Withdraw then closes the window.
+func (p *Prompter) decided(r ipc.Request, dec ipc.Decision) {
+	go func() {
+		if err := p.Decide(r.ID, dec); err != nil {
+			// Already decided elsewhere or expired: nothing is granted by
+			// this window any more, so it goes away.
+			p.log().Warn("decision not applied", "request", r.ID, "scope", dec.Scope, "err", err)
+			p.Withdraw(r.ID)
+			return
+		}
+		if dec.Scope != "deny" {
+			p.send("pathgrant: access approved", fmt.Sprintf("%s may retry: %s %s", who(r), r.Op, r.Path))
+		}
+	}()
+}
+
+func (p *Prompter) notify(r ipc.Request) {
+	p.send("pathgrant: approval needed", fmt.Sprintf("%s wants to %s %s", who(r), r.Op, r.Path))
+}
+
+// send posts a notification; when there is no notification server the app
+// keeps working and says so once.
+func (p *Prompter) send(title, msg string) {
+	if p.Notify == nil {
+		return
+	}
+	if err := p.Notify(title, msg); err != nil {
+		p.notifyOnce.Do(func() {
+			p.log().Warn("notifications unavailable; prompts still open as windows", "err", err)
+		})
+	}
+}
+
+func (p *Prompter) changed(n int) {
+	if p.OnChange != nil {
+		p.OnChange(n)
+	}
+}
+
+func (p *Prompter) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
+}

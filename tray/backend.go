@@ -1,0 +1,112 @@
+// Package tray is pathgrant's system-tray menu and its settings window
+// (grants, audit log, pending requests).
+package tray
+
+import (
+	"context"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/ipc"
+)
+
+// Backend is what the settings window reads and changes: the daemon in
+// this process (Local), or one reached over its socket (Remote).
+type Backend interface {
+	Pending() ([]ipc.Request, error)
+	Grants() ([]grants.Grant, error)
+	Audit(grants.AuditFilter) ([]grants.Record, error)
+	Revoke(id string) error
+	RevokeSession(session string) (int, error)
+	Decide(id string, d ipc.Decision) error
+}
+
+// Local is the daemon running in this process.
+type Local struct {
+	Server *ipc.Server
+	Store  *grants.Store
+}
+
+// Pending implements Backend.
+func (l Local) Pending() ([]ipc.Request, error) { return l.Server.Pending(), nil }
+
+// Grants implements Backend.
+func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(grants.Filter{}) }
+
+// Audit implements Backend.
+func (l Local) Audit(f grants.AuditFilter) ([]grants.Record, error) { return l.Store.AuditRecords(f) }
+
+// Revoke implements Backend.
+func (l Local) Revoke(id string) error { return l.Server.Revoke(id) }
+
+// RevokeSession implements Backend.
+func (l Local) RevokeSession(session string) (int, error) { return l.Store.RevokeSession(session) }
+
+// Decide implements Backend.
+func (l Local) Decide(id string, d ipc.Decision) error {
+	_, err := l.Server.Decide(id, d)
+	return err
+}
+
+// Remote is a daemon reached over its socket, for `pathgrant settings`.
+type Remote struct {
+	Client *ipc.Client
+}
+
+const remoteTimeout = 5 * time.Second
+
+func ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), remoteTimeout)
+}
+
+// Pending implements Backend.
+func (r Remote) Pending() ([]ipc.Request, error) {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Pending(c)
+}
+
+// Grants implements Backend.
+func (r Remote) Grants() ([]grants.Grant, error) {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Grants(c, "", false)
+}
+
+// Audit implements Backend.
+func (r Remote) Audit(f grants.AuditFilter) ([]grants.Record, error) {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Audit(c, f)
+}
+
+// Revoke implements Backend.
+func (r Remote) Revoke(id string) error {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Revoke(c, id)
+}
+
+// RevokeSession revokes every live grant approved in session, one by one.
+func (r Remote) RevokeSession(session string) (int, error) {
+	c, cancel := ctx()
+	defer cancel()
+	gs, err := r.Client.Grants(c, session, false)
+	if err != nil {
+		return 0, err
+	}
+	for i, g := range gs {
+		if err := r.Client.Revoke(c, g.ID); err != nil {
+			return i, err
+		}
+	}
+	return len(gs), nil
+}
+
+// Decide implements Backend.
+func (r Remote) Decide(id string, d ipc.Decision) error {
+	c, cancel := ctx()
+	defer cancel()
+	_, err := r.Client.Decide(c, id, d)
+	return err
+}

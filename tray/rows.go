@@ -1,0 +1,114 @@
+package tray
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// newRow is a list row: a path, a line of details, and one action button.
+func newRow() fyne.CanvasObject {
+	path := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	path.Truncation = fyne.TextTruncateEllipsis
+	detail := widget.NewLabel("")
+	detail.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, nil, widget.NewButton("", nil), container.NewVBox(path, detail))
+}
+
+func newAuditRow() fyne.CanvasObject {
+	l := widget.NewLabel("")
+	l.Truncation = fyne.TextTruncateEllipsis
+	return l
+}
+
+// fillRow sets a row made by newRow.
+func fillRow(o fyne.CanvasObject, path, detail, action string, tapped func()) {
+	c := o.(*fyne.Container)
+	texts := c.Objects[0].(*fyne.Container).Objects
+	texts[0].(*widget.Label).SetText(path)
+	texts[1].(*widget.Label).SetText(detail)
+	b := c.Objects[1].(*widget.Button)
+	b.SetText(action)
+	b.OnTapped = tapped
+}
+
+func (s *Settings) grantCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.grants)
+}
+
+func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
+	s.mu.Lock()
+	if i >= len(s.grants) {
+		s.mu.Unlock()
+		return
+	}
+	g := s.grants[i]
+	s.mu.Unlock()
+	detail := fmt.Sprintf("%s %s · %s · session %s%s · created %s · expires %s · last used %s · %d uses",
+		g.Op, g.Kind, g.Scope, short(g.Session), orEmpty(" / ", g.Workflow), when(g.Created), when(g.Expires),
+		when(g.LastUsed), g.UseCount)
+	fillRow(o, g.Path, detail, "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) })
+}
+
+func (s *Settings) auditCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.records)
+}
+
+func (s *Settings) updateAudit(i widget.ListItemID, o fyne.CanvasObject) {
+	s.mu.Lock()
+	if i >= len(s.records) {
+		s.mu.Unlock()
+		return
+	}
+	r := s.records[i]
+	s.mu.Unlock()
+	o.(*widget.Label).SetText(fmt.Sprintf("%s  %-14s session %s  %s %s %s  %s",
+		r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, short(r.Session), r.Op, r.Path, r.Scope, r.Reason))
+}
+
+func (s *Settings) pendingCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+func (s *Settings) updatePending(i widget.ListItemID, o fyne.CanvasObject) {
+	s.mu.Lock()
+	if i >= len(s.pending) {
+		s.mu.Unlock()
+		return
+	}
+	r := s.pending[i]
+	s.mu.Unlock()
+	detail := fmt.Sprintf("%s · %s · session %s · tool %s · asked %d time(s) · expires %s",
+		r.Op, r.Agent, short(r.Session), r.Tool, r.Count, when(r.Expires))
+	fillRow(o, r.Path, detail, "Review…", func() { s.review(r) })
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func orEmpty(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Local().Format("Jan 2 15:04")
+}
