@@ -168,10 +168,7 @@ func TestCheckBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	e := newCheckEnv(t)
-	bin := filepath.Join(t.TempDir(), "pathgrant")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	for _, tc := range []struct {
 		args []string
 		code int

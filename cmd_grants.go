@@ -1,23 +1,28 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"pathgrant/grants"
+	"pathgrant/ipc"
 )
 
 const (
-	grantsUsageText = "usage: pathgrant grants list [--json] [--session S] [--all] [--store PATH]\n" +
-		"       pathgrant grants revoke (ID | --session S) [--store PATH]"
-	auditUsageText = "usage: pathgrant audit [--since T] [--session S] [--json] [--store PATH]\n" +
+	grantsUsageText = "usage: pathgrant grants list [--json] [--session S] [--all] [--store PATH] [--socket PATH]\n" +
+		"       pathgrant grants revoke (ID | --session S) [--store PATH] [--socket PATH]\n" +
+		"       a daemon answering on the socket is used; --store alone works on that file"
+	auditUsageText = "usage: pathgrant audit [--since T] [--session S] [--json] [--store PATH] [--socket PATH]\n" +
 		"       T is an RFC3339 time or a duration such as 1h (that long ago)"
 )
 
@@ -30,8 +35,9 @@ func storeUsagef(format string, args ...any) error {
 	return &storeUsageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// runGrants implements `pathgrant grants list|revoke` on the store file
-// directly. Exit 0 on success, 2 for usage or input errors, 1 otherwise.
+// runGrants implements `pathgrant grants list|revoke`, through the daemon
+// when one answers, else on the store file directly. Exit 0 on success, 2
+// for usage or input errors, 1 otherwise.
 func runGrants(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return storeExit("grants", storeUsagef("missing subcommand (list or revoke)"), stderr)
@@ -82,12 +88,20 @@ func storeOneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// newStoreFlags returns a flag set with --store that reports errors to
-// the caller instead of printing them.
-func newStoreFlags(name string) (*flag.FlagSet, *string) {
+// storeFlags are where a grants or audit command finds its data.
+type storeFlags struct {
+	store, socket *string
+}
+
+// newStoreFlags returns a flag set with --store and --socket that reports
+// errors to the caller instead of printing them.
+func newStoreFlags(name string) (*flag.FlagSet, storeFlags) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return fs, fs.String("store", "", "store file (default $PATHGRANT_STORE, else the XDG state dir)")
+	return fs, storeFlags{
+		store:  fs.String("store", "", "store file (default $PATHGRANT_STORE, else the XDG state dir)"),
+		socket: fs.String("socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)"),
+	}
 }
 
 // parseStoreFlags parses flags anywhere among the arguments (so that
@@ -112,8 +126,27 @@ func parseStoreFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// openBackend returns the daemon when one answers, else the store file.
+// With missingOK a store that does not exist yet yields (nil, nil): there
+// is nothing to show.
+func openBackend(f storeFlags, missingOK bool) (grantsBackend, error) {
+	if d := daemonBackendFor(*f.store, *f.socket); d != nil {
+		return d, nil
+	}
+	s, err := openStore(*f.store, missingOK)
+	if errors.Is(err, grants.ErrAlreadyRunning) && *f.socket == "" {
+		if d := daemonBackendFor("", ""); d != nil {
+			return nil, fmt.Errorf("%w; a daemon answers on %s: drop --store, or add --socket, to go through it", err, d.c.Socket)
+		}
+	}
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return storeBackend{s}, nil
+}
+
 // openStore opens the store for a command. With missingOK a store that
-// does not exist yet yields (nil, nil): there is nothing to show.
+// does not exist yet yields (nil, nil).
 func openStore(flagValue string, missingOK bool) (*grants.Store, error) {
 	path, err := grants.ResolvePath(flagValue)
 	if err != nil {
@@ -127,7 +160,7 @@ func openStore(flagValue string, missingOK bool) (*grants.Store, error) {
 }
 
 func grantsList(args []string, stdout io.Writer) error {
-	fs, store := newStoreFlags("grants list")
+	fs, where := newStoreFlags("grants list")
 	asJSON := fs.Bool("json", false, "one JSON object per grant")
 	session := fs.String("session", "", "only grants approved in this session")
 	all := fs.Bool("all", false, "include ended and expired grants")
@@ -138,19 +171,19 @@ func grantsList(args []string, stdout io.Writer) error {
 	if len(pos) > 0 {
 		return storeUsagef("unexpected argument %q", pos[0])
 	}
-	s, err := openStore(*store, true)
-	if err != nil || s == nil {
+	b, err := openBackend(where, true)
+	if err != nil || b == nil {
 		return err
 	}
-	defer s.Close()
-	gs, err := s.List(grants.Filter{Session: *session, IncludeRevoked: *all, IncludeExpired: *all})
+	defer b.Close()
+	gs, err := b.List(grants.Filter{Session: *session, IncludeRevoked: *all, IncludeExpired: *all})
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeGrantsJSON(stdout, s, gs)
+		return writeGrantsJSON(stdout, b, gs)
 	}
-	return writeGrantsTable(stdout, s, gs)
+	return writeGrantsTable(stdout, b, gs)
 }
 
 // grantRow is a grant as `grants list --json` prints it: the stored
@@ -160,29 +193,22 @@ type grantRow struct {
 	State string `json:"state"`
 }
 
-func grantState(s *grants.Store, g grants.Grant) string {
-	if s.Foreign(g) {
-		return "foreign-device"
-	}
-	return g.State(time.Now())
-}
-
-func writeGrantsJSON(w io.Writer, s *grants.Store, gs []grants.Grant) error {
+func writeGrantsJSON(w io.Writer, b grantsBackend, gs []grants.Grant) error {
 	enc := json.NewEncoder(w)
 	for _, g := range gs {
-		if err := enc.Encode(grantRow{Grant: g, State: grantState(s, g)}); err != nil {
+		if err := enc.Encode(grantRow{Grant: g, State: b.State(g)}); err != nil {
 			return fmt.Errorf("write grants: %w", err)
 		}
 	}
 	return nil
 }
 
-func writeGrantsTable(w io.Writer, s *grants.Store, gs []grants.Grant) error {
+func writeGrantsTable(w io.Writer, b grantsBackend, gs []grants.Grant) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tOP\tKIND\tSTATE\tUSES\tEXPIRES\tSESSION\tPATH")
 	for _, g := range gs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", g.ID, g.Scope, g.Op, g.Kind,
-			grantState(s, g), g.UseCount, cliTime(g.Expires), orDash(g.Session), g.Path)
+			b.State(g), g.UseCount, cliTime(g.Expires), orDash(g.Session), g.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write grants: %w", err)
@@ -191,7 +217,7 @@ func writeGrantsTable(w io.Writer, s *grants.Store, gs []grants.Grant) error {
 }
 
 func grantsRevoke(args []string, stdout io.Writer) error {
-	fs, store := newStoreFlags("grants revoke")
+	fs, where := newStoreFlags("grants revoke")
 	session := fs.String("session", "", "revoke every live grant approved in this session")
 	pos, err := parseStoreFlags(fs, args)
 	if err != nil {
@@ -203,23 +229,23 @@ func grantsRevoke(args []string, stdout io.Writer) error {
 	case (len(pos) == 1) == (*session != ""):
 		return storeUsagef("give exactly one of a grant ID or --session S")
 	}
-	s, err := openStore(*store, false)
+	b, err := openBackend(where, false)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer b.Close()
 	if *session != "" {
-		n, err := s.RevokeSession(*session)
+		n, err := b.RevokeSession(*session)
 		if err == nil {
 			fmt.Fprintf(stdout, "revoked %d grant(s) of session %s\n", n, *session)
 		}
 		return err
 	}
-	return revokeOne(s, pos[0], stdout)
+	return revokeOne(b, pos[0], stdout)
 }
 
-func revokeOne(s *grants.Store, id string, stdout io.Writer) error {
-	err := s.Revoke(id)
+func revokeOne(b grantsBackend, id string, stdout io.Writer) error {
+	err := b.Revoke(id)
 	if errors.Is(err, grants.ErrNotFound) {
 		return storeUsagef("no grant with id %q", id)
 	}
@@ -230,7 +256,7 @@ func revokeOne(s *grants.Store, id string, stdout io.Writer) error {
 }
 
 func auditPrint(args []string, stdout io.Writer) error {
-	fs, store := newStoreFlags("audit")
+	fs, where := newStoreFlags("audit")
 	since := fs.String("since", "", "only records since T (RFC3339, or a duration such as 1h)")
 	session := fs.String("session", "", "only records of this session")
 	asJSON := fs.Bool("json", false, "JSON lines")
@@ -245,16 +271,26 @@ func auditPrint(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(*store, true)
-	if err != nil || s == nil {
+	b, err := openBackend(where, true)
+	if err != nil || b == nil {
 		return err
 	}
-	defer s.Close()
+	defer b.Close()
+	bw := bufio.NewWriter(stdout)
 	f := grants.AuditFilter{Since: from, Session: *session}
 	if *asJSON {
-		return s.ExportJSONL(stdout, f)
+		enc := json.NewEncoder(bw)
+		err = b.EachAudit(f, func(r grants.Record) error { return enc.Encode(r) })
+	} else {
+		err = writeAuditTable(bw, b, f)
 	}
-	return writeAuditTable(stdout, s, f)
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write audit log: %w", err)
+	}
+	return nil
 }
 
 // parseSince reads --since: an RFC3339 time, or a duration meaning that
@@ -272,10 +308,10 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, storeUsagef("--since %q: want an RFC3339 time or a duration such as 1h", v)
 }
 
-func writeAuditTable(w io.Writer, s *grants.Store, f grants.AuditFilter) error {
+func writeAuditTable(w io.Writer, b grantsBackend, f grants.AuditFilter) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tKIND\tSESSION\tOP\tPATH\tSCOPE\tGRANT\tREASON")
-	err := s.EachAudit(f, func(r grants.Record) error {
+	err := b.EachAudit(f, func(r grants.Record) error {
 		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliTime(r.Time), r.Kind,
 			orDash(r.Session), orDash(string(r.Op)), orDash(r.Path), orDash(string(r.Scope)),
 			orDash(r.Grant), r.Reason)
@@ -303,3 +339,137 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// grantsBackend is where the grants and audit commands read and change
+// grants: the daemon when one answers on the socket (it owns the store
+// while it runs), else the store file.
+type grantsBackend interface {
+	List(f grants.Filter) ([]grants.Grant, error)
+	State(g grants.Grant) string
+	Revoke(id string) error
+	RevokeSession(session string) (int, error)
+	EachAudit(f grants.AuditFilter, fn func(grants.Record) error) error
+	Close() error
+}
+
+// storeBackend is the store file, opened by this process.
+type storeBackend struct{ *grants.Store }
+
+// State names g's state now, including a device grant this device does
+// not honour.
+func (s storeBackend) State(g grants.Grant) string {
+	if s.Foreign(g) {
+		return "foreign-device"
+	}
+	return g.State(time.Now())
+}
+
+// daemonProbeTimeout bounds the health check that decides whether a
+// daemon answers; daemonCallTimeout bounds each later call.
+const (
+	daemonProbeTimeout = 500 * time.Millisecond
+	daemonCallTimeout  = 10 * time.Second
+)
+
+// daemonBackend is a daemon answering on its socket.
+type daemonBackend struct{ c *ipc.Client }
+
+// daemonBackendFor returns the daemon answering on the socket (--socket,
+// else the default), or nil. An explicit --store without --socket names
+// a file, which is then used as is rather than whatever store a daemon
+// holds.
+func daemonBackendFor(storeFlag, socketFlag string) *daemonBackend {
+	if storeFlag != "" && socketFlag == "" {
+		return nil
+	}
+	sock := socketFlag
+	if sock == "" {
+		sock = ipc.DefaultSocketPath()
+	}
+	c := ipc.NewClient(sock)
+	ctx, cancel := context.WithTimeout(context.Background(), daemonProbeTimeout)
+	defer cancel()
+	if c.Health(ctx) != nil {
+		return nil
+	}
+	return &daemonBackend{c: c}
+}
+
+func (d *daemonBackend) call() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), daemonCallTimeout)
+}
+
+// List asks the daemon for the grants f selects. The daemon filters by
+// session, and lists ended and expired grants only when asked for both.
+func (d *daemonBackend) List(f grants.Filter) ([]grants.Grant, error) {
+	ctx, cancel := d.call()
+	defer cancel()
+	gs, err := d.c.Grants(ctx, f.Session, f.IncludeRevoked || f.IncludeExpired)
+	if err != nil {
+		return nil, fmt.Errorf("list grants: %w", err)
+	}
+	return gs, nil
+}
+
+// State names g's state now. Through the daemon this device's binding is
+// not known, so a foreign device grant shows as its stored state.
+func (d *daemonBackend) State(g grants.Grant) string { return g.State(time.Now()) }
+
+// Revoke asks the daemon to revoke one grant; an unknown id wraps
+// grants.ErrNotFound, as the store's own error does.
+func (d *daemonBackend) Revoke(id string) error {
+	ctx, cancel := d.call()
+	defer cancel()
+	err := d.c.Revoke(ctx, id)
+	var ae *ipc.APIError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+		return fmt.Errorf("revoke grant %s: %w", id, grants.ErrNotFound)
+	case ae != nil:
+		return err // the daemon's message names the grant
+	}
+	return fmt.Errorf("revoke grant %s: %w", id, err)
+}
+
+// RevokeSession revokes every live grant of the session one by one; a
+// grant that ended meanwhile is not counted.
+func (d *daemonBackend) RevokeSession(session string) (int, error) {
+	gs, err := d.List(grants.Filter{Session: session})
+	if err != nil {
+		return 0, fmt.Errorf("revoke session %s: %w", session, err)
+	}
+	n := 0
+	for _, g := range gs {
+		err := d.Revoke(g.ID)
+		var ae *ipc.APIError
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, grants.ErrNotFound), errors.As(err, &ae) && ae.Status == http.StatusConflict:
+		default:
+			return n, fmt.Errorf("revoke session %s: %w", session, err)
+		}
+	}
+	return n, nil
+}
+
+// EachAudit fetches the records f selects and calls fn for each.
+func (d *daemonBackend) EachAudit(f grants.AuditFilter, fn func(grants.Record) error) error {
+	ctx, cancel := d.call()
+	defer cancel()
+	recs, err := d.c.Audit(ctx, f)
+	if err != nil {
+		return fmt.Errorf("read audit log: %w", err)
+	}
+	for _, r := range recs {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases nothing: the daemon keeps the store.
+func (d *daemonBackend) Close() error { return nil }

@@ -19,9 +19,21 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"check":  {runCheck, "evaluate one access or shell command offline against a policy file"},
-		"grants": {runGrants, "list or revoke grants in the store"},
-		"audit":  {runAudit, "print the audit log"},
+		"check":   {runCheck, "evaluate one access or shell command offline against a policy file"},
+		"grants":  {runGrants, "list or revoke grants in the store"},
+		"audit":   {runAudit, "print the audit log"},
+		"serve":   {runServe, "run the daemon (--headless: without a display, approvals from the CLI)"},
+		"pending": {runPending, "list the approval requests waiting in the daemon"},
+		"approve": {func(args []string, stdout, stderr io.Writer) int {
+			return runApprove(args, stdout, stderr, stdinConfirmer())
+		}, "approve a pending request: --scope once|session|device"},
+		"deny":            {runDeny, "deny a pending request"},
+		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
+		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},
+		"settings":        {runUI("settings"), "open the grants, audit and pending window of the running app"},
+		"install-desktop": {runInstallDesktop, "install the desktop entry, autostart entry and icon for this user"},
+		"install-hooks":   {runInstallHooks, "register the pathgrant hook with an agent client: claude|codex|cursor|gemini|pi"},
+		"run":             {runLauncher, "run an agent or tool runner in a new session: pathgrant run [--workspace DIR]... -- CMD"},
 	}
 }
 
@@ -31,7 +43,10 @@ func main() {
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		return cmds["app"].run(nil, stdout, stderr)
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout, cmds)
 		return 0
 	}

@@ -105,6 +105,18 @@ func (p *Prompter) Count() int {
 	return len(p.pending)
 }
 
+// Open shows r's window, creating it if needed: the settings window's
+// Review button. UI goroutine only.
+func (p *Prompter) Open(r ipc.Request) {
+	p.mu.Lock()
+	if p.pending == nil {
+		p.pending, p.windows = map[string]ipc.Request{}, map[string]*promptWindow{}
+	}
+	p.pending[r.ID] = r
+	p.mu.Unlock()
+	p.open(r)
+}
+
 // open shows r's window, creating it if needed. UI goroutine only.
 func (p *Prompter) open(r ipc.Request) {
 	p.mu.Lock()
@@ -135,7 +147,8 @@ func (p *Prompter) armDelay() time.Duration {
 }
 
 // decided hands the decision to the daemon off the UI goroutine; the
-// daemon's Withdraw then closes the window.
+// daemon's Withdraw then closes the window. A waiting agent gets the
+// answer from the daemon itself, so no second notification is sent.
 func (p *Prompter) decided(r ipc.Request, dec ipc.Decision) {
 	go func() {
 		if err := p.Decide(r.ID, dec); err != nil {
@@ -143,16 +156,15 @@ func (p *Prompter) decided(r ipc.Request, dec ipc.Decision) {
 			// this window any more, so it goes away.
 			p.log().Warn("decision not applied", "request", r.ID, "scope", dec.Scope, "err", err)
 			p.Withdraw(r.ID)
-			return
-		}
-		if dec.Scope != "deny" {
-			p.send("pathgrant: access approved", fmt.Sprintf("%s may retry: %s %s", who(r), r.Op, r.Path))
 		}
 	}()
 }
 
+// NotifyTitle is the summary of the one notification per new request.
+const NotifyTitle = "pathgrant: approval needed"
+
 func (p *Prompter) notify(r ipc.Request) {
-	p.send("pathgrant: approval needed", fmt.Sprintf("%s wants to %s %s", who(r), r.Op, r.Path))
+	p.send(NotifyTitle, fmt.Sprintf("%s wants to %s %s", who(r), r.Op, r.Path))
 }
 
 // send posts a notification; when there is no notification server the app

@@ -41,14 +41,23 @@ func (s *Settings) grantCount() int {
 	return len(s.grants)
 }
 
-func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
+// item returns list[i] under the window's lock; ok is false when a reload
+// shrank the list since the row was laid out.
+func item[T any](s *Settings, list *[]T, i widget.ListItemID) (T, bool) {
 	s.mu.Lock()
-	if i >= len(s.grants) {
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	var zero T
+	if i < 0 || i >= len(*list) {
+		return zero, false
+	}
+	return (*list)[i], true
+}
+
+func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
+	g, ok := item(s, &s.grants, i)
+	if !ok {
 		return
 	}
-	g := s.grants[i]
-	s.mu.Unlock()
 	detail := fmt.Sprintf("%s %s · %s · session %s%s · created %s · expires %s · last used %s · %d uses",
 		g.Op, g.Kind, g.Scope, short(g.Session), orEmpty(" / ", g.Workflow), when(g.Created), when(g.Expires),
 		when(g.LastUsed), g.UseCount)
@@ -62,13 +71,10 @@ func (s *Settings) auditCount() int {
 }
 
 func (s *Settings) updateAudit(i widget.ListItemID, o fyne.CanvasObject) {
-	s.mu.Lock()
-	if i >= len(s.records) {
-		s.mu.Unlock()
+	r, ok := item(s, &s.records, i)
+	if !ok {
 		return
 	}
-	r := s.records[i]
-	s.mu.Unlock()
 	o.(*widget.Label).SetText(fmt.Sprintf("%s  %-14s session %s  %s %s %s  %s",
 		r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, short(r.Session), r.Op, r.Path, r.Scope, r.Reason))
 }
@@ -80,13 +86,10 @@ func (s *Settings) pendingCount() int {
 }
 
 func (s *Settings) updatePending(i widget.ListItemID, o fyne.CanvasObject) {
-	s.mu.Lock()
-	if i >= len(s.pending) {
-		s.mu.Unlock()
+	r, ok := item(s, &s.pending, i)
+	if !ok {
 		return
 	}
-	r := s.pending[i]
-	s.mu.Unlock()
 	detail := fmt.Sprintf("%s · %s · session %s · tool %s · asked %d time(s) · expires %s",
 		r.Op, r.Agent, short(r.Session), r.Tool, r.Count, when(r.Expires))
 	fillRow(o, r.Path, detail, "Review…", func() { s.review(r) })

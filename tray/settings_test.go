@@ -216,11 +216,27 @@ func tapRowButton(row fyne.CanvasObject) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(2*refreshEvery + time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition never met")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestSettingsFollowsChanges: a grant revoked elsewhere (the CLI, expiry)
+// disappears from an open window without reopening it.
+func TestSettingsFollowsChanges(t *testing.T) {
+	b := fixtureBackend()
+	s := newTestSettings(t, b, nil)
+	s.Show()
+	defer s.hide()
+	if s.grantCount() != 2 {
+		t.Fatalf("grants %d", s.grantCount())
+	}
+	b.mu.Lock()
+	b.grants = b.grants[:1]
+	b.mu.Unlock()
+	waitFor(t, func() bool { return s.grantCount() == 1 })
 }

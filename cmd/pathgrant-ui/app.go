@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"github.com/gen2brain/beeep"
+
+	"pathgrant/assets"
+	"pathgrant/daemon"
+	"pathgrant/grants"
+	"pathgrant/ipc"
+	"pathgrant/prompt"
+	"pathgrant/tray"
+)
+
+// appID identifies pathgrant to the desktop (preferences, notifications).
+const appID = "dev.pathgrant.app"
+
+// serveApp owns the socket and the store while the Fyne app runs, and
+// shuts both down when it quits (tray Quit, SIGINT or SIGTERM).
+func serveApp(socket, store string, log *slog.Logger) error {
+	d, err := daemon.Start(socket, store, log)
+	if err != nil {
+		return err
+	}
+	fa := app.NewWithID(appID)
+	fa.SetIcon(fyne.NewStaticResource("pathgrant.png", assets.Icon))
+	ui := newAppUI(fa, log)
+	srv := ipc.New(d.Config(log, ui.prompter))
+	ui.wire(srv, d.Store)
+	serveErr := d.Serve(srv)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); fyne.Do(fa.Quit) }()
+	log.Info("pathgrant ready", "socket", d.Socket, "store", d.StorePath)
+	fa.Run()
+	stop()
+	return d.Stop(ctx, srv, serveErr, log)
+}
+
+// appUI is the tray app's windows and tray, wired to one daemon.
+type appUI struct {
+	app      fyne.App
+	log      *slog.Logger
+	prompter *prompt.Prompter
+	tray     *tray.Tray
+}
+
+func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
+	beeep.AppName = "pathgrant"
+	ui := &appUI{app: fa, log: log}
+	ui.prompter = &prompt.Prompter{App: fa, Log: log, Notify: notify, OnChange: ui.pendingChanged}
+	return ui
+}
+
+// wire connects the prompts and the tray to the daemon, and says how to
+// reach the windows when the desktop has no tray.
+func (ui *appUI) wire(srv *ipc.Server, store *grants.Store) {
+	ui.prompter.Decide = func(id string, d ipc.Decision) error { _, err := srv.Decide(id, d); return err }
+	settings := tray.NewSettings(ui.app, tray.Local{Server: srv, Store: store}, ui.prompter.Open)
+	t, ok := tray.New(ui.app, tray.Actions{
+		ShowPending: ui.prompter.ShowAll, ShowSettings: settings.Show, SetPaused: srv.SetPaused, Quit: ui.app.Quit,
+	})
+	if ok {
+		ui.tray = t
+	}
+	if !ok || !tray.HostAvailable(ui.log) {
+		ui.log.Warn("no system tray host: the app runs without an icon; open its windows with 'pathgrant settings'")
+		go func() {
+			_ = notify("pathgrant is running", "No system tray here: open the grants and audit window with 'pathgrant settings'.")
+		}()
+	}
+}
+
+func (ui *appUI) pendingChanged(n int) {
+	if ui.tray != nil {
+		ui.tray.SetPending(n)
+	}
+}
+
+// notify posts a desktop notification with the app icon.
+func notify(title, message string) error {
+	return beeep.Notify(title, message, assets.Icon)
+}

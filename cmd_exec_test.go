@@ -1,0 +1,449 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+	"pathgrant/ipc"
+	"pathgrant/sandbox/kernel"
+)
+
+// execEnv is a real daemon served from this process, a registered session
+// with a workspace, a Downloads folder and a secret outside both.
+type execEnv struct {
+	root, home, work, dl, secret, tmp, sock string
+	store                                   *grants.Store
+	srv                                     *ipc.Server
+	sess                                    ipc.SessionResponse
+}
+
+const secretText = "TOPSECRET"
+
+func newExecEnv(t testing.TB) *execEnv {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &execEnv{root: root, home: root + "/home", secret: root + "/secret/secret.txt", tmp: root + "/tmp",
+		sock: root + "/run/pathgrant.sock"}
+	e.work, e.dl = e.home+"/work", e.home+"/Downloads"
+	for path, content := range map[string]string{
+		e.work + "/main.go": "package main\n", e.work + "/src/a.txt": "a\n", e.work + "/secrets/key": "k\n",
+		e.work + "/.claude/settings.json": "{}\n", e.dl + "/report.csv": "a,b\n", e.dl + "/other.csv": "c,d\n",
+		e.dl + "/swap.csv": "s\n", e.secret: secretText + "\n", e.tmp + "/.keep": "",
+	} {
+		writeExecFile(t, path, content)
+	}
+	e.serve(t)
+	return e
+}
+
+func writeExecFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve starts the daemon, registers the session (the secrets folder is
+// blocked-write) and grants it reads of report.csv and swap.csv.
+func (e *execEnv) serve(t testing.TB) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var err error
+	e.store, err = grants.Open(e.root+"/state/pathgrant.db", grants.Options{MachineID: "test", NoWatch: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet,
+		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}}})
+	ln, err := ipc.Listen(e.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- e.srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := e.srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		e.store.Close()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.sess, err = ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "test-agent", Cwd: e.work,
+		Workspace: []string{e.work}, BlockedWrite: []string{e.work + "/secrets"}})
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	for _, f := range []string{"report.csv", "swap.csv"} {
+		_, err := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/" + f,
+			Kind: guard.KindFile, Session: e.sess.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// env is the environment the agent's shell would give exec.
+func (e *execEnv) env() []string {
+	return []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, "LANG=en_US.UTF-8",
+		envSession + "=" + e.sess.ID, envToken + "=" + e.sess.Token}
+}
+
+type execResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// execCmd returns `pathgrant exec --socket S ARGS...` run in the workspace.
+func (e *execEnv) execCmd(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append([]string{"exec", "--socket", e.sock}, args...)...)
+	cmd.Env, cmd.Dir = e.env(), e.work
+	return cmd
+}
+
+func runCmd(t testing.TB, cmd *exec.Cmd) execResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("run %v: %v", cmd.Args, err)
+	}
+	return execResult{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+}
+
+// Wanted statuses that are not one number.
+const (
+	anyFailure = -1 // not 0
+	anyStatus  = -2 // the status does not matter, only what happened
+)
+
+// statusOK reports whether code is the wanted status.
+func statusOK(code, want int) bool {
+	switch want {
+	case anyStatus:
+		return true
+	case anyFailure:
+		return code != 0
+	}
+	return code == want
+}
+
+func TestExecSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs commands under Landlock")
+	}
+	requireKernelLandlock(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	for _, l := range []struct{ link, target string }{{e.work + "/to-secret", e.secret}, {e.work + "/to-dl", e.dl}} {
+		if err := os.Symlink(l.target, l.link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Granted, then replaced by a link to the secret before exec runs.
+	if err := os.Remove(e.dl + "/swap.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(e.secret, e.dl+"/swap.csv"); err != nil {
+		t.Fatal(err)
+	}
+	outsideTmp := filepath.Join(os.TempDir(), "pathgrant-exec-test-"+strconv.Itoa(os.Getpid()))
+	t.Cleanup(func() { os.Remove(outsideTmp) })
+	tests := []struct {
+		name         string
+		args         []string
+		code         int
+		stdout, errs string // wanted in stdout and stderr
+	}{
+		{"workspace read", []string{"cat", "main.go"}, 0, "package main", ""},
+		{"workspace write in a subfolder", []string{"sh", "-c", "echo hi > src/new.txt && cat src/new.txt && rm src/new.txt"}, 0, "hi", ""},
+		{"granted file read", []string{"cat", e.dl + "/report.csv"}, 0, "a,b", ""},
+		{"granted file read through a workspace link to its folder", []string{"cat", "to-dl/report.csv"}, 0, "a,b", ""},
+		{"granted file append", []string{"sh", "-c", "echo x >> " + e.dl + "/report.csv"}, anyFailure, "", "Permission denied"},
+		{"granted file moved into the workspace", []string{"mv", e.dl + "/report.csv", "stolen.csv"}, anyFailure, "", "Permission denied"},
+		{"granted file deleted", []string{"rm", e.dl + "/report.csv"}, anyFailure, "", "Permission denied"},
+		{"granted file truncated", []string{"truncate", "-s", "0", e.dl + "/report.csv"}, anyFailure, "", "Permission denied"},
+		{"ungranted Downloads file: denied, approval requested", []string{"cat", e.dl + "/other.csv"}, anyFailure, "", "needs approval"},
+		{"secret", []string{"cat", e.secret}, anyFailure, "", "Permission denied"},
+		{"secret through a workspace symlink", []string{"cat", "to-secret"}, anyFailure, "", "Permission denied"},
+		{"grant swapped for a symlink to the secret", []string{"cat", e.dl + "/swap.csv"}, anyFailure, "", "Permission denied"},
+		{"command substitution", []string{"bash", "-c", "$(echo cat) " + e.secret}, anyFailure, "", "Permission denied"},
+		{"python", []string{"/usr/bin/python3", "-c", "print(open(" + strconv.Quote(e.secret) + ").read())"}, anyFailure, "", "PermissionError"},
+		{"xargs", []string{"sh", "-c", "echo " + e.secret + " | xargs cat"}, anyFailure, "", "Permission denied"},
+		{"find -exec", []string{"find", ".", "-maxdepth", "1", "-name", "main.go", "-exec", "cat", e.secret, ";"}, anyStatus, "", "Permission denied"},
+		{"find in the secret's folder", []string{"find", filepath.Dir(e.secret), "-type", "f"}, anyFailure, "", "Permission denied"},
+		{"blocked-write file", []string{"sh", "-c", "echo x > secrets/key"}, anyFailure, "", "Permission denied"},
+		{"blocked-write folder: new file", []string{"touch", "secrets/new"}, anyFailure, "", "Permission denied"},
+		{"blocked-write folder: delete", []string{"rm", "-r", "secrets"}, anyFailure, "", "Permission denied"},
+		{"protected hook settings: write", []string{"sh", "-c", "echo '{\"hooks\":{}}' > .claude/settings.json"}, anyFailure, "", "Permission denied"},
+		{"protected hook settings: replace", []string{"sh", "-c", "echo x > src/s.json && mv src/s.json .claude/settings.json"}, anyFailure, "", "Permission denied"},
+		{"protected hook settings: read", []string{"cat", ".claude/settings.json"}, 0, "{}", ""},
+		{"new entry at the workspace root (it holds protected paths)", []string{"touch", "new-top-level"}, anyFailure, "", "Permission denied"},
+		{"existing file at the workspace root", []string{"sh", "-c", "echo '// x' >> main.go"}, 0, "", ""},
+		{"session tmp dir", []string{"sh", "-c", `echo x > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"`}, 0, e.tmp + "/pathgrant-exec-", ""},
+		{"tmp outside the session tmp dir", []string{"sh", "-c", "echo x > " + e.tmp + "/other"}, anyFailure, "", "Permission denied"},
+		{"system /tmp", []string{"sh", "-c", "echo x > " + outsideTmp}, anyFailure, "", "Permission denied"},
+		{"dev null and system files", []string{"sh", "-c", "echo x > /dev/null && head -c0 /etc/passwd && echo ok"}, 0, "ok", ""},
+		{"exit status is the command's", []string{"sh", "-c", "exit 7"}, 7, "", ""},
+		{"no such command", []string{"no-such-command-xyz"}, execNotFound, "", "executable file not found"},
+		{"--allow-unconfined changes nothing when Landlock works", []string{"--allow-unconfined", "--", "cat", e.secret}, anyFailure, "", "Permission denied"},
+		{"--verbose gives the guard's reason", []string{"--verbose", "--", "bash", "-c", "cat $(echo x)"}, anyFailure, "", "pathgrant exec: guard:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, e.execCmd(bin, tt.args...))
+			if !statusOK(r.code, tt.code) {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.errs) {
+				t.Errorf("stdout %q (want %q), stderr %q (want %q)", r.stdout, tt.stdout, r.stderr, tt.errs)
+			}
+			if strings.Contains(r.stdout+r.stderr, secretText) {
+				t.Errorf("the secret leaked: %q %q", r.stdout, r.stderr)
+			}
+		})
+	}
+	e.checkUntouched(t, outsideTmp)
+}
+
+// checkUntouched: what the commands were refused did not happen.
+func (e *execEnv) checkUntouched(t *testing.T, outsideTmp string) {
+	t.Helper()
+	for path, want := range map[string]string{e.dl + "/report.csv": "a,b\n", e.work + "/secrets/key": "k\n",
+		e.work + "/.claude/settings.json": "{}\n"} {
+		if data, err := os.ReadFile(path); err != nil || string(data) != want {
+			t.Errorf("%s = %q, %v; want %q", path, data, err, want)
+		}
+	}
+	for _, path := range []string{e.work + "/stolen.csv", e.work + "/secrets/new", e.work + "/new-top-level", e.tmp + "/other", outsideTmp} {
+		if _, err := os.Lstat(path); err == nil {
+			t.Errorf("%s exists", path)
+		}
+	}
+	if n := len(e.srv.Pending()); n != 1 {
+		t.Errorf("%d approval requests pending, want 1 (other.csv)", n)
+	}
+}
+
+func requireKernelLandlock(t testing.TB) {
+	t.Helper()
+	if _, err := kernel.Available(kernel.ABI); err != nil {
+		t.Skipf("no usable Landlock on this kernel: %v", err)
+	}
+}
+
+// TestExecWaitsForApproval: with --wait, an eligible denial waits for the
+// user; an approval (here once, which the check itself consumes) is in the
+// ruleset, a denial is not.
+func TestExecWaitsForApproval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs commands under Landlock")
+	}
+	requireKernelLandlock(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	tests := []struct {
+		scope string
+		code  int
+		want  string
+	}{
+		{"once", 0, "c,d"},
+		{"deny", anyFailure, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scope, func(t *testing.T) {
+			cmd := e.execCmd(bin, "--wait", "20s", "--", "cat", e.dl+"/other.csv")
+			done := make(chan execResult, 1)
+			go func() { done <- runCmd(t, cmd) }()
+			id := e.waitPending(t, e.dl+"/other.csv")
+			if _, err := e.srv.Decide(id, ipc.Decision{Scope: tt.scope}); err != nil {
+				t.Fatalf("decide: %v", err)
+			}
+			r := <-done
+			if !statusOK(r.code, tt.code) || !strings.Contains(r.stdout, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", r.code, r.stdout, r.stderr, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+func (e *execEnv) waitPending(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range e.srv.Pending() {
+			if r.Path == path {
+				return r.ID
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("no approval request for %s", path)
+	return ""
+}
+
+// TestExecRefuses: without a daemon, a session or Landlock, nothing runs.
+func TestExecRefuses(t *testing.T) {
+	e := newExecEnv(t)
+	available := func() (int, error) { return 7, nil }
+	tests := []struct {
+		name  string
+		probe kernel.Probe
+		args  []string
+		code  int
+		errs  string
+	}{
+		{"no daemon", available, []string{"--socket", e.root + "/none.sock", "--", "true"}, execRefused, "pathgrant daemon at"},
+		{"unknown session", available, []string{"--socket", e.sock, "--session", "nope", "--", "true"}, execRefused, "unknown session"},
+		{"no landlock", func() (int, error) { return 0, syscall.ENOSYS }, []string{"--socket", e.sock, "--", "true"}, execRefused, "landlock is unavailable"},
+		{"landlock too old", func() (int, error) { return 3, nil }, []string{"--socket", e.sock, "--", "true"}, execRefused, "ABI 3"},
+		{"no landlock, guard denies, --allow-unconfined", func() (int, error) { return 0, syscall.ENOSYS },
+			[]string{"--socket", e.sock, "--allow-unconfined", "--", "cat", e.secret}, execRefused, "no kernel enforcement and the guard denies"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran [][]string
+			d := e.fakeDeps(tt.probe, &ran)
+			var stdout, stderr bytes.Buffer
+			code := runExecWith(tt.args, &stdout, &stderr, d)
+			if code != tt.code || !strings.Contains(stderr.String(), tt.errs) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.errs)
+			}
+			if len(ran) > 0 {
+				t.Errorf("ran %v", ran)
+			}
+		})
+	}
+}
+
+// fakeDeps are the session's environment, the given probe, and an execve
+// that records what it would have run.
+func (e *execEnv) fakeDeps(probe kernel.Probe, ran *[][]string) execDeps {
+	env := map[string]string{}
+	for _, kv := range e.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return execDeps{
+		getenv: func(k string) string { return env[k] }, environ: e.env, probe: probe,
+		execve: func(path string, argv, _ []string) error {
+			*ran = append(*ran, append([]string{path}, argv...))
+			return nil
+		},
+		terminals: func() []string { return nil },
+	}
+}
+
+// TestExecAllowUnconfined: with Landlock missing and --allow-unconfined, an
+// allowed command runs unconfined, with a warning.
+func TestExecAllowUnconfined(t *testing.T) {
+	e := newExecEnv(t)
+	var ran [][]string
+	d := e.fakeDeps(func() (int, error) { return 0, syscall.EOPNOTSUPP }, &ran)
+	var stdout, stderr bytes.Buffer
+	code := runExecWith([]string{"--socket", e.sock, "--allow-unconfined", "--", "cat", e.work + "/main.go"}, &stdout, &stderr, d)
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{cat, "cat", e.work + "/main.go"}}
+	if code != 0 || !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("exit %d, ran %v; want 0 and %v (stderr %q)", code, ran, want, stderr.String())
+	}
+	if s := stderr.String(); !strings.Contains(s, "level=WARN") || !strings.Contains(s, "WITHOUT kernel enforcement") {
+		t.Errorf("stderr %q: want a warning", s)
+	}
+}
+
+func TestExecUsage(t *testing.T) {
+	env := map[string]string{envSession: "s1"}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		out  string
+	}{
+		{"help", []string{"--help"}, env, 0, "usage: pathgrant exec"},
+		{"no command", []string{"--"}, env, exitUsage, "no command given"},
+		{"no session", []string{"--", "true"}, map[string]string{}, exitUsage, "no session"},
+		{"unknown flag", []string{"--bogus", "true"}, env, exitUsage, "flag provided but not defined"},
+		{"negative wait", []string{"--wait", "-1s", "true"}, env, exitUsage, "must not be negative"},
+		{"bad wait", []string{"--wait", "soon", "true"}, env, exitUsage, "invalid value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := systemExecDeps()
+			d.getenv = func(k string) string { return tt.env[k] }
+			d.probe = func() (int, error) { return 0, errors.New("must not be probed") }
+			var stdout, stderr bytes.Buffer
+			code := runExecWith(tt.args, &stdout, &stderr, d)
+			if code != tt.code || !strings.Contains(stdout.String()+stderr.String(), tt.out) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, stdout.String(), stderr.String(), tt.code, tt.out)
+			}
+		})
+	}
+}
+
+// BenchmarkExecOverhead measures what `pathgrant exec -- true` adds to
+// running `true`: the binary starting, the pre-flight check and policy
+// round trips, building the ruleset and restricting. startup-ms is the
+// same binary doing nothing (`pathgrant exec --help`); own-ms is what is
+// left of added-ms without it: exec's own work.
+func BenchmarkExecOverhead(b *testing.B) {
+	requireKernelLandlock(b)
+	bin := buildBinary(b)
+	e := newExecEnv(b)
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(cmd *exec.Cmd) time.Duration {
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+		}
+		return time.Since(start)
+	}
+	var plain, confined, startup time.Duration
+	n := 0
+	for b.Loop() {
+		plain += run(exec.Command(truePath))
+		confined += run(e.execCmd(bin, "--", "true"))
+		startup += run(e.execCmd(bin, "--help"))
+		n++
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(n) / float64(time.Millisecond) }
+	b.ReportMetric(ms(plain), "true-ms/op")
+	b.ReportMetric(ms(confined), "exec-ms/op")
+	b.ReportMetric(ms(confined-plain), "added-ms/op")
+	b.ReportMetric(ms(startup), "startup-ms/op")
+	b.ReportMetric(ms(confined-plain-startup), "own-ms/op")
+}

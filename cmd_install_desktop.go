@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pathgrant/assets"
+)
+
+// runInstallDesktop installs the desktop entry, an XDG autostart entry and
+// the icon for the current user, pointing at this binary.
+func runInstallDesktop(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: pathgrant install-desktop")
+		return 2
+	}
+	written, err := installDesktop()
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant install-desktop: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	for _, p := range written {
+		fmt.Fprintln(stdout, p)
+	}
+	return 0
+}
+
+func installDesktop() ([]string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find this binary: %w", err)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("home folder: %w", err)
+	}
+	data := xdgDir("XDG_DATA_HOME", filepath.Join(home, ".local/share"))
+	config := xdgDir("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	entry := strings.Replace(assets.DesktopEntry, "Exec=pathgrant", "Exec="+desktopQuote(exe), 1)
+	files := []struct {
+		path string
+		data []byte
+	}{
+		{filepath.Join(data, "applications", "pathgrant.desktop"), []byte(entry)},
+		{filepath.Join(config, "autostart", "pathgrant.desktop"), []byte(entry)},
+		{filepath.Join(data, "icons", "hicolor", "64x64", "apps", "pathgrant.png"), assets.Icon},
+	}
+	var written []string
+	for _, f := range files {
+		if err := writeFileAtomic(f.path, f.data); err != nil {
+			return written, err
+		}
+		written = append(written, f.path)
+	}
+	return written, nil
+}
+
+func xdgDir(env, def string) string {
+	if d := os.Getenv(env); filepath.IsAbs(d) {
+		return d
+	}
+	return def
+}
+
+// desktopQuote quotes an Exec path per the desktop entry spec: the quoting
+// rule escapes " ` $ \ with a backslash, and the string rule, applied to
+// the file's text, doubles every backslash again.
+func desktopQuote(p string) string {
+	if !strings.ContainsAny(p, " \t\"'\\$`") {
+		return p
+	}
+	r := strings.NewReplacer(`\`, `\\\\`, `"`, `\\"`, "`", "\\\\`", `$`, `\\$`)
+	return `"` + r.Replace(p) + `"`
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so an
+// interrupted install never leaves half a file.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".pathgrant-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+	"pathgrant/ipc"
+	"pathgrant/ipc/hooks"
+)
+
+// installHooksEnv is a temporary home with a fake pathgrant-hook binary.
+type installHooksEnv struct {
+	home, project, hook string
+}
+
+func newInstallHooksEnv(t *testing.T) installHooksEnv {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := installHooksEnv{home: root + "/home", project: root + "/home/proj", hook: root + "/bin/pathgrant-hook"}
+	for _, d := range []string{e.project, filepath.Dir(e.hook)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(e.hook, []byte("#!/bin/sh\nexit 2\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", e.home)
+	return e
+}
+
+func installHooksCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runInstallHooks(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func readJSONFile(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, data)
+	}
+	return m
+}
+
+func backups(t *testing.T, path string) []string {
+	t.Helper()
+	m, err := filepath.Glob(path + ".pathgrant-backup-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// hookCommands lists the commands registered under hooks.<event> in a
+// settings document, whether grouped (Claude, Codex, Gemini) or flat
+// (Cursor).
+func hookCommands(doc map[string]any, event string) []string {
+	h, _ := doc["hooks"].(map[string]any)
+	list, _ := h[event].([]any)
+	var out []string
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		if c, ok := m["command"].(string); ok {
+			out = append(out, c)
+		}
+		inner, _ := m["hooks"].([]any)
+		for _, hk := range inner {
+			if c, ok := hk.(map[string]any)["command"].(string); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// The settings each client already has before install-hooks runs: other
+// hooks and settings that must survive, in an order that must be kept.
+var existingSettings = map[string]string{
+	"claude": `{
+  "model": "claude-sonnet-4-5",
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/lint-bash", "timeout": 5}]}
+    ],
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "prettier --write"}]}]
+  },
+  "permissions": {"allow": ["Bash(go test:*)"]}
+}
+`,
+	"codex": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}`,
+	"gemini": `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "hooks": {"AfterTool": [{"matcher": "write_file", "hooks": [{"name": "fmt", "type": "command", "command": "gofmt -l ."}]}]},
+  "ui": {"theme": "GitHub"}
+}`,
+	"cursor": `{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}}`,
+}
+
+// events are where each client's pathgrant hook is registered.
+var hookEvents = map[string][]string{
+	"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
+	"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"},
+}
+
+func TestInstallHooksRoundTrip(t *testing.T) {
+	for _, client := range []string{"claude", "codex", "gemini", "cursor"} {
+		for _, scope := range []string{"user", "project"} {
+			t.Run(client+"/"+scope, func(t *testing.T) {
+				e := newInstallHooksEnv(t)
+				args := []string{client, "--hook", e.hook, "--socket", e.home + "/run/pathgrant.sock"}
+				if scope == "project" {
+					args = append(args, "--project", e.project)
+				}
+				path := hookTargetFor(client, e.home, map[string]string{"project": e.project}[scope]).path
+				ihWriteFile(t, path, existingSettings[client])
+				before := readJSONFile(t, path)
+
+				code, out, errs := installHooksCmd(args...)
+				if code != 0 || !strings.Contains(out, "installed the pathgrant hook for "+client+" in "+path) {
+					t.Fatalf("install: exit %d, %q %q", code, out, errs)
+				}
+				if b := backups(t, path); len(b) != 1 || string(mustRead(t, b[0])) != existingSettings[client] {
+					t.Errorf("backup %v does not hold the previous file", b)
+				}
+				doc := readJSONFile(t, path)
+				want := shellJoin([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
+				for _, ev := range hookEvents[client] {
+					if cmds := hookCommands(doc, ev); !slices.Contains(cmds, want) {
+						t.Errorf("hooks.%s: %v, want %q among them", ev, cmds, want)
+					}
+					if words := shellSplit(want); !slices.Equal(words, []string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"}) {
+						t.Errorf("the command splits into %q", words)
+					}
+				}
+				for k, v := range before { // everything else is kept
+					if k == "hooks" {
+						continue
+					}
+					if !reflect.DeepEqual(doc[k], v) {
+						t.Errorf("%s changed: %v -> %v", k, v, doc[k])
+					}
+				}
+				bh, _ := before["hooks"].(map[string]any)
+				for ev := range bh {
+					for _, c := range hookCommands(before, ev) {
+						if !slices.Contains(hookCommands(doc, ev), c) {
+							t.Errorf("hooks.%s lost %q", ev, c)
+						}
+					}
+				}
+				if client == "gemini" {
+					if hc, _ := doc["hooksConfig"].(map[string]any); hc["enabled"] != true {
+						t.Errorf("hooksConfig.enabled not set: %v", doc["hooksConfig"])
+					}
+				}
+				if client == "claude" && !strings.HasPrefix(string(mustRead(t, path)), "{\n  \"model\"") {
+					t.Errorf("key order not kept:\n%s", mustRead(t, path))
+				}
+
+				installed := mustRead(t, path)
+				if code, out, _ := installHooksCmd(args...); code != 0 || !strings.Contains(out, "already installed") {
+					t.Errorf("second install: exit %d %q", code, out)
+				}
+				if !bytes.Equal(mustRead(t, path), installed) || len(backups(t, path)) != 1 {
+					t.Error("a second install changed the file or wrote another backup")
+				}
+
+				// A moved binary replaces the entry instead of adding one.
+				moved := filepath.Join(filepath.Dir(e.hook), "v2", "pathgrant-hook")
+				if err := os.MkdirAll(filepath.Dir(moved), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Link(e.hook, moved); err != nil {
+					t.Fatal(err)
+				}
+				args2 := append([]string{client, "--hook", moved}, args[5:]...)
+				if code, _, errs := installHooksCmd(args2...); code != 0 {
+					t.Fatalf("reinstall: %s", errs)
+				}
+				for _, ev := range hookEvents[client] {
+					n := 0
+					for _, c := range hookCommands(readJSONFile(t, path), ev) {
+						if strings.Contains(c, "pathgrant-hook") {
+							n++
+						}
+					}
+					if n != 1 {
+						t.Errorf("hooks.%s holds %d pathgrant hooks after reinstalling", ev, n)
+					}
+				}
+
+				un := []string{client, "--uninstall"}
+				if scope == "project" {
+					un = append(un, "--project", e.project)
+				}
+				if code, out, errs := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed the pathgrant hook") {
+					t.Fatalf("uninstall: exit %d %q %q", code, out, errs)
+				}
+				if got := readJSONFile(t, path); !reflect.DeepEqual(got, before) {
+					t.Errorf("uninstall left\n%v\nwant the original\n%v", got, before)
+				}
+				if code, out, _ := installHooksCmd(un...); code != 0 || !strings.Contains(out, "nothing to remove") {
+					t.Errorf("second uninstall: exit %d %q", code, out)
+				}
+			})
+		}
+	}
+}
+
+func ihWriteFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestInstallHooksNewFile(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	if code, _, errs := installHooksCmd("claude", "--hook", e.hook); code != 0 {
+		t.Fatal(errs)
+	}
+	path := e.home + "/.claude/settings.json"
+	want := "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"*\",\n        \"hooks\": [\n          {\n" +
+		"            \"type\": \"command\",\n            \"command\": \"" + e.hook + " claude\",\n            \"timeout\": 60\n" +
+		"          }\n        ]\n      }\n    ]\n  }\n}\n"
+	if got := string(mustRead(t, path)); got != want {
+		t.Errorf("new settings file:\n%s\nwant\n%s", got, want)
+	}
+	if len(backups(t, path)) != 0 {
+		t.Error("a backup of a file that did not exist")
+	}
+	if code, _, _ := installHooksCmd("claude", "--uninstall"); code != 0 || string(mustRead(t, path)) != "{}\n" {
+		t.Errorf("after uninstall: %q", mustRead(t, path))
+	}
+}
+
+func TestInstallHooksSymlinkedSettings(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	real := e.home + "/dotfiles/claude-settings.json"
+	ihWriteFile(t, real, `{"model": "x"}`)
+	if err := os.MkdirAll(e.home+"/.claude", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, e.home+"/.claude/settings.json"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := installHooksCmd("claude", "--hook", e.hook); code != 0 {
+		t.Fatal(errs)
+	}
+	if fi, err := os.Lstat(e.home + "/.claude/settings.json"); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced by a file")
+	}
+	if cmds := hookCommands(readJSONFile(t, real), "PreToolUse"); len(cmds) != 1 {
+		t.Errorf("the link's target holds %v", cmds)
+	}
+}
+
+func TestInstallHooksRefuses(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	cases := []struct {
+		name     string
+		args     []string
+		settings string // written to the Claude settings first, when set
+		code     int
+		msg      string
+	}{
+		{"no client", nil, "", 2, "give exactly one client"},
+		{"two clients", []string{"claude", "codex"}, "", 2, "give exactly one client"},
+		{"unknown client", []string{"vim"}, "", 2, `unknown client "vim"`},
+		{"unknown flag", []string{"claude", "--global"}, "", 2, "flag provided but not defined"},
+		{"project not a folder", []string{"claude", "--hook", e.hook, "--project", e.home + "/nope"}, "", 1, "is not a folder"},
+		{"hook not executable", []string{"claude", "--hook", e.home + "/nope"}, "", 1, "is not an executable file"},
+		{"settings not JSON", []string{"claude", "--hook", e.hook}, "{\"model\": ", 1, "is not valid JSON"},
+		{"settings not an object", []string{"claude", "--hook", e.hook}, "[1, 2]", 1, "does not hold a JSON object"},
+		{"hooks not an object", []string{"claude", "--hook", e.hook}, `{"hooks": []}`, 1, `"hooks" is not an object`},
+	}
+	path := e.home + "/.claude/settings.json"
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(path)
+			if tc.settings != "" {
+				ihWriteFile(t, path, tc.settings)
+			}
+			code, out, errs := installHooksCmd(tc.args...)
+			if code != tc.code || !strings.Contains(errs, tc.msg) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d mentioning %q", code, out, errs, tc.code, tc.msg)
+			}
+			if tc.settings != "" && string(mustRead(t, path)) != tc.settings {
+				t.Error("a refused install changed the file")
+			}
+		})
+	}
+}
+
+func TestInstallHooksPi(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	for _, scope := range []string{"user", "project"} {
+		t.Run(scope, func(t *testing.T) {
+			args, un := []string{"pi", "--hook", e.hook}, []string{"pi", "--uninstall"}
+			path := e.home + "/.pi/agent/extensions/pathgrant.ts"
+			if scope == "project" {
+				args, un = append(args, "--project", e.project), append(un, "--project", e.project)
+				path = e.project + "/.pi/extensions/pathgrant.ts"
+			}
+			if code, out, errs := installHooksCmd(args...); code != 0 || !strings.Contains(out, "installed") {
+				t.Fatalf("exit %d %q %q", code, out, errs)
+			}
+			data := string(mustRead(t, path))
+			if !strings.HasPrefix(data, hooks.PiExtensionMarker) || !strings.Contains(data, `const HOOK = ["`+e.hook+`","pi"];`) {
+				t.Errorf("extension:\n%s", data)
+			}
+			if code, out, _ := installHooksCmd(args...); code != 0 || !strings.Contains(out, "already installed") {
+				t.Errorf("second install: %q", out)
+			}
+			if code, out, _ := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed") {
+				t.Errorf("uninstall: %q", out)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Error("the extension is still there")
+			}
+			ihWriteFile(t, path, "export default function (pi) {}\n")
+			if code, _, errs := installHooksCmd(args...); code != 1 || !strings.Contains(errs, "is not pathgrant's extension") {
+				t.Errorf("a foreign file was not refused: %d %q", code, errs)
+			}
+			if code, _, _ := installHooksCmd(un...); code != 1 || string(mustRead(t, path)) != "export default function (pi) {}\n" {
+				t.Error("uninstall touched a foreign file")
+			}
+			os.Remove(path)
+		})
+	}
+}
+
+// TestInstalledSettingsAreProtected: every file install-hooks writes is a
+// protected path for the daemon, user-wide and in a session's workspace,
+// so no session can rewrite the hook that guards it.
+func TestInstalledSettingsAreProtected(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	root := filepath.Dir(e.home)
+	store, err := grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "m", NoWatch: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sock := root + "/run/pathgrant.sock"
+	srv := ipc.New(ipc.Config{Store: store, Home: e.home, Device: ipc.DefaultDevicePolicy(e.home, root+"/state/pathgrant.db", sock),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ln, err := ipc.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-done
+	}()
+	ctx := context.Background()
+	c := ipc.NewClient(sock)
+	sess, err := c.Register(ctx, ipc.SessionRequest{Agent: "t", Cwd: e.project, Workspace: []string{e.project}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Session, c.Token = sess.ID, sess.Token
+	for _, client := range hooks.Clients() {
+		for _, project := range []string{"", e.project} {
+			args := []string{client, "--hook", e.hook}
+			if project != "" {
+				args = append(args, "--project", project)
+			}
+			if code, _, errs := installHooksCmd(args...); code != 0 {
+				t.Fatalf("%s: %s", client, errs)
+			}
+			path := hookTargetFor(client, e.home, project).path
+			if client == "pi" {
+				path = piExtensionPath(e.home, project)
+			}
+			for _, op := range []string{"write", "delete"} {
+				ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.Op(op), Path: path})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ans.Decision != "deny" || ans.Rule != "protected" {
+					t.Errorf("%s %s: %s (%s), want a protected-path deny", op, path, ans.Decision, ans.Reason)
+				}
+			}
+		}
+	}
+}
+
+// TestInstallHooksGeminiEnabled: Gemini runs hooks only with
+// hooksConfig.enabled; install turns it on and uninstall restores it.
+func TestInstallHooksGeminiEnabled(t *testing.T) {
+	for _, before := range []string{`{}`, `{"hooksConfig": {"enabled": false, "notifications": true}}`, `{"hooksConfig": {"enabled": true}}`} {
+		t.Run(before, func(t *testing.T) {
+			e := newInstallHooksEnv(t)
+			path := e.home + "/.gemini/settings.json"
+			ihWriteFile(t, path, before)
+			for range 2 { // a second install must remember the first one's note
+				if code, _, errs := installHooksCmd("gemini", "--hook", e.hook); code != 0 {
+					t.Fatal(errs)
+				}
+				if hc, _ := readJSONFile(t, path)["hooksConfig"].(map[string]any); hc["enabled"] != true {
+					t.Fatalf("hooks not enabled: %v", hc)
+				}
+			}
+			if code, _, errs := installHooksCmd("gemini", "--uninstall"); code != 0 {
+				t.Fatal(errs)
+			}
+			var want map[string]any
+			json.Unmarshal([]byte(before), &want)
+			if got := readJSONFile(t, path); !reflect.DeepEqual(got, want) {
+				t.Errorf("after uninstall %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"pathgrant/ipc"
+	"pathgrant/ipc/hooks"
+)
+
+const runUsageText = "usage: pathgrant run [--workspace DIR]... [--read-only DIR]... [--blocked-write PATH]... [--kind interactive|background|scheduled] [--agent NAME] [--socket PATH] -- COMMAND [ARG]..."
+
+// launchArgs are the parsed arguments of `pathgrant run`.
+type launchArgs struct {
+	workspace, readOnly, blocked repeated
+	kind, agent, socket          string
+	command                      []string
+}
+
+// runLauncher implements `pathgrant run`: it registers a session with the
+// daemon (a child of $PATHGRANT_SESSION when run inside one), runs the
+// command with PATHGRANT_SESSION, PATHGRANT_TOKEN and PATHGRANT_SOCKET in
+// its environment, and ends the session when the command exits. The exit
+// status is the command's (128+N when a signal N ended it); 1 when no
+// session could be registered (the command is then not started: it would
+// run unguarded), 2 on a usage error, 127 when the command cannot start.
+func runLauncher(args []string, stdout, stderr io.Writer) int {
+	a, err := parseLaunchArgs(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, runUsageText)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "pathgrant run: %s\n%s\n", oneLine(err.Error()), runUsageText)
+		return 2
+	}
+	sock := a.socket
+	if sock == "" {
+		sock = ipc.DefaultSocketPath()
+	}
+	if sock, err = filepath.Abs(sock); err != nil {
+		fmt.Fprintf(stderr, "pathgrant run: socket: %v\n", err)
+		return 2
+	}
+	sess, err := launchRegister(a, sock)
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant run: %s; not starting %s without a session\n", oneLine(err.Error()), a.command[0])
+		return 1
+	}
+	code := launchCommand(a.command, launchEnv(os.Environ(), sess, sock), stderr)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	end := ipc.NewClient(sock)
+	end.Token = sess.Token
+	if err := end.EndSession(ctx, sess.ID); err != nil {
+		fmt.Fprintf(stderr, "pathgrant run: end session %s: %s\n", sess.ID, oneLine(err.Error()))
+	}
+	return code
+}
+
+func parseLaunchArgs(args []string) (launchArgs, error) {
+	var a launchArgs
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&a.workspace, "workspace", "workspace root, read and write (repeatable; default: the current folder)")
+	fs.Var(&a.readOnly, "read-only", "read-only root (repeatable)")
+	fs.Var(&a.blocked, "blocked-write", "path never writable, even inside the workspace (repeatable)")
+	fs.StringVar(&a.kind, "kind", "", "session kind: interactive (waits for approvals), background or scheduled")
+	fs.StringVar(&a.agent, "agent", "", "agent name for prompts and the audit log (default: the command's name)")
+	fs.StringVar(&a.socket, "socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
+	if err := fs.Parse(args); err != nil {
+		return a, err
+	}
+	a.command = fs.Args()
+	if len(a.command) == 0 {
+		return a, errors.New("no command to run")
+	}
+	if a.agent == "" {
+		a.agent = filepath.Base(a.command[0])
+	}
+	return a, nil
+}
+
+// launchRegister registers the session: the workspace roots (default the
+// current folder), made absolute; a child of the session this process
+// runs in, if any, so it can never hold more than that one.
+func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ipc.SessionResponse{}, fmt.Errorf("current folder: %w", err)
+	}
+	abs := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(hooks.SessionEnv)}
+	ws := []string(a.workspace)
+	if len(ws) == 0 {
+		ws = []string{cwd}
+	}
+	req.Workspace, req.ReadOnly, req.BlockedWrite = abs(ws), abs(a.readOnly), abs(a.blocked)
+	c := ipc.NewClient(sock)
+	if req.Parent != "" {
+		c.Token = os.Getenv(hooks.TokenEnv) // a child is registered with its parent's token
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Register(ctx, req)
+	var ae *ipc.APIError
+	switch {
+	case errors.As(err, &ae):
+		return resp, fmt.Errorf("the daemon refused the session: %s", ae.Msg)
+	case err != nil:
+		return resp, fmt.Errorf("no pathgrant daemon answers on %s (start it with 'pathgrant serve --headless'): %v", sock, err)
+	}
+	return resp, nil
+}
+
+// launchEnv is env with the session's identity in place of any inherited.
+func launchEnv(env []string, sess ipc.SessionResponse, sock string) []string {
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != hooks.SessionEnv && k != hooks.TokenEnv && k != hooks.SocketEnv {
+			out = append(out, kv)
+		}
+	}
+	return append(out, hooks.SessionEnv+"="+sess.ID, hooks.TokenEnv+"="+sess.Token, hooks.SocketEnv+"="+sock)
+}
+
+// launchCommand runs argv with env and the standard streams, and returns
+// its exit status. SIGTERM and SIGHUP sent to pathgrant are passed on;
+// SIGINT and SIGQUIT from the terminal already reach the command (it is
+// in the same foreground process group), so pathgrant only outlives them.
+func launchCommand(argv, env []string, stderr io.Writer) int {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "pathgrant run: %s\n", oneLine(err.Error()))
+		return 127
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGTERM || s == syscall.SIGHUP {
+					_ = cmd.Process.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	fmt.Fprintf(stderr, "pathgrant run: %s\n", oneLine(err.Error()))
+	return 1
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"pathgrant/daemon"
+	"pathgrant/ipc"
+)
+
+const serveUsageText = "usage: pathgrant serve --headless [--socket PATH] [--store PATH]"
+
+// serveArgs are the parsed arguments of `pathgrant serve`.
+type serveArgs struct {
+	headless      bool
+	socket, store string
+}
+
+// runServe implements `pathgrant serve`. With --headless it runs the
+// daemon until SIGINT or SIGTERM, approvals coming from the CLI; without,
+// it starts the tray app (pathgrant-ui) with the same flags. Exit 0 after a clean
+// stop, 1 on failure (another daemon already running included), 2 usage.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	a, err := parseServeArgs(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, serveUsageText)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "pathgrant serve: %s\n", oneLine(err.Error()))
+		return 2
+	case !a.headless:
+		return runUI("app")(args, stdout, stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := serveHeadless(ctx, a, log); err != nil {
+		fmt.Fprintf(stderr, "pathgrant serve: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+func parseServeArgs(args []string) (serveArgs, error) {
+	var a serveArgs
+	fs, socket := newDaemonFlags("serve")
+	fs.BoolVar(&a.headless, "headless", false, "run without a display; approve from the CLI")
+	fs.StringVar(&a.store, "store", "", "store file (default $PATHGRANT_STORE, else the XDG state dir)")
+	pos, err := parseStoreFlags(fs, args)
+	if err != nil {
+		return a, err
+	}
+	if len(pos) > 0 {
+		return a, storeUsagef("unexpected argument %q (%s)", pos[0], serveUsageText)
+	}
+	a.socket = *socket
+	return a, nil
+}
+
+// serveHeadless owns the socket and the store until ctx ends, then shuts
+// the server down and closes the store.
+func serveHeadless(ctx context.Context, a serveArgs, log *slog.Logger) error {
+	d, err := daemon.Start(a.socket, a.store, log)
+	if err != nil {
+		return err
+	}
+	srv := ipc.New(d.Config(log, headlessApprover{log: log, socketArg: socketArg(a.socket, d.Socket)}))
+	serveErr := d.Serve(srv)
+	log.Info("pathgrant daemon ready (headless)", "socket", d.Socket, "store", d.StorePath)
+	return d.Stop(ctx, srv, serveErr, log)
+}
+
+// socketArg is the --socket argument the approve and deny hints need: none
+// when the CLI finds this socket by default.
+func socketArg(flagValue, sock string) string {
+	if flagValue == "" && os.Getenv(ipc.SocketEnv) == "" {
+		return ""
+	}
+	return " --socket " + sock
+}
+
+// headlessApprover tells the user about approval requests in the log, once
+// each, with the commands that decide them.
+type headlessApprover struct {
+	log       *slog.Logger
+	socketArg string
+}
+
+// Show logs a new approval request. It does not block.
+func (h headlessApprover) Show(r ipc.Request) {
+	h.log.Info("approval requested", "id", r.ID, "session", r.Session, "op", r.Op, "path", r.Path,
+		"approve", fmt.Sprintf("pathgrant approve %s --scope once|session|device%s", r.ID, h.socketArg),
+		"deny", fmt.Sprintf("pathgrant deny %s%s", r.ID, h.socketArg))
+}
+
+// Withdraw logs that a request was decided or expired.
+func (h headlessApprover) Withdraw(id string) {
+	h.log.Info("approval request closed", "id", id)
+}

@@ -1,0 +1,116 @@
+// Package daemon starts and stops the pathgrant daemon's process parts: it
+// takes the socket and the store, builds the ipc configuration, and shuts
+// everything down in order. The headless CLI and the tray app share it.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/ipc"
+)
+
+// ShutdownTimeout bounds how long a stopping daemon waits for requests in
+// flight before it closes the store anyway.
+const ShutdownTimeout = 5 * time.Second
+
+// Daemon is what a running daemon owns: its socket and its store, and the
+// paths and home folder its device policy is built from.
+type Daemon struct {
+	Socket, StorePath, Home string
+	Listener                net.Listener
+	Store                   *grants.Store
+}
+
+// Start resolves the paths (empty flags mean the defaults) and takes the
+// socket, then the store: a daemon already running is found by its socket
+// before any store is touched, and either one held by another daemon is an
+// "already running" error.
+func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
+	d := &Daemon{Socket: socket}
+	if d.Socket == "" {
+		d.Socket = ipc.DefaultSocketPath()
+	}
+	var err error
+	if d.StorePath, err = grants.ResolvePath(store); err != nil {
+		return nil, err
+	}
+	if d.Home, err = os.UserHomeDir(); err != nil {
+		return nil, fmt.Errorf("home folder: %w", err)
+	}
+	if d.Listener, d.Store, err = open(d.Socket, d.StorePath, log); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store, error) {
+	ln, err := ipc.Listen(sock)
+	if errors.Is(err, ipc.ErrAlreadyRunning) {
+		return nil, nil, fmt.Errorf("already running: a daemon answers on %s", sock)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := grants.Open(storePath, grants.Options{SweepEvery: time.Minute, Logger: log})
+	if err != nil {
+		ln.Close() // removes the socket file this process created
+		if errors.Is(err, grants.ErrAlreadyRunning) {
+			return nil, nil, fmt.Errorf("already running: another pathgrant process holds the store %s", storePath)
+		}
+		return nil, nil, err
+	}
+	return ln, store, nil
+}
+
+// Config is the daemon's ipc configuration with the given approver.
+func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
+	return ipc.Config{Store: d.Store, Device: ipc.DefaultDevicePolicy(d.Home, d.StorePath, d.Socket), Home: d.Home,
+		Logger: log, Approver: approver}
+}
+
+// Serve runs srv on the daemon's socket in the background; the channel
+// yields Serve's result.
+func (d *Daemon) Serve(srv *ipc.Server) <-chan error {
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(d.Listener) }()
+	return serveErr
+}
+
+// Stop waits for ctx to end (a signal, or the app quitting) or the server
+// to fail, then shuts down within ShutdownTimeout and closes the store.
+func (d *Daemon) Stop(ctx context.Context, srv *ipc.Server, serveErr <-chan error, log *slog.Logger) error {
+	var err error
+	select {
+	case <-ctx.Done():
+		log.Info("stopping")
+	case err = <-serveErr:
+		serveErr = nil
+		if err != nil {
+			err = fmt.Errorf("serve: %w", err)
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(sctx); serr != nil {
+		err = errors.Join(err, fmt.Errorf("shut down: %w", serr))
+	}
+	if serveErr != nil {
+		if serr := <-serveErr; serr != nil {
+			err = errors.Join(err, fmt.Errorf("serve: %w", serr))
+		}
+	}
+	if cerr := d.Store.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
+}

@@ -1,0 +1,142 @@
+package hooks
+
+import "encoding/json"
+
+// Claude Code: a PreToolUse command hook. Input: session_id,
+// transcript_path, cwd, permission_mode, hook_event_name, tool_name,
+// tool_input, tool_use_id. Output: hookSpecificOutput with
+// permissionDecision and permissionDecisionReason.
+//
+// An explicit "allow" also skips Claude's own permission prompt, and
+// pathgrant judges only file accesses. So pathgrant says "allow" only when
+// the user granted the access through pathgrant (a grant was used, or the
+// user approved this very call while the hook waited); when pathgrant
+// merely has no objection it answers {} and Claude's own rules apply as
+// they would without the hook.
+
+// claudeNoFiles are Claude Code tools that touch no files of the user's:
+// the to-do and task lists (kept by Claude itself), sub-agents (whose own
+// tool calls run through this hook), plan mode, questions to the user,
+// the output and stopping of background shells already started, and the
+// search of Claude's own tool list.
+var claudeNoFiles = map[string]bool{
+	"TodoWrite": true, "TaskCreate": true, "TaskUpdate": true, "TaskList": true, "TaskGet": true,
+	"Task": true, "Agent": true, "ExitPlanMode": true, "EnterPlanMode": true, "AskUserQuestion": true,
+	"BashOutput": true, "TaskOutput": true, "KillShell": true, "KillBash": true, "TaskStop": true, "ToolSearch": true,
+}
+
+type claudeInput struct {
+	SessionID string          `json:"session_id"`
+	Cwd       string          `json:"cwd"`
+	Event     string          `json:"hook_event_name"`
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+	ToolUseID string          `json:"tool_use_id"`
+}
+
+type claudeAdapter struct{}
+
+func (claudeAdapter) name() string { return "claude" }
+
+func (claudeAdapter) parse(raw []byte) (Call, error) {
+	var in claudeInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "PreToolUse" {
+		return Call{}, malformed("event %q is not PreToolUse", in.Event)
+	}
+	c := Call{Client: "claude", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID,
+		Cwd: in.Cwd, RequestID: in.ToolUseID}
+	return c, claudeTool(&c, in.ToolName, in.ToolInput)
+}
+
+// claudeTool maps the Claude Code tool vocabulary (also used by Codex for
+// its Claude-compatible names) to accesses.
+func claudeTool(c *Call, tool string, input json.RawMessage) error {
+	if tool == "" {
+		return malformed("no tool_name")
+	}
+	if claudeNoFiles[tool] {
+		c.NoFiles = true
+		return nil
+	}
+	f, err := decodeObject(input, "tool_input")
+	if err != nil {
+		return err
+	}
+	var a Access
+	switch tool {
+	case "Bash":
+		cmd, err := f.need(tool, "command")
+		if err != nil {
+			return err
+		}
+		a = shellCommand(c.Cwd, cmd)
+	case "Read", "NotebookRead":
+		p, err := f.need(tool, "file_path", "notebook_path")
+		if err != nil {
+			return err
+		}
+		a = readAccess(under(c.Cwd, p))
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		p, err := f.need(tool, "file_path", "notebook_path")
+		if err != nil {
+			return err
+		}
+		a = writeAccess(under(c.Cwd, p))
+	case "Glob":
+		pattern, err := f.need(tool, "pattern")
+		if err != nil {
+			return err
+		}
+		base, err := f.str("path")
+		if err != nil {
+			return err
+		}
+		a = treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern))
+	case "Grep":
+		base, err := f.str("path")
+		if err != nil {
+			return err
+		}
+		a = searchAccess(under(c.Cwd, orDefault(base, c.Cwd)))
+	case "LS":
+		p, err := f.need(tool, "path")
+		if err != nil {
+			return err
+		}
+		a = readAccess(under(c.Cwd, p))
+	default:
+		return unknownTool(c.Client, tool)
+	}
+	c.Accesses = append(c.Accesses, a)
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+type claudeOutput struct {
+	Hook claudeHookOutput `json:"hookSpecificOutput"`
+}
+
+type claudeHookOutput struct {
+	Event    string `json:"hookEventName"`
+	Decision string `json:"permissionDecision"`
+	Reason   string `json:"permissionDecisionReason"`
+}
+
+func (claudeAdapter) render(c Call, v Verdict) Output {
+	switch {
+	case v.Allow && !v.Granted:
+		return jsonOutput(struct{}{})
+	case v.Allow:
+		return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason}})
+	}
+	return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason}})
+}

@@ -1,0 +1,18 @@
+// Package hooks translates each agent client's hook protocol (Claude Code,
+// Codex CLI, Gemini CLI, Cursor, Pi) into pathgrant check requests, asks
+// the daemon over its Unix socket, and renders the decision back in that
+// client's exact output format.
+//
+// It is what the pathgrant-hook binary runs, so it stays small and fast to
+// start: it imports neither ipc (whose import graph holds the bbolt store)
+// nor guard, nor net/http. It speaks the daemon's JSON API with its own
+// wire types (wire.go, kept in step with ipc by a test) and a minimal
+// HTTP/1.1 client (client.go).
+//
+// Every failure fails closed in the client's own terms: a daemon that is
+// down or too slow, a session conflict, a tool pathgrant cannot check, or
+// an unknown event all become that client's deny; input that cannot be
+// parsed at all becomes exit status 2 with the reason on stderr, which
+// every supported client treats as a block. Nothing is ever an allow
+// unless the daemon said allow.
+package hooks

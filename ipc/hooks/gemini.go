@@ -1,0 +1,121 @@
+package hooks
+
+import "encoding/json"
+
+// Gemini CLI: a BeforeTool command hook (settings.json, timeout in
+// milliseconds). Input: session_id, transcript_path, cwd, hook_event_name,
+// timestamp, tool_name, tool_input. Output: {"decision": "allow"|"deny",
+// "reason": ...}; the reason of a deny reaches the model as the tool error.
+
+// geminiNoFiles are Gemini CLI tools that touch no files: the to-do list,
+// questions to the user, the chat's topic, entering plan mode, and a
+// sub-agent reporting its result.
+var geminiNoFiles = map[string]bool{
+	"write_todos": true, "ask_user": true, "update_topic": true, "enter_plan_mode": true, "complete_task": true,
+}
+
+type geminiInput struct {
+	SessionID string          `json:"session_id"`
+	Cwd       string          `json:"cwd"`
+	Event     string          `json:"hook_event_name"`
+	ToolName  string          `json:"tool_name"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+type geminiAdapter struct{}
+
+func (geminiAdapter) name() string { return "gemini" }
+
+func (geminiAdapter) parse(raw []byte) (Call, error) {
+	var in geminiInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "BeforeTool" {
+		return Call{}, malformed("event %q is not BeforeTool", in.Event)
+	}
+	if in.ToolName == "" {
+		return Call{}, malformed("no tool_name")
+	}
+	c := Call{Client: "gemini", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd}
+	if geminiNoFiles[in.ToolName] {
+		c.NoFiles = true
+		return c, nil
+	}
+	f, err := decodeObject(in.ToolInput, "tool_input")
+	if err != nil {
+		return Call{}, err
+	}
+	switch in.ToolName {
+	case "run_shell_command":
+		cmd, err := f.need(in.ToolName, "command")
+		if err != nil {
+			return Call{}, err
+		}
+		dir, err := f.str("dir_path", "directory")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
+	case "read_file":
+		p, err := f.need(in.ToolName, "file_path", "absolute_path", "path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	case "write_file", "replace", "edit":
+		p, err := f.need(in.ToolName, "file_path", "absolute_path", "path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "list_directory", "ls":
+		p, err := f.str("dir_path", "path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+	case "glob":
+		pattern, err := f.need(in.ToolName, "pattern")
+		if err != nil {
+			return Call{}, err
+		}
+		base, err := f.str("dir_path", "path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)))
+	case "search_file_content", "grep_search", "grep":
+		base, err := f.str("dir_path", "path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, searchAccess(under(c.Cwd, orDefault(base, c.Cwd))))
+	case "read_many_files":
+		patterns, err := f.strs("include", "paths")
+		if err != nil {
+			return Call{}, err
+		}
+		if len(patterns) == 0 {
+			return Call{}, malformed("tool read_many_files: no paths")
+		}
+		for _, p := range patterns {
+			c.Accesses = append(c.Accesses, treeAccess(globRoot(c.Cwd, p)))
+		}
+	default:
+		return c, unknownTool(c.Client, in.ToolName)
+	}
+	return c, nil
+}
+
+type geminiOutput struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (geminiAdapter) render(_ Call, v Verdict) Output {
+	if v.Allow {
+		return jsonOutput(geminiOutput{Decision: "allow"})
+	}
+	return jsonOutput(geminiOutput{Decision: "deny", Reason: v.Reason})
+}

@@ -1,0 +1,189 @@
+package hooks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestMapping checks how each client's tool calls become accesses.
+func TestMapping(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, client, input string
+		want                []Access
+		noFiles             bool
+		err                 error
+	}{
+		{"claude bash runs in cwd", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"cat x"}}`,
+			[]Access{{Command: "cd -- '/w' && cat x"}}, false, nil},
+		{"claude bash cwd quoted", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w/it's","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			[]Access{{Command: `cd -- '/w/it'\''s' && ls`}}, false, nil},
+		{"claude read", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{"file_path":"/d/r.csv"}}`,
+			[]Access{{Op: "read", Path: "/d/r.csv"}}, false, nil},
+		{"claude relative read joins cwd without cleaning", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{"file_path":"link/../x"}}`,
+			[]Access{{Op: "read", Path: "/w/link/../x"}}, false, nil},
+		{"claude edit is a write", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Edit","tool_input":{"file_path":"/w/a","old_string":"a","new_string":"b"}}`,
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"claude multiedit is a write", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"MultiEdit","tool_input":{"file_path":"/w/a","edits":[]}}`,
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"claude notebook edit", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/w/n.ipynb"}}`,
+			[]Access{{Op: "write", Path: "/w/n.ipynb"}}, false, nil},
+		{"claude glob is a recursive read of its root", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_input":{"pattern":"src/**/*.go"}}`,
+			[]Access{{Command: "ls -R -- '/w/src'"}}, false, nil},
+		{"claude glob absolute pattern", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_input":{"pattern":"/h/Downloads/*.csv","path":"/w"}}`,
+			[]Access{{Command: "ls -R -- '/h/Downloads'"}}, false, nil},
+		{"claude glob escaping pattern", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_input":{"pattern":"../../etc/*"}}`,
+			[]Access{{Command: "ls -R -- '/w/../../etc'"}}, false, nil},
+		{"claude grep without path searches cwd", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Grep","tool_input":{"pattern":"x"}}`,
+			[]Access{{Command: "ls -R -- '/w'"}}, false, nil},
+		{"claude grep of one file reads it", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Grep","tool_input":{"pattern":"x","path":"` + file + `"}}`,
+			[]Access{{Op: "read", Path: file}}, false, nil},
+		{"claude todo touches no files", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"TodoWrite","tool_input":{"todos":[]}}`,
+			nil, true, nil},
+		{"claude web fetch is unknown", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebFetch","tool_input":{"url":"u"}}`,
+			nil, false, errUnknownTool},
+		{"claude mcp tool is unknown", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"mcp__fs__read","tool_input":{}}`,
+			nil, false, errUnknownTool},
+		{"claude read without path", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{}}`,
+			nil, false, errMalformed},
+		{"claude path of the wrong type", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{"file_path":3}}`,
+			nil, false, errMalformed},
+		{"claude other event", "claude", `{"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/x"}}`,
+			nil, false, errMalformed},
+
+		{"codex bash", "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			[]Access{{Command: "cd -- '/w' && ls"}}, false, nil},
+		{"codex patch", "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** Move to: b.go\n*** Delete File: /d/old\n*** Add File: /d/new\n+z\n*** End Patch"}}`,
+			[]Access{{Op: "write", Path: "/w/a.go"}, {Op: "write", Path: "/w/b.go"}, {Op: "delete", Path: "/d/old"}, {Op: "write", Path: "/d/new"}}, false, nil},
+		{"codex patch changes map", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"apply_patch","tool_input":{"/w/b":{"add":{}},"/w/a":{"update":{}}}}`,
+			[]Access{{Op: "write", Path: "/w/a"}, {Op: "write", Path: "/w/b"}}, false, nil},
+		{"codex patch without files", "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"nothing"}}`,
+			nil, false, errMalformed},
+		{"codex other event", "codex", `{"hook_event_name":"Stop"}`, nil, false, errMalformed},
+
+		{"gemini shell in its dir", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"sub"}}`,
+			[]Access{{Command: "cd -- '/w/sub' && ls"}}, false, nil},
+		{"gemini read_file", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_file","tool_input":{"file_path":"/d/r"}}`,
+			[]Access{{Op: "read", Path: "/d/r"}}, false, nil},
+		{"gemini replace is a write", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"replace","tool_input":{"file_path":"/w/a"}}`,
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"gemini list_directory", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"list_directory","tool_input":{"dir_path":"/d"}}`,
+			[]Access{{Op: "read", Path: "/d"}}, false, nil},
+		{"gemini read_many_files", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_many_files","tool_input":{"include":["src/**/*.go","/d/*.csv"]}}`,
+			[]Access{{Command: "ls -R -- '/w/src'"}, {Command: "ls -R -- '/d'"}}, false, nil},
+		{"gemini todos", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"write_todos","tool_input":{}}`, nil, true, nil},
+		{"gemini memory writes a file it does not name", "gemini", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"save_memory","tool_input":{"fact":"x"}}`,
+			nil, false, errUnknownTool},
+
+		{"cursor shell", "cursor", `{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"ls","cwd":"/w/sub","workspace_roots":["/w"]}`,
+			[]Access{{Command: "cd -- '/w/sub' && ls"}}, false, nil},
+		{"cursor shell without cwd runs in the first root", "cursor", `{"hook_event_name":"beforeShellExecution","conversation_id":"c","command":"ls","cwd":"","workspace_roots":["/w"]}`,
+			[]Access{{Command: "cd -- '/w' && ls"}}, false, nil},
+		{"cursor read with attachments", "cursor", `{"hook_event_name":"beforeReadFile","conversation_id":"c","file_path":"/d/r","attachments":[{"type":"file","file_path":"/w/.cursorrules"},{"type":"rule","filePath":"/d/x"}],"workspace_roots":["/w"]}`,
+			[]Access{{Op: "read", Path: "/d/r"}, {Op: "read", Path: "/w/.cursorrules"}, {Op: "read", Path: "/d/x"}}, false, nil},
+		{"cursor mcp", "cursor", `{"hook_event_name":"beforeMCPExecution","conversation_id":"c","tool_name":"q"}`, nil, false, errUnknownTool},
+
+		{"pi read", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":{"path":"a"}}`,
+			[]Access{{Op: "read", Path: "/w/a"}}, false, nil},
+		{"pi edit", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"edit","input":{"path":"/w/a","oldText":"x","newText":"y"}}`,
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"pi find", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"find","input":{"pattern":"*.go","path":"/d"}}`,
+			[]Access{{Command: "ls -R -- '/d'"}}, false, nil},
+		{"pi custom tool", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"deploy","input":{}}`, nil, false, errUnknownTool},
+		{"pi input not an object", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":"x"}`, nil, false, errMalformed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := adapters[tc.client].parse([]byte(tc.input))
+			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Fatalf("error %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if !reflect.DeepEqual(c.Accesses, tc.want) || c.NoFiles != tc.noFiles {
+				t.Errorf("accesses %+v (no files %v), want %+v (%v)", c.Accesses, c.NoFiles, tc.want, tc.noFiles)
+			}
+		})
+	}
+}
+
+func TestSessionFields(t *testing.T) {
+	cases := []struct {
+		client, input         string
+		session, cwd, request string
+		roots                 []string
+	}{
+		{"claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/x"},"tool_use_id":"t1"}`, "s1", "/w", "t1", nil},
+		{"codex", `{"session_id":"s2","turn_id":"7","cwd":"/w","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"}}`, "s2", "/w", "7", nil},
+		{"gemini", `{"session_id":"s3","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/x"}}`, "s3", "/w", "", nil},
+		{"cursor", `{"conversation_id":"s4","generation_id":"g","hook_event_name":"beforeReadFile","file_path":"/x","workspace_roots":["/w","/v"]}`, "s4", "/w", "g", []string{"/w", "/v"}},
+		{"pi", `{"session_id":"s5","cwd":"/w","hook_event_name":"tool_call","tool_name":"read","tool_call_id":"c","input":{"path":"/x"}}`, "s5", "/w", "c", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.client, func(t *testing.T) {
+			c, err := adapters[tc.client].parse([]byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ClientSession != tc.session || c.Cwd != tc.cwd || c.RequestID != tc.request || !reflect.DeepEqual(c.WorkspaceRoots, tc.roots) {
+				t.Errorf("got session %q cwd %q request %q roots %v", c.ClientSession, c.Cwd, c.RequestID, c.WorkspaceRoots)
+			}
+		})
+	}
+}
+
+func TestGlobRoot(t *testing.T) {
+	cases := []struct{ base, pattern, want string }{
+		{"/w", "*.go", "/w"},
+		{"/w", "report.csv", "/w"},
+		{"/w", "src/*.go", "/w/src"},
+		{"/w", "src/a/**", "/w/src/a"},
+		{"/w", "src/{a,b}/x", "/w/src"},
+		{"/w", "/abs/dir/*.csv", "/abs/dir"},
+		{"/w", "/abs/file.csv", "/abs/file.csv"},
+		{"/w", "/*", "/"},
+		{"", "src/*.go", "src"},
+		{"/w/", "a/b/c", "/w/a/b"},
+		{"/w", `a\*/b`, "/w"},
+	}
+	for _, tc := range cases {
+		if got := globRoot(tc.base, tc.pattern); got != tc.want {
+			t.Errorf("globRoot(%q, %q) = %q, want %q", tc.base, tc.pattern, got, tc.want)
+		}
+	}
+}
+
+// TestRenderNeverAllowsADeny renders every deny verdict for every client
+// and event: none may read as an allow in that client's terms.
+func TestRenderNeverAllowsADeny(t *testing.T) {
+	events := map[string][]string{
+		"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
+		"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}, "pi": {"tool_call"},
+	}
+	for client, evs := range events {
+		for _, ev := range evs {
+			out := adapters[client].render(Call{Client: client, Event: ev}, Verdict{Reason: "pathgrant: no"})
+			s := string(out.Stdout)
+			if out.Exit != 0 || s == "" || !containsAny(s, `"deny"`, `"block":true`) || !containsAny(s, "pathgrant: no") {
+				t.Errorf("%s %s: deny rendered as %q exit %d", client, ev, s, out.Exit)
+			}
+		}
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,132 @@
+package hooks
+
+import (
+	_ "embed"
+	"encoding/json"
+	"strings"
+)
+
+// Pi (@mariozechner/pi-coding-agent) has no hook processes: extensions are
+// TypeScript modules whose `tool_call` handlers may return {block: true,
+// reason}. The extension pathgrant ships (pi/pathgrant.ts) sends each tool
+// call to `pathgrant-hook pi` as
+//
+//	{"hook_event_name": "tool_call", "session_id", "cwd", "tool_name",
+//	 "tool_call_id", "input"}
+//
+// and blocks unless the answer is exactly {"block": false} with exit
+// status 0; any other answer, exit status, timeout or spawn error blocks.
+// Tools: bash {command}, read {path}, write {path}, edit {path},
+// grep {pattern, path}, find {pattern, path}, ls {path}.
+
+// PiExtension is the Pi extension, with the placeholder PiHookPlaceholder
+// standing for the pathgrant-hook command; PiExtensionFor fills it in.
+//
+//go:embed pi/pathgrant.ts
+var PiExtension string
+
+// PiHookPlaceholder is replaced by the hook command in PiExtension.
+const PiHookPlaceholder = "__PATHGRANT_HOOK_ARGV__"
+
+// PiExtensionMarker is the first line of the extension; install-hooks
+// recognises its own file by it.
+const PiExtensionMarker = "// pathgrant: Pi extension"
+
+// PiExtensionFor returns the extension that runs the hook command argv
+// (`/path/pathgrant-hook pi`, with any further arguments such as --socket).
+func PiExtensionFor(argv []string) string {
+	data, err := json.Marshal(argv)
+	if err != nil { // a []string always marshals
+		panic(err)
+	}
+	return strings.Replace(PiExtension, PiHookPlaceholder, string(data), 1)
+}
+
+type piInput struct {
+	SessionID  string          `json:"session_id"`
+	Cwd        string          `json:"cwd"`
+	Event      string          `json:"hook_event_name"`
+	ToolName   string          `json:"tool_name"`
+	ToolCallID string          `json:"tool_call_id"`
+	Input      json.RawMessage `json:"input"`
+}
+
+type piAdapter struct{}
+
+func (piAdapter) name() string { return "pi" }
+
+func (piAdapter) parse(raw []byte) (Call, error) {
+	var in piInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "tool_call" {
+		return Call{}, malformed("event %q is not tool_call", in.Event)
+	}
+	if in.ToolName == "" {
+		return Call{}, malformed("no tool_name")
+	}
+	c := Call{Client: "pi", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd,
+		RequestID: in.ToolCallID}
+	f, err := decodeObject(in.Input, "input")
+	if err != nil {
+		return Call{}, err
+	}
+	switch in.ToolName {
+	case "bash":
+		cmd, err := f.need(in.ToolName, "command")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
+	case "read":
+		p, err := f.need(in.ToolName, "path", "file_path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	case "write", "edit":
+		p, err := f.need(in.ToolName, "path", "file_path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "ls":
+		p, err := f.str("path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+	case "grep":
+		p, err := f.str("path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, searchAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+	case "find":
+		pattern, err := f.str("pattern")
+		if err != nil {
+			return Call{}, err
+		}
+		p, err := f.str("path")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, treeAccess(globRoot(under(c.Cwd, orDefault(p, c.Cwd)), pattern)))
+	default:
+		return c, unknownTool(c.Client, in.ToolName)
+	}
+	return c, nil
+}
+
+type piOutput struct {
+	Block  bool   `json:"block"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func (piAdapter) render(_ Call, v Verdict) Output {
+	if v.Allow {
+		return jsonOutput(piOutput{Block: false})
+	}
+	return jsonOutput(piOutput{Block: true, Reason: v.Reason})
+}

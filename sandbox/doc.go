@@ -1,0 +1,10 @@
+// Package sandbox turns a session's effective permissions (ipc.Policy) into
+// kernel file-system rules for `pathgrant exec`: the workspace read-write
+// except its blocked-write and protected paths, read-only roots and read
+// grants read-only, a few system locations, and nothing else.
+//
+// This package is pure: Build computes the rules from a policy and a view
+// of the file system, and links no kernel code, so hook clients can use
+// ShellWrap without pulling in Landlock. Package sandbox/kernel opens each
+// rule's path, builds the Landlock ruleset and enforces it.
+package sandbox

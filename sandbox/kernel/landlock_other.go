@@ -1,0 +1,34 @@
+//go:build !linux
+
+package kernel
+
+import (
+	"fmt"
+	"runtime"
+
+	"pathgrant/sandbox"
+)
+
+// ABI reports that Landlock exists only on Linux.
+func ABI() (int, error) {
+	return 0, fmt.Errorf("no Landlock on %s", runtime.GOOS)
+}
+
+// Ruleset is never built off Linux.
+type Ruleset struct {
+	Applied []sandbox.Rule
+	Skipped []Skipped
+}
+
+// NewRuleset fails: there is no Landlock off Linux.
+func NewRuleset([]sandbox.Rule) (*Ruleset, error) {
+	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
+
+// Close does nothing.
+func (*Ruleset) Close() error { return nil }
+
+// Exec fails: there is no Landlock off Linux.
+func (*Ruleset) Exec(string, []string, []string) error {
+	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
