@@ -291,12 +291,12 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	reply := anthropicReply{text: "ok"}
+	reply, turn := anthropicReply{text: "ok"}, 0
 	if tools, _ := req["tools"].([]any); len(tools) > 0 { // the agent's own conversation, not a side request
 		f.mu.Lock()
 		f.requests = append(f.requests, req)
-		if n := len(f.requests); n <= len(f.replies) {
-			reply = f.replies[n-1]
+		if turn = len(f.requests); turn <= len(f.replies) {
+			reply = f.replies[turn-1]
 		} else {
 			reply = anthropicReply{text: "done"}
 		}
@@ -325,7 +325,7 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stop = "tool_use"
 		input, _ := json.Marshal(reply.input)
 		event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": toolUseID(len(f.requests)), "name": reply.tool, "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": toolUseID(turn), "name": reply.tool, "input": map[string]any{}}})
 		event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
 	} else {
@@ -337,6 +337,13 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"output_tokens": 12}})
 	event("message_stop", map[string]any{"type": "message_stop"})
 	bw.Flush()
+}
+
+// script sets the replies to the next conversation and forgets the last.
+func (f *fakeAnthropic) script(replies ...anthropicReply) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests, f.replies = nil, replies
 }
 
 func toolUseID(n int) string { return fmt.Sprintf("toolu_e2e_%02d", n) }

@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -119,23 +120,14 @@ func analyzePath(p *Compiled, op Op, path string) (analysis, error) {
 // judge gives one access its verdict. Protected paths and blocked writes
 // come first so that no root or grant can open them.
 func (p *Compiled) judge(g Grants, a *Access) {
-	mutating := a.Op.Mutates()
-	reach := p.protected.contains
-	if a.Tree {
-		reach = p.protected.overlaps
-	}
-	blocked := p.blockedWrite.contains
-	if a.Tree {
-		blocked = p.blockedWrite.overlaps
-	}
-	protected := reach(a.Path)
+	protected := p.reaches(p.protected, a)
 	switch {
 	case a.Rule == RuleDevice:
 		a.allow(RuleDevice, "a standard device file")
 	case protected && a.Op != OpRead:
-		a.deny(RuleProtected, "is a protected path: no session may "+string(a.Op)+" it")
-	case mutating && blocked(a.Path):
-		a.deny(RuleBlockedWrite, "is a blocked-write path of the session")
+		a.deny(RuleProtected, "is or holds a protected path: no session may "+string(a.Op)+" it")
+	case a.Op.Mutates() && p.reaches(p.blockedWrite, a):
+		a.deny(RuleBlockedWrite, "is or holds a blocked-write path of the session")
 	case p.workspace.contains(a.Path):
 		a.allow(RuleWorkspace, "inside the workspace")
 	case a.Op == OpRead && p.readOnly.contains(a.Path):
@@ -145,6 +137,26 @@ func (p *Compiled) judge(g Grants, a *Access) {
 	default:
 		p.judgeOutside(g, a)
 	}
+}
+
+// reaches reports whether the access touches a root of set: the path lies
+// in one; or a recursive access spans one; or the access moves, deletes or
+// creates the path above one (mv .claude x, ln -s x .gemini), which would
+// carry the root away or let a link redirect it. Writing into an existing
+// folder that holds a root (git commit in the workspace) does not.
+func (p *Compiled) reaches(set rootSet, a *Access) bool {
+	switch {
+	case set.contains(a.Path):
+		return true
+	case !set.overlaps(a.Path):
+		return false
+	case a.Tree || a.Op == OpMove || a.Op == OpDelete:
+		return true
+	case a.Op == OpWrite:
+		_, err := os.Lstat(a.Path)
+		return err != nil // creating the folder (or a link) above a root
+	}
+	return false
 }
 
 func (p *Compiled) judgeOutside(g Grants, a *Access) {

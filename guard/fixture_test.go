@@ -53,7 +53,7 @@ func newFixture(t testing.TB) *fixture {
 		SessionPolicy: SessionPolicy{Cwd: f.W, Workspace: []string{f.W}, ReadOnly: []string{f.R},
 			BlockedWrite: []string{f.W + "/vendor"}},
 		DevicePolicy: DevicePolicy{EligibleReadOnly: []string{"~/Downloads"},
-			Protected: []string{f.W + "/.claude/settings.json", f.T + "/state"}},
+			Protected: []string{f.W + "/.claude/settings.json", f.W + "/.gemini/settings.json", f.T + "/state"}},
 	}
 	f.policy, err = p.Compile(f.H)
 	if err != nil {

@@ -3,6 +3,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,10 +71,11 @@ func referenceAllows(fx *fixture, grants *GrantSet, a Access) bool {
 	if a.Rule == RuleDevice {
 		return deviceFiles[a.Path] || strings.HasPrefix(a.Path, "/dev/")
 	}
-	protected := Within(fx.W+"/.claude/settings.json", a.Path) || Within(fx.T+"/state", a.Path)
+	prot := []string{fx.W + "/.claude/settings.json", fx.W + "/.gemini/settings.json", fx.T + "/state"}
+	protected := slices.ContainsFunc(prot, func(r string) bool { return Within(r, a.Path) })
 	blocked := Within(fx.W+"/vendor", a.Path)
-	if a.Tree {
-		protected = protected || Within(a.Path, fx.W+"/.claude/settings.json") || Within(a.Path, fx.T+"/state")
+	if a.Tree || a.Op == OpMove || a.Op == OpDelete {
+		protected = protected || slices.ContainsFunc(prot, func(r string) bool { return Within(a.Path, r) })
 		blocked = blocked || Within(a.Path, fx.W+"/vendor")
 	}
 	if a.Op.Mutates() && (protected || blocked) || a.Op != OpRead && protected {

@@ -24,7 +24,7 @@ func TestShellBenign(t *testing.T) {
 		"command -v go", "chmod +x build.sh", "chmod -x build.sh", "ln -s /usr/lib/libfoo.so lib.so",
 		"tar czf out.tgz src", "curl -o page.html https://example.com/x/y", "cat {R}/doc.md",
 		"du -sh .", "dd if=main.go of=copy.go bs=1M", "touch a b c && rm a b c", "mv main.go main2.go",
-		"cat /dev/null > empty.txt", "exec >out.log", "export FOO=bar; echo $FOO", "true && false || echo x",
+		"cat /dev/null > empty.txt", "touch newfile && mkdir -p newdir/x", "git add . && git commit -m x", "exec >out.log", "export FOO=bar; echo $FOO", "true && false || echo x",
 		"time go test ./...", "while read l; do echo $l; done < main.go", "case x in a) ls;; *) pwd;; esac",
 	}
 	var cases []evalCase
@@ -165,6 +165,11 @@ func TestShellSecurity(t *testing.T) {
 		{name: "rm -rf of workspace reaches protected file", shell: "rm -rf {W}", want: Deny, reason: "protected"},
 		{name: "write to protected settings", shell: "echo '{}' > .claude/settings.json", want: Deny, reason: "protected"},
 		{name: "blocked write in workspace", shell: "rm -r vendor", want: Deny, reason: "blocked-write"},
+		{name: "moving the folder of a protected file", shell: "mv .claude .old", want: Deny, reason: "protected"},
+		{name: "deleting the folder of a protected file", shell: "rmdir .claude", want: Deny, reason: "protected"},
+		{name: "a link where a protected folder would be", shell: "ln -s /tmp/x .gemini", want: Deny, reason: "protected"},
+		{name: "creating a protected file's folder", shell: "mkdir -p .gemini", want: Deny, reason: "protected"},
+		{name: "moving the folder of a blocked path", shell: "mv vendor vendor2", want: Deny, reason: "blocked-write"},
 		{name: "chmod -x mode is not an option", shell: "chmod -x {D}/run.sh", want: Deny},
 	})
 }

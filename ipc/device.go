@@ -12,7 +12,14 @@ import (
 // folder: a session that could rewrite them could switch its own guard off.
 var agentSettings = []string{
 	".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json", ".cursor/hooks.json", ".pi/agent/extensions",
+	".gemini/settings.json", ".cursor/hooks.json", ".pi/agent/extensions", ".pi/agent/settings.json",
+}
+
+// relocatedSettings are the hook settings of clients whose config folder an
+// environment variable moves.
+var relocatedSettings = map[string][]string{
+	"CLAUDE_CONFIG_DIR": {"settings.json", "settings.local.json"},
+	"CODEX_HOME":        {"hooks.json", "config.toml"},
 }
 
 // DefaultDevicePolicy is the device policy the daemon runs with. Reads
@@ -28,6 +35,13 @@ func DefaultDevicePolicy(home, storePath, socketPath string) guard.DevicePolicy 
 	}
 	for _, rel := range agentSettings {
 		protected = append(protected, filepath.Join(home, rel))
+	}
+	for env, files := range relocatedSettings {
+		if dir := os.Getenv(env); filepath.IsAbs(dir) {
+			for _, f := range files {
+				protected = append(protected, filepath.Join(dir, f))
+			}
+		}
 	}
 	return guard.DevicePolicy{EligibleReadOnly: []string{downloadDir(home, config)}, Protected: protected}
 }

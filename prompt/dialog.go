@@ -5,6 +5,7 @@ package prompt
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -36,7 +37,7 @@ type Dialog struct {
 
 	decide  func(ipc.Decision)
 	once    sync.Once
-	armed   bool
+	armed   atomic.Bool
 	content fyne.CanvasObject
 }
 
@@ -84,16 +85,17 @@ func (d *Dialog) kind() guard.GrantKind {
 // Content is the dialog's canvas object.
 func (d *Dialog) Content() fyne.CanvasObject { return d.content }
 
-// Arm enables the allow buttons.
+// Arm enables the allow buttons. UI goroutine only.
 func (d *Dialog) Arm() {
-	d.armed = true
 	for _, b := range d.allowButtons() {
 		b.Enable()
 	}
+	d.armed.Store(true)
 }
 
-// Armed reports whether the allow buttons are enabled.
-func (d *Dialog) Armed() bool { return d.armed }
+// Armed reports whether the allow buttons are enabled; safe from any
+// goroutine.
+func (d *Dialog) Armed() bool { return d.armed.Load() }
 
 func (d *Dialog) allowButtons() []*widget.Button {
 	bs := []*widget.Button{d.Once, d.Session}
@@ -110,7 +112,7 @@ func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 	case fyne.KeyEscape:
 		d.choose(ipc.Decision{Scope: "deny"})
 	case fyne.KeyReturn, fyne.KeyEnter:
-		if d.armed {
+		if d.Armed() {
 			d.Once.OnTapped()
 		}
 	}

@@ -147,14 +147,14 @@ func TestPrompterArms(t *testing.T) {
 	}}
 	p.Show(readRequest())
 	d := p.dialog("r1")
-	if d == nil || !d.Once.Disabled() {
+	if d == nil || d.Armed() {
 		t.Fatal("allow armed at once")
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for d.Once.Disabled() && time.Now().Before(deadline) {
+	for !d.Armed() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if d.Once.Disabled() {
+	if !d.Armed() || d.Once.Disabled() {
 		t.Fatal("allow never armed")
 	}
 	test.Tap(d.Session)

@@ -30,6 +30,9 @@ type Settings struct {
 	Win     fyne.Window
 	backend Backend
 	review  func(ipc.Request)
+	// background runs backend calls off the UI goroutine; tests make it
+	// synchronous.
+	background func(func())
 
 	mu      sync.Mutex
 	grants  []grants.Grant
@@ -39,13 +42,14 @@ type Settings struct {
 	grantList, auditList, pendingList *widget.List
 	sessionPick, auditSession, kind   *widget.Select
 	status                            *widget.Label
-	stop                              chan struct{}
+	stop, stopped                     chan struct{}
 }
 
 // NewSettings builds the window; review opens a prompt for a pending
 // request. Call Show to display it.
 func NewSettings(a fyne.App, b Backend, review func(ipc.Request)) *Settings {
-	s := &Settings{Win: a.NewWindow(SettingsTitle), backend: b, review: review, status: widget.NewLabel("")}
+	s := &Settings{Win: a.NewWindow(SettingsTitle), backend: b, review: review, status: widget.NewLabel(""),
+		background: func(f func()) { go f() }}
 	s.grantList = widget.NewList(s.grantCount, newRow, s.updateGrant)
 	s.auditList = widget.NewList(s.auditCount, newAuditRow, s.updateAudit)
 	s.pendingList = widget.NewList(s.pendingCount, newRow, s.updatePending)
@@ -64,20 +68,23 @@ func NewSettings(a fyne.App, b Backend, review func(ipc.Request)) *Settings {
 func (s *Settings) Show() {
 	s.Win.Show()
 	if s.stop == nil {
-		s.stop = make(chan struct{})
-		go s.refreshLoop(s.stop)
+		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
+		go s.refreshLoop(s.stop, s.stopped)
 	}
 }
 
+// hide stops the refresh loop, waits for it, and hides the window.
 func (s *Settings) hide() {
 	if s.stop != nil {
 		close(s.stop)
+		<-s.stopped
 		s.stop = nil
 	}
 	s.Win.Hide()
 }
 
-func (s *Settings) refreshLoop(stop <-chan struct{}) {
+func (s *Settings) refreshLoop(stop <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
 	t := time.NewTicker(refreshEvery)
 	defer t.Stop()
 	for {
@@ -149,17 +156,19 @@ func (s *Settings) grantsBar() fyne.CanvasObject {
 }
 
 func (s *Settings) auditBar() fyne.CanvasObject {
-	reload := func(string) { go s.Reload() }
-	s.auditSession = widget.NewSelect([]string{allFilter}, reload)
+	reload := func(string) { s.background(s.Reload) }
+	s.auditSession = widget.NewSelect([]string{allFilter}, nil)
 	s.auditSession.SetSelected(allFilter)
+	s.auditSession.OnChanged = reload
 	kinds := []string{allFilter}
 	for _, k := range []grants.Kind{grants.KindRequest, grants.KindApprove, grants.KindDeny, grants.KindExpire,
 		grants.KindRevoke, grants.KindUse, grants.KindInvalidate, grants.KindConflict, grants.KindForged,
 		grants.KindStale, grants.KindForeignDevice} {
 		kinds = append(kinds, string(k))
 	}
-	s.kind = widget.NewSelect(kinds, reload)
+	s.kind = widget.NewSelect(kinds, nil)
 	s.kind.SetSelected(allFilter)
+	s.kind.OnChanged = reload
 	export := widget.NewButton("Export JSON lines…", s.export)
 	return container.NewHBox(widget.NewLabel("Session"), s.auditSession, widget.NewLabel("Kind"), s.kind, export)
 }
@@ -201,13 +210,13 @@ func (s *Settings) writeAudit(w io.Writer) error {
 
 // act runs a change off the UI goroutine, then reloads.
 func (s *Settings) act(f func() error) {
-	go func() {
+	s.background(func() {
 		if err := f(); err != nil {
 			fyne.Do(func() { s.status.SetText(err.Error()) })
 			return
 		}
 		s.Reload()
-	}()
+	})
 }
 
 func firstErr(errs ...error) error {

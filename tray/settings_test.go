@@ -119,6 +119,7 @@ func newTestSettings(t *testing.T, b Backend, review func(ipc.Request)) *Setting
 	t.Helper()
 	a := test.NewTempApp(t)
 	s := NewSettings(a, b, review)
+	s.background = func(f func()) { f() } // the test driver runs fyne.Do inline
 	s.Reload()
 	return s
 }

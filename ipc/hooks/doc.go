@@ -5,9 +5,9 @@
 //
 // It is what the pathgrant-hook binary runs, so it stays small and fast to
 // start: it imports neither ipc (whose import graph holds the bbolt store)
-// nor guard, nor net/http. It speaks the daemon's JSON API with its own
-// wire types (wire.go, kept in step with ipc by a test) and a minimal
-// HTTP/1.1 client (client.go).
+// nor guard, nor the net packages. It speaks the daemon's JSON API with its
+// own wire types (wire.go, kept in step with ipc by a test) and a minimal
+// HTTP/1.1 client over a plain Unix socket descriptor (client.go).
 //
 // Every failure fails closed in the client's own terms: a daemon that is
 // down or too slow, a session conflict, a tool pathgrant cannot check, or
