@@ -2,7 +2,6 @@ package guard
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -72,17 +71,17 @@ func (sa *shellAnalyzer) insideWorkspace(name, path, cwd string) {
 }
 
 var (
-	urlPattern = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"]*`)
-	pathToken  = regexp.MustCompile(`(?:^|[\s'"(=,:;@<>\[{])((?:~|\.\.?)?/[^\s'"(),;:<>\[\]{}|&$*?]+)`)
+	urlPattern = lazyRegexp(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"]*`)
+	pathToken  = lazyRegexp(`(?:^|[\s'"(=,:;@<>\[{])((?:~|\.\.?)?/[^\s'"(),;:<>\[\]{}|&$*?]+)`)
 )
 
 // pathTokens finds absolute, home and parent-relative paths written inside
 // a text (an argument or inline program). URLs are not paths, except file:.
 func pathTokens(text string) []string {
 	text = strings.ReplaceAll(text, "file://", " ")
-	text = urlPattern.ReplaceAllString(text, " ")
+	text = urlPattern().ReplaceAllString(text, " ")
 	var out []string
-	for _, m := range pathToken.FindAllStringSubmatch(text, -1) {
+	for _, m := range pathToken().FindAllStringSubmatch(text, -1) {
 		if tok := m[1]; tok != "/" {
 			out = append(out, tok)
 		}

@@ -2,7 +2,6 @@ package guard
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -166,12 +165,12 @@ func isFindExpr(s string) bool {
 }
 
 // sedExecCmd matches sed's `e` command, which runs a shell command.
-var sedExecCmd = regexp.MustCompile(`(^|[;{}\n])\s*[0-9,$]*!?\s*e(\s|;|$)`)
+var sedExecCmd = lazyRegexp(`(^|[;{}\n])\s*[0-9,$]*!?\s*e(\s|;|$)`)
 
 // sedRuns reports whether a sed script can run a shell command: the `e`
 // command, or an s command with the e flag.
 func sedRuns(script string) bool {
-	if sedExecCmd.MatchString(script) {
+	if sedExecCmd().MatchString(script) {
 		return true
 	}
 	for i := 0; i+1 < len(script); i++ {
@@ -231,7 +230,7 @@ func sedCommand(sa *shellAnalyzer, inv *invocation) []string {
 }
 
 // awkRuns matches awk constructs that start programs.
-var awkRuns = regexp.MustCompile(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|`)
+var awkRuns = lazyRegexp(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|`)
 
 func awkCommand(sa *shellAnalyzer, inv *invocation) []string {
 	p := optSpec{values: "fvFW", longValues: []string{"file", "assign", "field-separator"}}.parse(inv.args)
@@ -239,7 +238,7 @@ func awkCommand(sa *shellAnalyzer, inv *invocation) []string {
 	if !p.has("f", "file") && len(files) > 0 {
 		prog := files[0]
 		files = files[1:]
-		if prog.known && awkRuns.MatchString(prog.val) {
+		if prog.known && awkRuns().MatchString(prog.val) {
 			sa.unprove("awk program runs commands")
 		}
 		sa.scanCode("awk", prog, inv.cwd)
@@ -307,7 +306,7 @@ func linkCommand(sa *shellAnalyzer, inv *invocation) []string {
 
 // chmodMode matches a symbolic or octal mode, including modes that start
 // with '-' (chmod -x file), which getopt would take for options.
-var chmodMode = regexp.MustCompile(`^[-+=ugoa0-7rwxXst,]+$`)
+var chmodMode = lazyRegexp(`^[-+=ugoa0-7rwxXst,]+$`)
 
 func chmodCommand(sa *shellAnalyzer, inv *invocation) []string {
 	var files []arg
@@ -319,7 +318,7 @@ func chmodCommand(sa *shellAnalyzer, inv *invocation) []string {
 		case a.known && strings.HasPrefix(a.val, "--reference="):
 			modeSeen = true
 			sa.path(OpRead, arg{val: strings.TrimPrefix(a.val, "--reference="), known: true}, inv.cwd, accessOpts{})
-		case a.known && !modeSeen && chmodMode.MatchString(a.val):
+		case a.known && !modeSeen && chmodMode().MatchString(a.val):
 			modeSeen = true
 		case a.known && strings.HasPrefix(a.val, "-") && len(a.val) > 1 && strings.Trim(a.val[1:], "vcfR") == "":
 			tree = tree || strings.Contains(a.val, "R")

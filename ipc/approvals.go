@@ -102,7 +102,7 @@ func (s *Server) Decide(id string, d Decision) (Request, error) {
 // refuseAgents rejects a caller whose process lineage holds a process that
 // sent checks for a session: an agent may never approve or revoke.
 func (s *Server) refuseAgents(r *http.Request) *apiError {
-	session, ok := s.agents.holds(s.lineage(r))
+	session, ok := s.agents.holds(s.lineage(r).all())
 	if !ok {
 		return nil
 	}

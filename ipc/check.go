@@ -26,7 +26,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.agents.add(agentChain(lineage), sess.ID)
+	s.agents.add(lineage.chain(), sess.ID)
 	ans, aerr := s.check(r.Context(), sess, req)
 	if aerr != nil {
 		writeError(w, aerr)

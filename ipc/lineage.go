@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 )
 
 // Proc identifies one process for its whole life: a pid alone is reused,
@@ -51,16 +52,56 @@ type lineageEntry struct {
 // Lineage returns pid and its ancestors, nearest first, up to (not
 // including) pid 1. A process that vanished mid-walk ends the list.
 func Lineage(pid int32) []lineageEntry {
-	var out []lineageEntry
-	for pid > 1 && len(out) < maxLineage {
-		ppid, p, comm, err := procInfo(pid)
+	return newLineage(pid).all()
+}
+
+// lineageOf is one peer's process lineage, read from /proc only as far up
+// as a question needs: which agent sent a check needs two or three levels,
+// whether an approver runs under an agent needs them all.
+type lineageOf struct {
+	mu   sync.Mutex
+	next int32 // the pid to read next; 0 when done
+	got  []lineageEntry
+}
+
+// newLineage starts a lazy walk up from pid.
+func newLineage(pid int32) *lineageOf { return &lineageOf{next: pid} }
+
+// fixedLineage is a lineage already known (tests, and Config.Lineage).
+func fixedLineage(l []lineageEntry) *lineageOf { return &lineageOf{got: l} }
+
+// upTo reads ancestors until stop says enough, or init is reached.
+func (l *lineageOf) upTo(stop func([]lineageEntry) bool) []lineageEntry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.next > 1 && len(l.got) < maxLineage && !stop(l.got) {
+		ppid, p, comm, err := procInfo(l.next)
 		if err != nil {
 			break
 		}
-		out = append(out, lineageEntry{Proc: p, Comm: comm})
-		pid = ppid
+		l.got = append(l.got, lineageEntry{Proc: p, Comm: comm})
+		l.next = ppid
 	}
-	return out
+	if l.next <= 1 || len(l.got) >= maxLineage {
+		l.next = 0
+	}
+	return l.got
+}
+
+// all is the whole lineage up to (not including) init.
+func (l *lineageOf) all() []lineageEntry {
+	return l.upTo(func([]lineageEntry) bool { return false })
+}
+
+// chain is agentChain of the lineage, read only as far as it needs.
+func (l *lineageOf) chain() []Proc {
+	return agentChain(l.upTo(func(got []lineageEntry) bool {
+		n := len(got)
+		return n >= 2 && !shellNames[got[n-1].Comm]
+	}))
 }
 
 // shellNames are the interpreters agent clients run hooks through; the

@@ -50,3 +50,16 @@ func TestAgentChain(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyLineage: the agent chain reads only as far as the first
+// non-shell ancestor; the whole lineage reads on to init.
+func TestLazyLineage(t *testing.T) {
+	l := newLineage(int32(os.Getpid()))
+	chain := l.chain()
+	if len(chain) < 2 || chain[0].PID != int32(os.Getpid()) || len(l.got) != len(chain) {
+		t.Fatalf("chain %+v read %d entries", chain, len(l.got))
+	}
+	if all := l.all(); len(all) < len(chain) || all[len(all)-1].PID <= 1 {
+		t.Fatalf("all %+v", all)
+	}
+}

@@ -25,7 +25,7 @@ type peerKey struct{}
 type connInfo struct {
 	peer    Peer
 	once    sync.Once
-	lineage []lineageEntry
+	lineage *lineageOf
 }
 
 // withPeer is the server's ConnContext: it reads the peer's credentials

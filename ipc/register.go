@@ -51,8 +51,8 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 // registerHookSession registers a session first seen in a hook's check:
 // its workspace is the client's workspace roots or cwd, and it is bound to
 // the agent process the hook runs under.
-func (s *Server) registerHookSession(id string, req *CheckRequest, lineage []lineageEntry) (*session, *apiError) {
-	chain := agentChain(lineage)
+func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *lineageOf) (*session, *apiError) {
+	chain := lineage.chain()
 	if len(chain) < 2 {
 		return nil, errorf(http.StatusForbidden, grants.KindForged, "cannot identify the agent process behind session %s", id)
 	}

@@ -58,7 +58,7 @@ func (src idSources) agree() (string, *apiError) {
 // When auto is a check request from a hook-only client with an absolute
 // cwd, an unknown session is registered on first sight, bound to the
 // requesting agent process.
-func (s *Server) resolveSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
+func (s *Server) resolveSession(src idSources, token string, lineage *lineageOf, auto *CheckRequest) (*session, *apiError) {
 	sess, err := s.lookupSession(src, token, lineage, auto)
 	if err != nil {
 		rec := grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Query, src.Header, src.Body, src.Env), Reason: err.msg}
@@ -71,7 +71,7 @@ func (s *Server) resolveSession(src idSources, token string, lineage []lineageEn
 	return sess, nil
 }
 
-func (s *Server) lookupSession(src idSources, token string, lineage []lineageEntry, auto *CheckRequest) (*session, *apiError) {
+func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, auto *CheckRequest) (*session, *apiError) {
 	id, err := s.sessionID(src, auto)
 	if err != nil {
 		return nil, err

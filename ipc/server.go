@@ -28,8 +28,8 @@ type Config struct {
 	MaxWait       time.Duration // longest a check may wait for the user (default 5 min)
 	SessionMaxAge time.Duration // default 24 h
 
-	// Lineage reads a peer's process lineage; nil means /proc (Lineage).
-	// Tests replace it to play an agent and the user from one process.
+	// Lineage reads a peer's whole process lineage; nil means /proc, read
+	// lazily. Tests set it to play an agent and the user from one process.
 	Lineage func(pid int32) []lineageEntry
 }
 
@@ -39,9 +39,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
-	}
-	if c.Lineage == nil {
-		c.Lineage = Lineage
 	}
 	if c.PendingTTL <= 0 {
 		c.PendingTTL = 10 * time.Minute
@@ -193,13 +190,19 @@ func (s *Server) sessionLive(id string) bool {
 	return sess != nil && s.chainLive(sess)
 }
 
-// lineage returns the process lineage of the request's peer, read once
-// per connection: the peer of a connection never changes.
-func (s *Server) lineage(r *http.Request) []lineageEntry {
+// lineage returns the process lineage of the request's peer, one per
+// connection (its peer never changes), read lazily and at most once.
+func (s *Server) lineage(r *http.Request) *lineageOf {
 	ci, ok := r.Context().Value(peerKey{}).(*connInfo)
 	if !ok {
 		return nil
 	}
-	ci.once.Do(func() { ci.lineage = s.cfg.Lineage(ci.peer.PID) })
+	ci.once.Do(func() {
+		if s.cfg.Lineage != nil {
+			ci.lineage = fixedLineage(s.cfg.Lineage(ci.peer.PID))
+		} else {
+			ci.lineage = newLineage(ci.peer.PID)
+		}
+	})
 	return ci.lineage
 }

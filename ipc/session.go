@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,16 +52,13 @@ func (s *session) tokenMatches(token string) bool {
 // boundTo reports whether the requester is the session's own: it holds the
 // token, or (for hook-only sessions) its process lineage holds the agent
 // the session was first seen from.
-func (s *session) boundTo(token string, lineage []lineageEntry) bool {
+func (s *session) boundTo(token string, lineage *lineageOf) bool {
 	if s.tokenHash != ([32]byte{}) {
 		return s.tokenMatches(token)
 	}
-	for _, e := range lineage {
-		if e.Proc == s.agent {
-			return true
-		}
-	}
-	return false
+	isAgent := func(e lineageEntry) bool { return e.Proc == s.agent }
+	lin := lineage.upTo(func(got []lineageEntry) bool { return len(got) > 0 && isAgent(got[len(got)-1]) })
+	return slices.ContainsFunc(lin, isAgent)
 }
 
 // registry holds the daemon's sessions.
