@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 )
 
 // analysis is what the guard found a request needs: the accesses to judge,
@@ -28,8 +29,9 @@ func (a *analysis) add(p *Compiled, op Op, path, cwd string, o accessOpts) error
 		return err
 	}
 	acc := Access{Op: op, Requested: path, Tree: o.tree}
-	if isDeviceFile(abs) {
-		acc.Path, acc.Rule = abs, RuleDevice
+	streams := op == OpRead || op == OpWrite // devices are read and written, never run, moved or deleted
+	if streams && isDeviceFile(abs) {
+		acc.Path, acc.Rule = filepath.Clean(abs), RuleDevice
 		a.push(acc)
 		return nil
 	}
@@ -42,7 +44,7 @@ func (a *analysis) add(p *Compiled, op Op, path, cwd string, o accessOpts) error
 		return nil
 	}
 	acc.Path = canon
-	if isDeviceFile(canon) {
+	if streams && isDeviceFile(canon) {
 		acc.Rule = RuleDevice
 	}
 	a.push(acc)
