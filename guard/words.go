@@ -21,13 +21,6 @@ type arg struct {
 	pipe  bool // a process substitution: a pipe, not a file
 }
 
-func (a arg) String() string {
-	if !a.known {
-		return "<" + a.val + ">"
-	}
-	return a.val
-}
-
 // expand turns words into arguments as bash would: quotes removed, `~`,
 // braces and globs expanded against the real file system (so a glob is
 // judged by exactly what it matches). It also analyses the substitutions the

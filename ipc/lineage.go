@@ -49,12 +49,6 @@ type lineageEntry struct {
 	Comm string
 }
 
-// Lineage returns pid and its ancestors, nearest first, up to (not
-// including) pid 1. A process that vanished mid-walk ends the list.
-func Lineage(pid int32) []lineageEntry {
-	return newLineage(pid).all()
-}
-
 // lineageOf is one peer's process lineage, read from /proc only as far up
 // as a question needs: which agent sent a check needs two or three levels,
 // whether an approver runs under an agent needs them all.

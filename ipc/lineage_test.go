@@ -9,15 +9,15 @@ import (
 // this process, then its parent, and a second read names the same
 // processes (pid and start time).
 func TestLineage(t *testing.T) {
-	lin := Lineage(int32(os.Getpid()))
+	lin := newLineage(int32(os.Getpid())).all()
 	if len(lin) < 2 || lin[0].PID != int32(os.Getpid()) || lin[1].PID != int32(os.Getppid()) {
 		t.Fatalf("lineage %+v", lin)
 	}
-	again := Lineage(int32(os.Getpid()))
+	again := newLineage(int32(os.Getpid())).all()
 	if again[0] != lin[0] || lin[0].Start == 0 {
 		t.Fatalf("lineage not stable: %+v vs %+v", lin[0], again[0])
 	}
-	if got := Lineage(1 << 30); len(got) != 0 {
+	if got := newLineage(1 << 30).all(); len(got) != 0 {
 		t.Fatalf("lineage of a missing pid: %+v", got)
 	}
 }

@@ -77,7 +77,6 @@ type queue struct {
 	cap        int
 	ttl        time.Duration
 	now        func() time.Time
-	onExpire   func(Request)
 }
 
 func newQueue(capPerSession int, ttl time.Duration, now func() time.Time) *queue {

@@ -1,7 +1,6 @@
 package ipc
 
 import (
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -141,8 +140,4 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return ""
-}
-
-func sessionError(status int, kind grants.Kind, err error) *apiError {
-	return errorf(status, kind, "%s", fmt.Sprint(err))
 }
