@@ -4,7 +4,8 @@
 // grants read-only, a few system locations, and nothing else.
 //
 // This package is pure: Build computes the rules from a policy and a view
-// of the file system, and links no kernel code, so hook clients can use
-// ShellWrap without pulling in Landlock. Package sandbox/kernel opens each
-// rule's path, builds the Landlock ruleset and enforces it.
+// of the file system, and links no kernel code. Package sandbox/kernel
+// opens each rule's path, builds the Landlock ruleset and enforces it. The
+// hook adapters rewrite shell commands to run under exec with
+// hooks.ExecWrap.
 package sandbox

@@ -5,14 +5,6 @@ import (
 	"strings"
 )
 
-// ShellWrap returns a shell command that runs command (shell text) under
-// `pathgrant exec`: `pathgrant exec -- bash -c '<command>'`. The session
-// comes from PATHGRANT_SESSION in the environment the wrapped command runs
-// in. Hook adapters use it to rewrite an agent's shell command.
-func ShellWrap(command string) string {
-	return "pathgrant exec -- bash -c " + singleQuote(command)
-}
-
 // Quote returns s as one shell word: unchanged when it holds only
 // characters no shell treats specially, else in single quotes.
 func Quote(s string) string {

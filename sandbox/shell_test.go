@@ -9,6 +9,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"pathgrant/ipc/hooks"
 )
 
 // shellWords runs text in a real bash where `pathgrant` is a function that
@@ -38,12 +40,12 @@ var awkwardCommands = []string{
 	"unicode: é ✓",
 }
 
-func TestShellWrap(t *testing.T) {
+func TestExecWrap(t *testing.T) {
 	for _, cmd := range awkwardCommands {
 		t.Run(cmd, func(t *testing.T) {
-			wrapped := ShellWrap(cmd)
+			wrapped := hooks.ExecWrap(cmd)
 			if !strings.HasPrefix(wrapped, "pathgrant exec -- bash -c '") {
-				t.Fatalf("ShellWrap(%q) = %q", cmd, wrapped)
+				t.Fatalf("ExecWrap(%q) = %q", cmd, wrapped)
 			}
 			got := shellWords(t, wrapped)
 			want := []string{"exec", "--", "bash", "-c", cmd}
@@ -97,9 +99,9 @@ func TestCommandText(t *testing.T) {
 	}
 }
 
-// FuzzShellWrap: a shell parser reads ShellWrap(s) back as exactly
+// FuzzExecWrap: a shell parser reads hooks.ExecWrap(s) back as exactly
 // `pathgrant exec -- bash -c s`, whatever s holds.
-func FuzzShellWrap(f *testing.F) {
+func FuzzExecWrap(f *testing.F) {
 	for _, c := range awkwardCommands {
 		f.Add(c)
 	}
@@ -107,7 +109,7 @@ func FuzzShellWrap(f *testing.F) {
 		if strings.ContainsRune(cmd, 0) || !utf8.ValidString(cmd) {
 			t.Skip("no shell argument holds a NUL byte or invalid UTF-8")
 		}
-		wrapped := ShellWrap(cmd)
+		wrapped := hooks.ExecWrap(cmd)
 		file, err := syntax.NewParser().Parse(strings.NewReader(wrapped), "")
 		if err != nil {
 			t.Fatalf("parse %q: %v", wrapped, err)

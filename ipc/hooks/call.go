@@ -24,6 +24,10 @@ type Call struct {
 	// to the user); it is allowed without asking the daemon. Only the
 	// tools each adapter lists explicitly are such tools.
 	NoFiles bool
+	// Shell marks a shell-command tool whose ToolInput can be rewritten to
+	// run under `pathgrant exec` (see ExecEnv).
+	Shell     bool
+	ToolInput json.RawMessage
 }
 
 // Access is one thing to check: an op on a path, or a shell command (which

@@ -73,6 +73,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 			return err
 		}
 		a = shellCommand(c.Cwd, cmd)
+		c.Shell, c.ToolInput = true, input
 	case "Read", "NotebookRead":
 		p, err := f.need(tool, "file_path", "notebook_path")
 		if err != nil {
@@ -126,17 +127,23 @@ type claudeOutput struct {
 }
 
 type claudeHookOutput struct {
-	Event    string `json:"hookEventName"`
-	Decision string `json:"permissionDecision"`
-	Reason   string `json:"permissionDecisionReason"`
+	Event    string          `json:"hookEventName"`
+	Decision string          `json:"permissionDecision"`
+	Reason   string          `json:"permissionDecisionReason"`
+	Updated  json.RawMessage `json:"updatedInput,omitempty"`
 }
 
+// render answers Claude Code. A rewrite (ExecEnv) needs an explicit allow
+// to carry updatedInput; Claude's own prompt is then skipped for that
+// command, which the kernel now confines.
 func (claudeAdapter) render(c Call, v Verdict) Output {
 	switch {
+	case v.Allow && v.Rewrite != nil:
+		return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason + " (runs under pathgrant exec)", v.Rewrite}})
 	case v.Allow && !v.Granted:
 		return jsonOutput(struct{}{})
 	case v.Allow:
-		return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason}})
+		return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason, nil}})
 	}
-	return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason}})
+	return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason, nil}})
 }

@@ -146,5 +146,5 @@ func (codexAdapter) render(c Call, v Verdict) Output {
 	if v.Allow {
 		return Output{}
 	}
-	return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason}})
+	return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason, nil}})
 }

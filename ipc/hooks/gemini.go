@@ -57,6 +57,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
+		c.Shell, c.ToolInput = true, in.ToolInput
 	case "read_file":
 		p, err := f.need(in.ToolName, "file_path", "absolute_path", "path")
 		if err != nil {
@@ -109,12 +110,22 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 }
 
 type geminiOutput struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason,omitempty"`
+	Decision string              `json:"decision"`
+	Reason   string              `json:"reason,omitempty"`
+	Hook     *geminiHookSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+// geminiHookSpecific carries a rewritten tool input (ExecEnv).
+type geminiHookSpecific struct {
+	Event     string          `json:"hookEventName"`
+	ToolInput json.RawMessage `json:"tool_input"`
 }
 
 func (geminiAdapter) render(_ Call, v Verdict) Output {
-	if v.Allow {
+	switch {
+	case v.Allow && v.Rewrite != nil:
+		return jsonOutput(geminiOutput{Decision: "allow", Hook: &geminiHookSpecific{"BeforeTool", v.Rewrite}})
+	case v.Allow:
 		return jsonOutput(geminiOutput{Decision: "allow"})
 	}
 	return jsonOutput(geminiOutput{Decision: "deny", Reason: v.Reason})

@@ -46,6 +46,9 @@ type Verdict struct {
 	// approved this call while the hook waited.
 	Granted bool
 	Reason  string
+	// Rewrite is the tool input to run instead: the shell command under
+	// `pathgrant exec`, when ExecEnv asks for it.
+	Rewrite json.RawMessage
 }
 
 // Output is what the hook process writes and its exit status.
@@ -138,6 +141,9 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	res := Result{Call: call}
 	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, orDefault(o.Socket, DefaultSocket(getenv)))
+	if res.Verdict.Allow && getenv(ExecEnv) == "1" {
+		res.Verdict.Rewrite = rewriteShell(call)
+	}
 	res.Output = ad.render(call, res.Verdict)
 	return res
 }
