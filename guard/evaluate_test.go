@@ -141,6 +141,7 @@ func TestEvaluateBadInput(t *testing.T) {
 		{"comment only", Request{Shell: "# nothing"}, ErrBadRequest},
 		{"unparsable shell", Request{Shell: "cat 'unterminated"}, ErrBadRequest},
 		{"nul in shell", Request{Shell: "cat a\x00b"}, ErrBadRequest},
+		{"carriage return in shell", Request{Shell: "cat 'a\r\n'"}, ErrBadRequest},
 		{"both forms", Request{Op: OpRead, Path: "/a", Shell: "ls"}, ErrBadRequest},
 	}
 	for _, tt := range tests {

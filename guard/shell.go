@@ -51,6 +51,11 @@ func parseShell(text string) (*syntax.File, error) {
 	if strings.IndexByte(text, 0) >= 0 {
 		return nil, fmt.Errorf("%w: command contains a NUL byte", ErrBadRequest)
 	}
+	if strings.IndexByte(text, '\r') >= 0 {
+		// The parser reads CR LF as LF even inside quotes, where bash keeps
+		// the CR: the guard would judge another path than bash opens.
+		return nil, fmt.Errorf("%w: command contains a carriage return", ErrBadRequest)
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		return nil, fmt.Errorf("%w: unparsable shell: %v", ErrBadRequest, err)

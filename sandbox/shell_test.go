@@ -106,8 +106,10 @@ func FuzzExecWrap(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		if strings.ContainsRune(cmd, 0) || !utf8.ValidString(cmd) {
-			t.Skip("no shell argument holds a NUL byte or invalid UTF-8")
+		if strings.ContainsAny(cmd, "\x00\r") || !utf8.ValidString(cmd) {
+			// No shell argument holds a NUL byte; the parser this test reads
+			// with folds CR LF into LF (the guard refuses CRs for that reason).
+			t.Skip("NUL, CR or invalid UTF-8")
 		}
 		wrapped := hooks.ExecWrap(cmd)
 		file, err := syntax.NewParser().Parse(strings.NewReader(wrapped), "")
