@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 	"pathgrant/sandbox/kernel"
 )
 
@@ -67,31 +66,11 @@ func writeExecFile(t testing.TB, path, content string) {
 // blocked-write) and grants it reads of report.csv and swap.csv.
 func (e *execEnv) serve(t testing.TB) {
 	t.Helper()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var err error
-	e.store, err = grants.Open(e.root+"/state/pathgrant.db", grants.Options{MachineID: "test", NoWatch: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet,
+	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}}})
-	ln, err := ipc.Listen(e.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- e.srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := e.srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		e.store.Close()
-	})
+	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	e.sess, err = ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "test-agent", Cwd: e.work,

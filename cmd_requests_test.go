@@ -17,6 +17,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 )
 
 // agentEnv makes the test binary play the agent side: "agent" runs a
@@ -112,23 +113,8 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 
 func (e *daemonEnv) serve(t *testing.T) {
 	t.Helper()
-	ln, err := ipc.Listen(e.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- e.srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := e.srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		e.store.Close()
-	})
+	t.Cleanup(func() { e.store.Close() }) // runs after the server's shutdown (cleanups are LIFO)
+	ipctest.Serve(t, e.srv, e.sock)
 }
 
 // requestFromAgent has a separate agent process (this binary, re-run)

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 )
 
 func goTool() string {
@@ -175,25 +172,9 @@ func startDaemon(t *testing.T) (sock, work string) {
 	if err := os.WriteFile(work+"/main.go", []byte("package main\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "test", NoWatch: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := ipc.New(ipc.Config{Store: store, Home: home, Logger: quiet,
+	store := ipctest.OpenStore(t, root+"/state/pathgrant.db")
+	srv := ipc.New(ipc.Config{Store: store, Home: home, Logger: ipctest.Quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{home + "/Downloads"}, Protected: []string{root + "/state", root + "/run"}}})
-	ln, err := ipc.Listen(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-done
-		store.Close()
-	})
+	ipctest.Serve(t, srv, sock)
 	return sock, work
 }

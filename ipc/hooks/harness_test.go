@@ -17,6 +17,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 )
 
 // hookBin is the pathgrant-hook binary TestMain builds for the tests that
@@ -109,11 +110,7 @@ func newDaemon(t testing.TB) *daemon {
 	for _, f := range []string{d.work + "/main.go", d.dl + "/report.csv", d.home + "/.ssh/id_ed25519"} {
 		writeFile(t, f, "a,b\n1,2\n")
 	}
-	d.store, err = grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "test-machine", NoWatch: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d.store = ipctest.OpenStore(t, root+"/state/pathgrant.db")
 	protected := []string{root + "/state", root + "/run"}
 	for _, rel := range []string{".claude/settings.json", ".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json", ".pi/agent/extensions"} {
 		protected = append(protected, filepath.Join(d.home, rel))
@@ -122,23 +119,7 @@ func newDaemon(t testing.TB) *daemon {
 		Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: protected},
 	})
-	ln, err := ipc.Listen(d.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.srv.Serve(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := d.srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		d.store.Close()
-	})
+	ipctest.Serve(t, d.srv, d.sock)
 	d.client = ipc.NewClient(d.sock)
 	return d
 }
