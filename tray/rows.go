@@ -35,10 +35,13 @@ func fillRow(o fyne.CanvasObject, path, detail, action string, tapped func()) {
 	b.OnTapped = tapped
 }
 
-func (s *Settings) grantCount() int {
+func (s *Settings) grantCount() int { return count(s, &s.grants) }
+
+// count returns len(*list) under the window's lock.
+func count[T any](s *Settings, list *[]T) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.grants)
+	return len(*list)
 }
 
 // item returns list[i] under the window's lock; ok is false when a reload
@@ -64,11 +67,7 @@ func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
 	fillRow(o, g.Path, detail, "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) })
 }
 
-func (s *Settings) auditCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.records)
-}
+func (s *Settings) auditCount() int { return count(s, &s.records) }
 
 func (s *Settings) updateAudit(i widget.ListItemID, o fyne.CanvasObject) {
 	r, ok := item(s, &s.records, i)
@@ -79,11 +78,7 @@ func (s *Settings) updateAudit(i widget.ListItemID, o fyne.CanvasObject) {
 		r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, short(r.Session), r.Op, r.Path, r.Scope, r.Reason))
 }
 
-func (s *Settings) pendingCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending)
-}
+func (s *Settings) pendingCount() int { return count(s, &s.pending) }
 
 func (s *Settings) updatePending(i widget.ListItemID, o fyne.CanvasObject) {
 	r, ok := item(s, &s.pending, i)

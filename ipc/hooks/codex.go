@@ -23,14 +23,10 @@ import (
 // pathgrant (a grant, or an approval while the hook waited), refuses what
 // its guard denies, and otherwise leaves the question to Codex.
 
+// codexInput is Claude Code's PreToolUse input plus Codex's turn id.
 type codexInput struct {
-	SessionID string          `json:"session_id"`
-	Cwd       string          `json:"cwd"`
-	Event     string          `json:"hook_event_name"`
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
-	ToolUseID string          `json:"tool_use_id"`
-	TurnID    string          `json:"turn_id"`
+	claudeInput
+	TurnID string `json:"turn_id"`
 }
 
 type codexAdapter struct{}
