@@ -4,68 +4,11 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
-	"sort"
+
+	"pathgrant/cli"
 )
 
-// command is one subcommand: it gets its arguments and streams and returns
-// the process exit status.
-type command struct {
-	run     func(args []string, stdout, stderr io.Writer) int
-	summary string
-}
-
-func commands() map[string]command {
-	return map[string]command{
-		"check":   {runCheck, "evaluate one access or shell command offline against a policy file"},
-		"grants":  {runGrants, "list or revoke grants in the store"},
-		"audit":   {runAudit, "print the audit log"},
-		"serve":   {runServe, "run the daemon (--headless: without a display, approvals from the CLI)"},
-		"pending": {runPending, "list the approval requests waiting in the daemon"},
-		"approve": {func(args []string, stdout, stderr io.Writer) int {
-			return runApprove(args, stdout, stderr, stdinConfirmer())
-		}, "approve a pending request: --scope once|session|device"},
-		"deny":            {runDeny, "deny a pending request"},
-		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
-		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},
-		"settings":        {runUI("settings"), "open the grants, audit and pending window of the running app"},
-		"install-desktop": {runInstallDesktop, "install the desktop entry, autostart entry and icon for this user"},
-		"install-hooks":   {runInstallHooks, "register the pathgrant hook with an agent client: claude|codex|cursor|gemini|pi"},
-		"run":             {runLauncher, "run an agent or tool runner in a new session: pathgrant run [--workspace DIR]... -- CMD"},
-	}
-}
-
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func dispatch(args []string, stdout, stderr io.Writer) int {
-	cmds := commands()
-	if len(args) == 0 {
-		return cmds["app"].run(nil, stdout, stderr)
-	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout, cmds)
-		return 0
-	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "pathgrant: unknown command %q (run 'pathgrant help')\n", args[0])
-		return 2
-	}
-	return c.run(args[1:], stdout, stderr)
-}
-
-func usage(w io.Writer, cmds map[string]command) {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fmt.Fprintln(w, "usage: pathgrant COMMAND [ARGS]\n\ncommands:")
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
-	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

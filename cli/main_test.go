@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -41,7 +41,7 @@ func buildBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "pathgrant")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd := exec.Command("go", "build", "-o", binPath, "pathgrant")
 		// Built as scripts/run builds it: static, no cgo, so it starts fast.
 		cmd.Env = append(append(os.Environ(), goCaches...), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
