@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -27,12 +28,6 @@ const execUsageText = "usage: pathgrant exec [--session ID] [--socket PATH] [--w
 const (
 	execRefused  = 126 // not run: no sandbox, no policy, or the sandbox failed
 	execNotFound = 127 // no such command
-)
-
-// The environment exec reads.
-const (
-	envSession = "PATHGRANT_SESSION"
-	envToken   = "PATHGRANT_TOKEN"
 )
 
 // daemonSlack is how long exec gives the daemon beyond --wait.
@@ -85,10 +80,10 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 // parseExecArgs reads the flags up to the command (or `--`); the session
 // and token default to the environment, the socket to the daemon's.
 func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) {
-	a := execArgs{token: getenv(envToken)}
+	a := execArgs{token: getenv(appdirs.TokenEnv)}
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&a.session, "session", getenv(envSession), "session id (default $"+envSession+")")
+	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
 	fs.StringVar(&a.socket, "socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
 	fs.DurationVar(&a.wait, "wait", 0, "how long to wait for an approval the command needs")
 	fs.BoolVar(&a.verbose, "verbose", false, "say what the guard thinks and which rules apply")
@@ -101,13 +96,11 @@ func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) 
 	case len(a.argv) == 0:
 		return a, errors.New("no command given")
 	case a.session == "":
-		return a, errors.New("no session: give --session or set " + envSession)
+		return a, errors.New("no session: give --session or set " + appdirs.SessionEnv)
 	case a.wait < 0:
 		return a, errors.New("--wait must not be negative")
 	}
-	if a.socket == "" {
-		a.socket = ipc.DefaultSocketPath()
-	}
+	a.socket = appdirs.SocketOr(a.socket, getenv)
 	return a, nil
 }
 

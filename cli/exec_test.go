@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -90,7 +91,7 @@ func (e *execEnv) serve(t testing.TB) {
 // env is the environment the agent's shell would give exec.
 func (e *execEnv) env() []string {
 	return []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, "LANG=en_US.UTF-8",
-		envSession + "=" + e.sess.ID, envToken + "=" + e.sess.Token}
+		appdirs.SessionEnv + "=" + e.sess.ID, appdirs.TokenEnv + "=" + e.sess.Token}
 }
 
 type execResult struct {
@@ -362,7 +363,7 @@ func TestExecAllowUnconfined(t *testing.T) {
 }
 
 func TestExecUsage(t *testing.T) {
-	env := map[string]string{envSession: "s1"}
+	env := map[string]string{appdirs.SessionEnv: "s1"}
 	tests := []struct {
 		name string
 		args []string

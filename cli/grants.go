@@ -10,10 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 )
@@ -148,7 +150,7 @@ func openBackend(f storeFlags, missingOK bool) (grantsBackend, error) {
 // openStore opens the store for a command. With missingOK a store that
 // does not exist yet yields (nil, nil).
 func openStore(flagValue string, missingOK bool) (*grants.Store, error) {
-	path, err := grants.ResolvePath(flagValue)
+	path, err := appdirs.Store(flagValue, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -382,11 +384,7 @@ func daemonBackendFor(storeFlag, socketFlag string) *daemonBackend {
 	if storeFlag != "" && socketFlag == "" {
 		return nil
 	}
-	sock := socketFlag
-	if sock == "" {
-		sock = ipc.DefaultSocketPath()
-	}
-	c := ipc.NewClient(sock)
+	c := ipc.NewClient(socketOr(socketFlag))
 	ctx, cancel := context.WithTimeout(context.Background(), daemonProbeTimeout)
 	defer cancel()
 	if c.Health(ctx) != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"pathgrant/appdirs"
 	"pathgrant/assets"
 )
 
@@ -33,12 +34,11 @@ func installDesktop() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find this binary: %w", err)
 	}
-	home, err := os.UserHomeDir()
+	home, err := appdirs.Home(os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("home folder: %w", err)
+		return nil, err
 	}
-	data := xdgDir("XDG_DATA_HOME", filepath.Join(home, ".local/share"))
-	config := xdgDir("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	data, config := appdirs.DataHome(os.Getenv, home), appdirs.ConfigHome(os.Getenv, home)
 	entry := strings.Replace(assets.DesktopEntry, "Exec=pathgrant", "Exec="+desktopQuote(exe), 1)
 	files := []struct {
 		path string
@@ -56,13 +56,6 @@ func installDesktop() ([]string, error) {
 		written = append(written, f.path)
 	}
 	return written, nil
-}
-
-func xdgDir(env, def string) string {
-	if d := os.Getenv(env); filepath.IsAbs(d) {
-		return d
-	}
-	return def
 }
 
 // desktopQuote quotes an Exec path per the desktop entry spec: the quoting

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/appdirs"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 )
@@ -104,12 +105,10 @@ func newDaemonFlags(name string) (*flag.FlagSet, *string) {
 	return fs, fs.String("socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
 }
 
-// socketOr returns the flag's socket, else the default one.
+// socketOr returns the --socket flag's value, else the default socket
+// (appdirs.Socket): every command that talks to the daemon finds it so.
 func socketOr(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return ipc.DefaultSocketPath()
+	return appdirs.SocketOr(flagValue, os.Getenv)
 }
 
 // daemonError says why a call to the daemon at sock failed: the daemon's

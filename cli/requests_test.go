@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -100,7 +101,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 		t.Fatal(err)
 	}
 	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet,
-		Device: ipc.DefaultDevicePolicy(e.home, storePath, e.sock)})
+		Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, storePath, e.sock)})
 	e.serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -341,8 +342,8 @@ func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 	}
 	t.Run("default socket", func(t *testing.T) {
 		r := daemonCmd("", false, nil, "pending")
-		if r.code != 1 || !strings.Contains(r.stderr, ipc.DefaultSocketPath()) {
-			t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, ipc.DefaultSocketPath())
+		if r.code != 1 || !strings.Contains(r.stderr, appdirs.Socket(os.Getenv)) {
+			t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, appdirs.Socket(os.Getenv))
 		}
 	})
 }

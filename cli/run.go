@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 )
 
 const runUsageText = "usage: pathgrant run [--workspace DIR]... [--read-only DIR]... [--blocked-write PATH]... [--kind interactive|background|scheduled] [--agent NAME] [--socket PATH] -- COMMAND [ARG]..."
@@ -44,11 +44,8 @@ func runLauncher(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pathgrant run: %s\n%s\n", oneLine(err.Error()), runUsageText)
 		return 2
 	}
-	sock := a.socket
-	if sock == "" {
-		sock = ipc.DefaultSocketPath()
-	}
-	if sock, err = filepath.Abs(sock); err != nil {
+	sock, err := filepath.Abs(socketOr(a.socket))
+	if err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: socket: %v\n", err)
 		return 2
 	}
@@ -109,7 +106,7 @@ func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
 		}
 		return out
 	}
-	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(hooks.SessionEnv)}
+	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(appdirs.SessionEnv)}
 	ws := []string(a.workspace)
 	if len(ws) == 0 {
 		ws = []string{cwd}
@@ -117,7 +114,7 @@ func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
 	req.Workspace, req.ReadOnly, req.BlockedWrite = abs(ws), abs(a.readOnly), abs(a.blocked)
 	c := ipc.NewClient(sock)
 	if req.Parent != "" {
-		c.Token = os.Getenv(hooks.TokenEnv) // a child is registered with its parent's token
+		c.Token = os.Getenv(appdirs.TokenEnv) // a child is registered with its parent's token
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -137,11 +134,11 @@ func launchEnv(env []string, sess ipc.SessionResponse, sock string) []string {
 	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k != hooks.SessionEnv && k != hooks.TokenEnv && k != hooks.SocketEnv {
+		if k != appdirs.SessionEnv && k != appdirs.TokenEnv && k != appdirs.SocketEnv {
 			out = append(out, kv)
 		}
 	}
-	return append(out, hooks.SessionEnv+"="+sess.ID, hooks.TokenEnv+"="+sess.Token, hooks.SocketEnv+"="+sock)
+	return append(out, appdirs.SessionEnv+"="+sess.ID, appdirs.TokenEnv+"="+sess.Token, appdirs.SocketEnv+"="+sock)
 }
 
 // launchCommand runs argv with env and the standard streams, and returns

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"pathgrant/appdirs"
 	"pathgrant/daemon"
 	"pathgrant/ipc"
 )
@@ -81,7 +82,7 @@ func serveHeadless(ctx context.Context, a serveArgs, log *slog.Logger) error {
 // socketArg is the --socket argument the approve and deny hints need: none
 // when the CLI finds this socket by default.
 func socketArg(flagValue, sock string) string {
-	if flagValue == "" && os.Getenv(ipc.SocketEnv) == "" {
+	if flagValue == "" && os.Getenv(appdirs.SocketEnv) == "" {
 		return ""
 	}
 	return " --socket " + sock

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 )
@@ -21,28 +22,26 @@ import (
 const ShutdownTimeout = 5 * time.Second
 
 // Daemon is what a running daemon owns: its socket and its store, and the
-// paths and home folder its device policy is built from.
+// paths, home folder and environment its device policy is built from.
 type Daemon struct {
 	Socket, StorePath, Home string
+	Getenv                  appdirs.Getenv
 	Listener                net.Listener
 	Store                   *grants.Store
 }
 
-// Start resolves the paths (empty flags mean the defaults) and takes the
-// socket, then the store: a daemon already running is found by its socket
-// before any store is touched, and either one held by another daemon is an
-// "already running" error.
+// Start resolves the paths (empty flags mean the defaults, from the
+// process environment) and takes the socket, then the store: a daemon
+// already running is found by its socket before any store is touched, and
+// either one held by another daemon is an "already running" error.
 func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
-	d := &Daemon{Socket: socket}
-	if d.Socket == "" {
-		d.Socket = ipc.DefaultSocketPath()
-	}
+	d := &Daemon{Getenv: os.Getenv, Socket: appdirs.SocketOr(socket, os.Getenv)}
 	var err error
-	if d.StorePath, err = grants.ResolvePath(store); err != nil {
+	if d.StorePath, err = appdirs.Store(store, d.Getenv); err != nil {
 		return nil, err
 	}
-	if d.Home, err = os.UserHomeDir(); err != nil {
-		return nil, fmt.Errorf("home folder: %w", err)
+	if d.Home, err = appdirs.Home(d.Getenv); err != nil {
+		return nil, err
 	}
 	if d.Listener, d.Store, err = open(d.Socket, d.StorePath, log); err != nil {
 		return nil, err
@@ -71,7 +70,7 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 
 // Config is the daemon's ipc configuration with the given approver.
 func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
-	return ipc.Config{Store: d.Store, Device: ipc.DefaultDevicePolicy(d.Home, d.StorePath, d.Socket), Home: d.Home,
+	return ipc.Config{Store: d.Store, Device: ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket), Home: d.Home,
 		Logger: log, Approver: approver}
 }
 

@@ -25,7 +25,7 @@ type Call struct {
 	// tools each adapter lists explicitly are such tools.
 	NoFiles bool
 	// Shell marks a shell-command tool whose ToolInput can be rewritten to
-	// run under `pathgrant exec` (see ExecEnv).
+	// run under `pathgrant exec` (see appdirs.ExecEnv).
 	Shell     bool
 	ToolInput json.RawMessage
 }

@@ -133,7 +133,7 @@ type claudeHookOutput struct {
 	Updated  json.RawMessage `json:"updatedInput,omitempty"`
 }
 
-// render answers Claude Code. A rewrite (ExecEnv) needs an explicit allow
+// render answers Claude Code. A rewrite (appdirs.ExecEnv) needs an explicit allow
 // to carry updatedInput; Claude's own prompt is then skipped for that
 // command, which the kernel now confines.
 func (claudeAdapter) render(c Call, v Verdict) Output {

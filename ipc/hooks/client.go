@@ -9,28 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
-
-// SocketEnv overrides the daemon's socket path (as for the daemon itself).
-const SocketEnv = "PATHGRANT_SOCKET"
-
-// DefaultSocket is where the daemon listens: $PATHGRANT_SOCKET, else
-// $XDG_RUNTIME_DIR/pathgrant.sock, else /tmp/pathgrant-$UID/pathgrant.sock.
-// It is ipc.DefaultSocketPath, computed from getenv (TestSocketMatchesIPC).
-func DefaultSocket(getenv func(string) string) string {
-	if p := getenv(SocketEnv); p != "" {
-		return p
-	}
-	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "pathgrant.sock")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("pathgrant-%d", os.Getuid()), "pathgrant.sock")
-}
 
 // maxAnswer bounds what is read back from the daemon.
 const maxAnswer = 1 << 20

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -222,7 +223,7 @@ func TestCrossProviderContract(t *testing.T) {
 				if clientID == "" {
 					clientID = p.name + ": " + sc.name
 				}
-				env := map[string]string{hooks.SessionEnv: sc.id.session, hooks.TokenEnv: sc.id.token, hooks.WaitEnv: "0"}
+				env := map[string]string{appdirs.SessionEnv: sc.id.session, appdirs.TokenEnv: sc.id.token, appdirs.WaitEnv: "0"}
 				res := hooks.Run(ctx, hooks.Options{Client: p.name, Stdin: strings.NewReader(p.payload(sc.a, sc.cwd, clientID)),
 					Getenv: func(k string) string { return env[k] }, Socket: d.sock})
 				if res.Exit != 0 {

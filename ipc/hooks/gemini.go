@@ -115,7 +115,7 @@ type geminiOutput struct {
 	Hook     *geminiHookSpecific `json:"hookSpecificOutput,omitempty"`
 }
 
-// geminiHookSpecific carries a rewritten tool input (ExecEnv).
+// geminiHookSpecific carries a rewritten tool input (appdirs.ExecEnv).
 type geminiHookSpecific struct {
 	Event     string          `json:"hookEventName"`
 	ToolInput json.RawMessage `json:"tool_input"`

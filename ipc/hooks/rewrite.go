@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 )
 
-// ExecEnv turns on kernel enforcement of shell commands: with
+// appdirs.ExecEnv turns on kernel enforcement of shell commands: with
 // PATHGRANT_EXEC=1 in the hook's environment, an allowed shell command is
 // rewritten, where the client supports input rewriting (Claude Code's
 // updatedInput, Gemini CLI's hookSpecificOutput.tool_input), to run under
 // `pathgrant exec`, so approved read-only access is enforced by Landlock as
 // well as checked by the guard.
-const ExecEnv = "PATHGRANT_EXEC"
 
 // ExecWrap returns shell text that runs command under `pathgrant exec`
 // in bash: `pathgrant exec -- bash -c '<command>'`, single-quoted so that

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"pathgrant/appdirs"
 	"pathgrant/ipc/hooks"
 )
 
@@ -36,7 +37,7 @@ func TestExecRewrite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := map[string]string{hooks.ExecEnv: tt.exec, hooks.WaitEnv: "0"}
+			env := map[string]string{appdirs.ExecEnv: tt.exec, appdirs.WaitEnv: "0"}
 			res := hooks.Run(context.Background(), hooks.Options{Client: tt.client, Stdin: strings.NewReader(tt.input),
 				Socket: d.sock, Getenv: func(k string) string { return env[k] }})
 			got := rewrittenCommand(t, tt.client, res.Stdout)

@@ -12,15 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Environment the hook reads. PATHGRANT_SESSION and PATHGRANT_TOKEN are
-// exported by `pathgrant run`; PATHGRANT_WAIT_MS overrides how long the
-// hook waits for the user's decision.
-const (
-	SessionEnv = "PATHGRANT_SESSION"
-	TokenEnv   = "PATHGRANT_TOKEN"
-	WaitEnv    = "PATHGRANT_WAIT_MS"
+	"pathgrant/appdirs"
 )
 
 // DefaultWait is how long a hook waits for the user's decision on an
@@ -47,7 +40,7 @@ type Verdict struct {
 	Granted bool
 	Reason  string
 	// Rewrite is the tool input to run instead: the shell command under
-	// `pathgrant exec`, when ExecEnv asks for it.
+	// `pathgrant exec`, when appdirs.ExecEnv asks for it.
 	Rewrite json.RawMessage
 }
 
@@ -100,7 +93,7 @@ type Options struct {
 	Client string
 	Stdin  io.Reader
 	Getenv func(string) string // os.Getenv when nil
-	Socket string              // DefaultSocket(Getenv) when empty
+	Socket string              // appdirs.Socket(Getenv) when empty
 }
 
 // Result is the hook's output with what led to it, for tests.
@@ -140,8 +133,8 @@ func Run(ctx context.Context, o Options) Result {
 		return Result{Output: blockOutput(fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
 	}
 	res := Result{Call: call}
-	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, orDefault(o.Socket, DefaultSocket(getenv)))
-	if res.Verdict.Allow && getenv(ExecEnv) == "1" {
+	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
+	if res.Verdict.Allow && getenv(appdirs.ExecEnv) == "1" {
 		res.Verdict.Rewrite = rewriteShell(call)
 	}
 	res.Output = ad.render(call, res.Verdict)
@@ -161,12 +154,12 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 	start := time.Now()
 	ctx, cancel := context.WithDeadline(ctx, start.Add(wait+answerGrace))
 	defer cancel()
-	token := getenv(TokenEnv)
+	token := getenv(appdirs.TokenEnv)
 	v := Verdict{Allow: true}
 	var answers []Answer
 	for _, a := range call.Accesses {
 		req := CheckRequest{
-			ClientSession: call.ClientSession, EnvSession: getenv(SessionEnv), Agent: call.Client, Tool: call.Tool,
+			ClientSession: call.ClientSession, EnvSession: getenv(appdirs.SessionEnv), Agent: call.Client, Tool: call.Tool,
 			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Cwd: call.Cwd,
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
 		}
@@ -190,10 +183,10 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 	return v, answers, nil
 }
 
-// waitBudget is PATHGRANT_WAIT_MS when it is a number of milliseconds
+// waitBudget is $PATHGRANT_WAIT_MS when it is a number of milliseconds
 // (0: do not wait), else DefaultWait.
 func waitBudget(getenv func(string) string) time.Duration {
-	if s := getenv(WaitEnv); s != "" {
+	if s := getenv(appdirs.WaitEnv); s != "" {
 		if ms, err := strconv.Atoi(s); err == nil && ms >= 0 {
 			return time.Duration(ms) * time.Millisecond
 		}

@@ -66,20 +66,3 @@ func TestWireMatchesIPC(t *testing.T) {
 		t.Errorf("answer decoded as %+v", back)
 	}
 }
-
-// TestSocketMatchesIPC: the hook finds the daemon where the daemon listens.
-func TestSocketMatchesIPC(t *testing.T) {
-	for _, env := range []map[string]string{
-		{},
-		{"XDG_RUNTIME_DIR": "/run/user/1000"},
-		{"XDG_RUNTIME_DIR": "relative"},
-		{"XDG_RUNTIME_DIR": "/run/user/1000", "PATHGRANT_SOCKET": "/tmp/x.sock"},
-	} {
-		t.Setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
-		t.Setenv("PATHGRANT_SOCKET", env["PATHGRANT_SOCKET"])
-		getenv := func(k string) string { return env[k] }
-		if got, want := hooks.DefaultSocket(getenv), ipc.DefaultSocketPath(); got != want {
-			t.Errorf("env %v: hook socket %s, daemon socket %s", env, got, want)
-		}
-	}
-}
