@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -22,8 +26,14 @@ import (
 const appID = "dev.pathgrant.app"
 
 // serveApp owns the socket and the store while the Fyne app runs, and
-// shuts both down when it quits (tray Quit, SIGINT or SIGTERM).
-func serveApp(socket, store string, log *slog.Logger) error {
+// shuts both down when it quits (tray Quit, SIGINT or SIGTERM). Without a
+// usable display it hands over to the headless daemon instead of failing:
+// before taking anything when no display is named, and after giving the
+// socket and store back when the toolkit cannot start.
+func serveApp(socket, store string, log *slog.Logger, stderr io.Writer) error {
+	if !displayEnvSet(os.Getenv) {
+		return serveHeadless(socket, store, errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset)"), stderr)
+	}
 	d, err := daemon.Start(socket, store, log)
 	if err != nil {
 		return err
@@ -32,7 +42,12 @@ func serveApp(socket, store string, log *slog.Logger) error {
 	fa.SetIcon(fyne.NewStaticResource("pathgrant.png", assets.Icon))
 	ui := newAppUI(fa, log)
 	srv := ipc.New(d.Config(log, ui.prompter))
-	ui.wire(srv, d.Store)
+	if err := startUI(func() { ui.wire(srv, d.Store) }); err != nil {
+		if rerr := release(d); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return serveHeadless(socket, store, err, stderr)
+	}
 	serveErr := d.Serve(srv)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -41,6 +56,16 @@ func serveApp(socket, store string, log *slog.Logger) error {
 	fa.Run()
 	stop()
 	return d.Stop(ctx, srv, serveErr, log)
+}
+
+// release gives back a daemon's socket and store that never served, so
+// the headless daemon can take them.
+func release(d *daemon.Daemon) error {
+	lerr := d.Listener.Close() // removes the socket file
+	if err := d.Store.Close(); err != nil {
+		return errors.Join(lerr, fmt.Errorf("close the store: %w", err))
+	}
+	return lerr
 }
 
 // appUI is the tray app's windows and tray, wired to one daemon.

@@ -34,7 +34,7 @@ func run(args []string, stderr io.Writer) int {
 	var err error
 	switch cmd {
 	case "app":
-		err = serveApp(*socket, *store, log)
+		err = serveApp(*socket, *store, log, stderr)
 	case "settings":
 		err = showSettings(*socket, log)
 	default:
@@ -42,8 +42,11 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant: %s\n", strings.Join(strings.Fields(err.Error()), " "))
+		fmt.Fprintf(stderr, "pathgrant: %s\n", oneLine(err.Error()))
 		return 1
 	}
 	return 0
 }
+
+// oneLine folds an error onto one line for stderr.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
