@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"pathgrant/appdirs"
 	"pathgrant/assets"
 	"pathgrant/ipc"
 	"pathgrant/prompt"
@@ -17,9 +19,7 @@ import (
 // showSettings opens the grants, audit and pending window of the daemon
 // that answers on the socket, for desktops with no tray icon to click.
 func showSettings(socket string, log *slog.Logger) error {
-	if socket == "" {
-		socket = ipc.DefaultSocketPath()
-	}
+	socket = appdirs.SocketOr(socket, os.Getenv)
 	client := ipc.NewClient(socket)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
