@@ -13,21 +13,10 @@ import (
 // retryHint is what an agent is told when the user has not decided yet.
 const retryHint = "approval pending: retry after approving"
 
-func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
-	var req CheckRequest
-	if err := decodeStrict(r, &req); err != nil {
-		writeError(w, err)
-		return
-	}
-	lineage := s.lineage(r)
-	src := idSources{URL: r.PathValue("session"), Header: r.Header.Get(HeaderSession), Body: req.SessionID, Env: req.EnvSession}
-	sess, err := s.resolveSession(src, r.Header.Get(HeaderToken), lineage, &req)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	s.agents.add(lineage.chain(), sess.ID)
-	ans, aerr := s.check(r.Context(), sess, req)
+func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCall) {
+	req := c.body.(*CheckRequest)
+	s.agents.add(c.lineage.chain(), c.sess.ID)
+	ans, aerr := s.check(r.Context(), c.sess, *req)
 	if aerr != nil {
 		writeError(w, aerr)
 		return

@@ -16,14 +16,8 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 
 // handleEvents streams one session's events as server-sent events until
 // the client goes away or the daemon shuts down.
-func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(HeaderSession)}
-	sess, err := s.resolveSession(src,
-		r.Header.Get(HeaderToken), s.lineage(r), nil)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c sessionCall) {
+	sess := c.sess
 	rc := http.NewResponseController(w)
 	events, cancel := s.hub.subscribe(sess.ID)
 	defer cancel()

@@ -11,13 +11,8 @@ import (
 // handlePolicy returns the resolved session's effective permissions now:
 // its roots, the device's protected paths, and the read grants it may use.
 // `pathgrant exec` builds its kernel ruleset from exactly this.
-func (s *Server) handlePolicy(w http.ResponseWriter, r *http.Request) {
-	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(HeaderSession)}
-	sess, err := s.resolveSession(src, r.Header.Get(HeaderToken), s.lineage(r), nil)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionCall) {
+	sess := c.sess
 	gs, gerr := s.usableGrants(sess.ID)
 	if gerr != nil {
 		writeError(w, errorf(http.StatusInternalServerError, "", "list grants: %v", gerr))

@@ -181,13 +181,8 @@ func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
 	return d
 }
 
-func (s *Server) handleEndSession(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.resolveSession(idSources{URL: r.PathValue("session"), Header: r.Header.Get(HeaderSession)},
-		r.Header.Get(HeaderToken), s.lineage(r), nil)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+func (s *Server) handleEndSession(w http.ResponseWriter, _ *http.Request, c sessionCall) {
+	sess := c.sess
 	s.sessions.end(sess.ID)
 	ended, serr := s.cfg.Store.EndSession(sess.ID)
 	if serr != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -42,10 +43,57 @@ func send(t *testing.T, c *http.Client, method, path string, hdr map[string]stri
 	return resp.StatusCode, out
 }
 
+// routeCase says how the route walk calls one session route: the sources
+// the route must declare, and for routes with a body, the body naming the
+// session in its session_id, env_session and client_session.
+type routeCase struct {
+	sources source
+	body    func(body, env, client string) any
+}
+
+// sessionRequest builds a request to rt naming the session in the given
+// sources. It reports false when rt has no place for one of them (no
+// {session} in its path, or no body).
+func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path string, hdr map[string]string, body any, ok bool) {
+	method, path, _ = strings.Cut(rt.pattern, " ")
+	if v, set := ids[srcURL]; set {
+		if !strings.Contains(path, "{session}") {
+			return "", "", nil, nil, false
+		}
+		path = strings.Replace(path, "{session}", v, 1)
+	}
+	if v, set := ids[srcQuery]; set {
+		path += "?session=" + url.QueryEscape(v)
+	}
+	hdr = map[string]string{}
+	if v, set := ids[srcHeader]; set {
+		hdr[HeaderSession] = v
+	}
+	if v, set := ids[srcToken]; set {
+		hdr[HeaderToken] = v
+	}
+	_, b := ids[srcBody]
+	_, e := ids[srcEnv]
+	_, c := ids[srcClient]
+	if tc.body == nil && (b || e || c) {
+		return "", "", nil, nil, false
+	}
+	if tc.body != nil {
+		body = tc.body(ids[srcBody], ids[srcEnv], ids[srcClient])
+	}
+	return method, path, hdr, body, true
+}
+
+// srcToken is not a source: it carries the token in the walk's id maps.
+const srcToken source = 1 << 7
+
 // TestEveryRouteResolvesOneSession walks the route table: every route that
-// acts for a session must refuse conflicting, missing, forged and stale
-// identities, and act for exactly the session it resolved. A route added to
-// the table without a case here fails the test.
+// acts for a session must declare where its id comes from, resolve it from
+// each declared source (an unknown id there is 404, two sources naming
+// different sessions 409), refuse an id in any undeclared source (400),
+// refuse a missing, forged or stale identity, and act for exactly the
+// session it resolved. A session route added to the table without a case
+// here fails the test, and so does a changed declaration.
 func TestEveryRouteResolvesOneSession(t *testing.T) {
 	e := newTestEnv(t)
 	live := e.register(SessionRequest{Agent: "a"})
@@ -53,27 +101,23 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 	ended := e.register(SessionRequest{Agent: "c"})
 	e.srv.sessions.end(ended.ID)
 	c := rawClient(e.sock)
-	check := CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}
-
-	// path builds the route's URL for a session id; body its body.
-	cases := map[string]struct {
-		method    string
-		path      func(id string) string
-		body      func(id string) any
-		urlBearer bool
-	}{
-		"DELETE /v1/sessions/{session}": {method: "DELETE", path: func(id string) string { return "/v1/sessions/" + id }, urlBearer: true},
-		"POST /v1/check": {method: "POST", path: func(string) string { return "/v1/check" },
-			body: func(id string) any { r := check; r.SessionID = id; return r }},
-		"POST /s/{session}/v1/check": {method: "POST", path: func(id string) string { return "/s/" + id + "/v1/check" },
-			body: func(string) any { return check }, urlBearer: true},
-		"GET /v1/events":             {method: "GET", path: func(id string) string { return "/v1/events?session=" + id }},
-		"GET /s/{session}/v1/events": {method: "GET", path: func(id string) string { return "/s/" + id + "/v1/events" }, urlBearer: true},
-		"GET /v1/policy":             {method: "GET", path: func(id string) string { return "/v1/policy?session=" + id }},
-		"GET /s/{session}/v1/policy": {method: "GET", path: func(id string) string { return "/s/" + id + "/v1/policy" }, urlBearer: true},
+	check := func(body, env, client string) any {
+		return CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
+	}
+	cases := map[string]routeCase{
+		"DELETE /v1/sessions/{session}": {sources: srcURL | srcHeader},
+		"POST /v1/check":                {sources: srcHeader | srcBody | srcEnv | srcClient, body: check},
+		"POST /s/{session}/v1/check":    {sources: srcURL | srcHeader | srcBody | srcEnv | srcClient, body: check},
+		"GET /v1/events":                {sources: srcQuery | srcHeader},
+		"GET /s/{session}/v1/events":    {sources: srcURL | srcQuery | srcHeader},
+		"GET /v1/policy":                {sources: srcQuery | srcHeader},
+		"GET /s/{session}/v1/policy":    {sources: srcURL | srcQuery | srcHeader},
 	}
 	for _, rt := range e.srv.routes() {
-		if !rt.session {
+		if rt.session == nil {
+			if strings.Contains(rt.pattern, "{session}") {
+				t.Errorf("route %s has a {session} in its path but resolves no session", rt.pattern)
+			}
 			continue
 		}
 		tc, ok := cases[rt.pattern]
@@ -82,38 +126,98 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			continue
 		}
 		t.Run(rt.pattern, func(t *testing.T) {
-			body := func(id string) any {
-				if tc.body == nil {
-					return nil
-				}
-				return tc.body(id)
+			if rt.session.sources != tc.sources {
+				t.Fatalf("route declares %s, the test expects %s", rt.session.sources, tc.sources)
 			}
-			hdr := func(id, tok string) map[string]string {
-				return map[string]string{HeaderSession: id, HeaderToken: tok}
+			if hasURL := strings.Contains(rt.pattern, "{session}"); hasURL != (tc.sources&srcURL != 0) {
+				t.Fatalf("a {session} in the path (%v) must be declared as the url source", hasURL)
 			}
-			// conflict: the URL or body names one session, the header another
-			if st, _ := send(t, c, tc.method, tc.path(live.ID), hdr(other.ID, other.Token), body(live.ID)); st != 409 {
-				t.Errorf("conflict: %d, want 409", st)
+			walkSources(t, c, rt, tc, live, other)
+			walkIdentity(t, c, rt, tc, live, other, ended)
+		})
+	}
+}
+
+// walkSources checks every declared source is resolved and every
+// undeclared one refused.
+func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other SessionResponse) {
+	t.Helper()
+	do := func(ids map[source]string) int {
+		method, path, hdr, body, ok := sessionRequest(rt, tc, ids)
+		if !ok {
+			t.Fatalf("cannot place %v in a request to %s", ids, rt.pattern)
+		}
+		st, _ := send(t, c, method, path, hdr, body)
+		return st
+	}
+	declared := tc.sources.kinds()
+	for _, k := range declared {
+		t.Run(k.String(), func(t *testing.T) {
+			unknown := map[source]string{k: "unknown-session"}
+			if tc.sources&srcURL != 0 {
+				unknown[srcURL] = "unknown-session"
 			}
-			if !tc.urlBearer {
-				if st, _ := send(t, c, tc.method, tc.path(""), nil, body("")); st != 400 {
-					t.Errorf("no session: %d, want 400", st)
-				}
+			if st := do(unknown); st != http.StatusNotFound {
+				t.Errorf("unknown session from %s: %d, want 404", k, st)
 			}
-			if st, _ := send(t, c, tc.method, tc.path(live.ID), hdr(live.ID, other.Token), body(live.ID)); st != 403 {
-				t.Errorf("forged: %d, want 403", st)
+			partner := declared[0]
+			if partner == k {
+				partner = declared[1]
 			}
-			if st, _ := send(t, c, tc.method, tc.path(ended.ID), hdr(ended.ID, ended.Token), body(ended.ID)); st != 410 {
-				t.Errorf("stale: %d, want 410", st)
-			}
-			if tc.method == "POST" || strings.Contains(rt.pattern, "policy") {
-				st, out := send(t, c, tc.method, tc.path(live.ID), hdr(live.ID, live.Token), body(live.ID))
-				var ans struct{ Session string }
-				if st != 200 || json.Unmarshal(out, &ans) != nil || ans.Session != live.ID {
-					t.Errorf("resolved request answered %d %s, want 200 for session %s", st, out, live.ID)
-				}
+			if st := do(map[source]string{k: live.ID, partner: other.ID, srcToken: live.Token}); st != http.StatusConflict {
+				t.Errorf("%s and %s disagree: %d, want 409", k, partner, st)
 			}
 		})
+	}
+	for _, n := range sourceNames {
+		if tc.sources&n.src != 0 {
+			continue
+		}
+		ids := map[source]string{declared[0]: live.ID, n.src: live.ID, srcToken: live.Token}
+		if _, _, _, _, ok := sessionRequest(rt, tc, ids); !ok {
+			continue // this route has no place for it at all
+		}
+		if st := do(ids); st != http.StatusBadRequest {
+			t.Errorf("session id in the undeclared %s source: %d, want 400", n.name, st)
+		}
+	}
+	if tc.sources&srcURL == 0 {
+		if st := do(map[source]string{}); st != http.StatusBadRequest {
+			t.Errorf("no session: %d, want 400", st)
+		}
+	}
+}
+
+// walkIdentity checks forged and stale identities are refused and a good
+// one acted for.
+func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended SessionResponse) {
+	t.Helper()
+	// every declared source but the client's own id names the session
+	ids := func(id, tok string) map[source]string {
+		m := map[source]string{srcToken: tok}
+		for _, k := range tc.sources.kinds() {
+			if k != srcClient {
+				m[k] = id
+			}
+		}
+		return m
+	}
+	do := func(m map[source]string) (int, []byte) {
+		method, path, hdr, body, _ := sessionRequest(rt, tc, m)
+		return send(t, c, method, path, hdr, body)
+	}
+	if st, _ := do(ids(live.ID, other.Token)); st != http.StatusForbidden {
+		t.Errorf("forged: %d, want 403", st)
+	}
+	if st, _ := do(ids(ended.ID, ended.Token)); st != http.StatusGone {
+		t.Errorf("stale: %d, want 410", st)
+	}
+	if strings.HasPrefix(rt.pattern, "POST") || strings.Contains(rt.pattern, "policy") {
+		st, out := do(ids(live.ID, live.Token))
+		var ans struct{ Session string }
+		if st != http.StatusOK || json.Unmarshal(out, &ans) != nil || ans.Session != live.ID {
+			t.Errorf("resolved request answered %d %s, want 200 for session %s", st, out, live.ID)
+		}
 	}
 }
 

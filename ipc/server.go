@@ -98,39 +98,64 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// route is one API endpoint. session says whether it acts for a session
-// (and so must resolve one through resolveSession before anything else).
+// route is one API endpoint: either a plain handler, for routes that act
+// for no session, or a sessionRoute, whose handler Handler calls only with
+// the session resolved from the sources the route declares.
 type route struct {
 	pattern string
-	session bool
 	handle  http.HandlerFunc
+	session *sessionRoute
 }
+
+func plain(pattern string, h http.HandlerFunc) route { return route{pattern: pattern, handle: h} }
+
+// acting declares a route that acts for a session named in sources.
+func acting(pattern string, sources source, act sessionHandler) route {
+	return route{pattern: pattern, session: &sessionRoute{sources: sources, act: act}}
+}
+
+// withBody is acting for a route whose body is read (once) before the
+// session resolves, because it may name the session.
+func withBody(pattern string, sources source, body func() sessionBody, act sessionHandler) route {
+	return route{pattern: pattern, session: &sessionRoute{sources: sources, body: body, act: act}}
+}
+
+func newCheckBody() sessionBody { return &CheckRequest{} }
+
+// checkSources are where a check may name its session besides the URL.
+const checkSources = srcHeader | srcBody | srcEnv | srcClient
 
 func (s *Server) routes() []route {
 	return []route{
-		{"GET /v1/health", false, s.handleHealth},
-		{"POST /v1/sessions", false, s.handleRegister},
-		{"DELETE /v1/sessions/{session}", true, s.handleEndSession},
-		{"POST /v1/check", true, s.handleCheck},
-		{"POST /s/{session}/v1/check", true, s.handleCheck},
-		{"GET /v1/events", true, s.handleEvents},
-		{"GET /s/{session}/v1/events", true, s.handleEvents},
-		{"GET /v1/policy", true, s.handlePolicy},
-		{"GET /s/{session}/v1/policy", true, s.handlePolicy},
-		{"GET /v1/requests", false, s.handleListRequests},
-		{"GET /v1/requests/{id}", false, s.handleGetRequest},
-		{"POST /v1/requests/{id}/decision", false, s.handleDecision},
-		{"GET /v1/grants", false, s.handleListGrants},
-		{"DELETE /v1/grants/{id}", false, s.handleRevoke},
-		{"GET /v1/audit", false, s.handleAudit},
+		plain("GET /v1/health", s.handleHealth),
+		plain("POST /v1/sessions", s.handleRegister),
+		acting("DELETE /v1/sessions/{session}", srcURL|srcHeader, s.handleEndSession),
+		withBody("POST /v1/check", checkSources, newCheckBody, s.handleCheck),
+		withBody("POST /s/{session}/v1/check", srcURL|checkSources, newCheckBody, s.handleCheck),
+		acting("GET /v1/events", srcQuery|srcHeader, s.handleEvents),
+		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
+		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
+		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
+		plain("GET /v1/requests", s.handleListRequests),
+		plain("GET /v1/requests/{id}", s.handleGetRequest),
+		plain("POST /v1/requests/{id}/decision", s.handleDecision),
+		plain("GET /v1/grants", s.handleListGrants),
+		plain("DELETE /v1/grants/{id}", s.handleRevoke),
+		plain("GET /v1/audit", s.handleAudit),
 	}
 }
 
-// Handler returns the API with peer checks in front of every route.
+// Handler returns the API with peer checks in front of every route. A
+// session route's handler is reached only through serveSession, so no
+// route can act for a session it did not resolve.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.HandleFunc(rt.pattern, rt.handle)
+		h := rt.handle
+		if rt.session != nil {
+			h = s.serveSession(rt.session)
+		}
+		mux.HandleFunc(rt.pattern, h)
 	}
 	return s.checkPeer(limitBody(mux))
 }
