@@ -1,6 +1,11 @@
 package ipc
 
-import "sync"
+import (
+	"net/http"
+	"sync"
+
+	"pathgrant/grants"
+)
 
 // agentSet remembers every process that sent checks for a session (hooks,
 // the shells that ran them, the agent). A decision or revoke from a process
@@ -43,4 +48,16 @@ func (a *agentSet) prune(live func(session string) bool) {
 			delete(a.procs, p)
 		}
 	}
+}
+
+// refuseAgents rejects a caller whose process lineage holds a process that
+// sent checks for a session: an agent may never approve or revoke.
+func (s *Server) refuseAgents(r *http.Request) *apiError {
+	session, ok := s.agents.holds(s.lineage(r).all())
+	if !ok {
+		return nil
+	}
+	msg := "refused: the caller runs under an agent of session " + session + "; approve from outside the agent"
+	s.audit(grants.Record{Kind: grants.KindForged, Session: session, Reason: "agent tried to decide or revoke"})
+	return errorf(http.StatusForbidden, grants.KindForged, "%s", msg)
 }

@@ -63,30 +63,3 @@ func limitBody(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-// checkPeer refuses, before any handler runs, a connection whose peer the
-// kernel did not identify or that runs as another user; the refusal is
-// audited.
-func (s *Server) checkPeer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := PeerFrom(r.Context())
-		if !ok || !p.sameUser() {
-			reason := "peer credentials unavailable"
-			if ok {
-				reason = fmt.Sprintf("peer uid %d is not this user", p.UID)
-			}
-			s.audit(grants.Record{Kind: grants.KindForged, Reason: reason})
-			writeError(w, errorf(http.StatusForbidden, grants.KindForged, "%s", reason))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// audit appends rec; a failure is logged, never shown to the caller as
-// success of anything else.
-func (s *Server) audit(rec grants.Record) {
-	if err := s.cfg.Store.Audit(rec); err != nil {
-		s.log.Error("audit append failed", "kind", rec.Kind, "err", err)
-	}
-}

@@ -2,11 +2,15 @@ package ipc
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"pathgrant/grants"
 )
 
 // Peer is the process at the other end of a connection, as the kernel
@@ -69,4 +73,23 @@ func PeerFrom(ctx context.Context) (Peer, bool) {
 // sameUser reports whether the peer runs as this process's user.
 func (p Peer) sameUser() bool {
 	return int(p.UID) == os.Getuid()
+}
+
+// checkPeer refuses, before any handler runs, a connection whose peer the
+// kernel did not identify or that runs as another user; the refusal is
+// audited.
+func (s *Server) checkPeer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := PeerFrom(r.Context())
+		if !ok || !p.sameUser() {
+			reason := "peer credentials unavailable"
+			if ok {
+				reason = fmt.Sprintf("peer uid %d is not this user", p.UID)
+			}
+			s.audit(grants.Record{Kind: grants.KindForged, Reason: reason})
+			writeError(w, errorf(http.StatusForbidden, grants.KindForged, "%s", reason))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -3,6 +3,7 @@ package ipc
 import (
 	"context"
 	"errors"
+	"sort"
 	"sync"
 	"time"
 
@@ -186,4 +187,8 @@ func (q *queue) wait(ctx context.Context, id string) (Request, bool) {
 	case <-ctx.Done():
 		return Request{}, false
 	}
+}
+
+func sortRequests(rs []Request) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Created.Before(rs[j].Created) })
 }
