@@ -121,8 +121,16 @@ func (s *Store) Revoke(id string) error {
 // grants included: it is what the user reaches for when a session
 // misbehaved. The session itself stays open. It returns how many ended.
 func (s *Store) RevokeSession(session string) (int, error) {
+	ended, err := s.RevokeSessionGrants(session)
+	return len(ended), err
+}
+
+// RevokeSessionGrants is RevokeSession returning the grants it ended, so
+// that the daemon can tell each grant's subscribers. All end in one
+// transaction, each with its revoke record.
+func (s *Store) RevokeSessionGrants(session string) ([]Grant, error) {
 	if session == "" {
-		return 0, fmt.Errorf("revoke session: %w: empty session", ErrInvalid)
+		return nil, fmt.Errorf("revoke session: %w: empty session", ErrInvalid)
 	}
 	var ended []Grant
 	err := s.update(func(tx *bolt.Tx) (err error) {
@@ -131,10 +139,10 @@ func (s *Store) RevokeSession(session string) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("revoke session %s: %w", session, err)
+		return nil, fmt.Errorf("revoke session %s: %w", session, err)
 	}
 	s.unwatch(ended)
-	return len(ended), nil
+	return ended, nil
 }
 
 // endGrant stops g serving and writes its one audit record.

@@ -228,6 +228,14 @@ func (c *Client) Revoke(ctx context.Context, id string) error {
 	return c.do(ctx, http.MethodDelete, "/v1/grants/"+url.PathEscape(id), nil, nil)
 }
 
+// RevokeSession revokes every live grant approved in session, in one
+// request, and returns the revoked grants' ids.
+func (c *Client) RevokeSession(ctx context.Context, session string) ([]string, error) {
+	var out RevokedSession
+	err := c.do(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(session)+"/grants", nil, &out)
+	return out.Revoked, err
+}
+
 // Audit returns audit records matching f.
 func (c *Client) Audit(ctx context.Context, f grants.AuditFilter) ([]grants.Record, error) {
 	q := url.Values{}

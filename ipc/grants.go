@@ -46,3 +46,36 @@ func (s *Server) Revoke(id string) error {
 	s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: id})
 	return nil
 }
+
+// handleRevokeSession revokes every live grant approved in a session, in
+// one step. Like revoking one grant, it is refused to a caller running
+// under an agent.
+func (s *Server) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
+	if err := s.refuseAgents(r); err != nil {
+		writeError(w, err)
+		return
+	}
+	session := r.PathValue("id")
+	ids, err := s.RevokeSession(session)
+	if err != nil {
+		writeError(w, errorf(http.StatusInternalServerError, "", "%v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, RevokedSession{Session: session, Revoked: ids})
+}
+
+// RevokeSession revokes every live grant approved in session, device
+// grants included, in one store transaction (each audited), and publishes
+// one grant.revoked event per grant. It returns the revoked grants' ids.
+func (s *Server) RevokeSession(session string) ([]string, error) {
+	ended, err := s.cfg.Store.RevokeSessionGrants(session)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(ended))
+	for _, g := range ended {
+		ids = append(ids, g.ID)
+		s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: g.ID})
+	}
+	return ids, nil
+}

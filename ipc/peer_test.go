@@ -59,6 +59,9 @@ func TestAgentCannotApprove(t *testing.T) {
 	if err := e.client.Revoke(context.Background(), g.ID); statusOf(err) != 403 {
 		t.Fatalf("self-revoke: %v, want 403", err)
 	}
+	if _, err := e.client.RevokeSession(context.Background(), s.ID); statusOf(err) != 403 {
+		t.Fatalf("self-revoke of the session's grants: %v, want 403", err)
+	}
 	if gs, _ := e.store.List(grants.Filter{Session: s.ID}); len(gs) != 1 {
 		t.Fatalf("grants after refused decision: %+v", gs)
 	}

@@ -141,6 +141,7 @@ func (s *Server) routes() []route {
 		plain("POST /v1/requests/{id}/decision", s.handleDecision),
 		plain("GET /v1/grants", s.handleListGrants),
 		plain("DELETE /v1/grants/{id}", s.handleRevoke),
+		plain("DELETE /v1/sessions/{id}/grants", s.handleRevokeSession),
 		plain("GET /v1/audit", s.handleAudit),
 	}
 }

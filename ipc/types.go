@@ -104,6 +104,13 @@ const (
 	EventGrantExpired   = "grant.expired"
 )
 
+// RevokedSession is the answer to DELETE /v1/sessions/{id}/grants: the
+// session and the ids of the grants that were live and are now revoked.
+type RevokedSession struct {
+	Session string   `json:"session"`
+	Revoked []string `json:"revoked"`
+}
+
 // Error is every non-2xx body.
 type Error struct {
 	Error string `json:"error"`
@@ -120,4 +127,14 @@ type Policy struct {
 	BlockedWrite []string      `json:"blocked_write"`
 	Protected    []string      `json:"protected"`
 	Grants       []guard.Scope `json:"grants"`
+}
+
+// RequestContext is where an approval request comes from and why the guard
+// denied it, so the person deciding sees what the agent was working on: the
+// session's cwd and workspace roots, and the denial's reason. Request
+// embeds it; the fields are flat in its JSON.
+type RequestContext struct {
+	Cwd       string   `json:"cwd,omitempty"`
+	Workspace []string `json:"workspace,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 }
