@@ -41,7 +41,20 @@ func newInstallHooksEnv(t *testing.T) installHooksEnv {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", e.home)
+	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR"} {
+		t.Setenv(env, "") // the defaults under HOME, whatever the machine has
+	}
 	return e
+}
+
+// settingsPath is where install-hooks writes client's hook.
+func settingsPath(t *testing.T, client, home, project string) string {
+	t.Helper()
+	c, err := hooks.LookupClient(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.SettingsPath(os.Getenv, home, project)
 }
 
 func installHooksCmd(args ...string) (int, string, string) {
@@ -132,7 +145,7 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 				if scope == "project" {
 					args = append(args, "--project", e.project)
 				}
-				path := hookTargetFor(client, e.home, map[string]string{"project": e.project}[scope]).path
+				path := settingsPath(t, client, e.home, map[string]string{"project": e.project}[scope])
 				ihWriteFile(t, path, existingSettings[client])
 				before := readJSONFile(t, path)
 
@@ -144,12 +157,12 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 					t.Errorf("backup %v does not hold the previous file", b)
 				}
 				doc := readJSONFile(t, path)
-				want := shellJoin([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
+				want := hooks.CommandLine([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
 				for _, ev := range hookEvents[client] {
 					if cmds := hookCommands(doc, ev); !slices.Contains(cmds, want) {
 						t.Errorf("hooks.%s: %v, want %q among them", ev, cmds, want)
 					}
-					if words := shellSplit(want); !slices.Equal(words, []string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"}) {
+					if words := hooks.CommandWords(want); !slices.Equal(words, []string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"}) {
 						t.Errorf("the command splits into %q", words)
 					}
 				}
@@ -406,10 +419,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 			if code, _, errs := installHooksCmd(args...); code != 0 {
 				t.Fatalf("%s: %s", client, errs)
 			}
-			path := hookTargetFor(client, e.home, project).path
-			if client == "pi" {
-				path = piExtensionPath(e.home, project)
-			}
+			path := settingsPath(t, client, e.home, project)
 			for _, op := range []string{"write", "delete"} {
 				ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.Op(op), Path: path})
 				if err != nil {
@@ -448,5 +458,48 @@ func TestInstallHooksGeminiEnabled(t *testing.T) {
 				t.Errorf("after uninstall %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestInstallHooksHonoursClientDirs: a client whose folder an environment
+// variable moves gets its hook there, not under the home folder.
+func TestInstallHooksHonoursClientDirs(t *testing.T) {
+	tests := []struct {
+		client, env, file string
+	}{
+		{client: "claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json"},
+		{client: "codex", env: "CODEX_HOME", file: "hooks.json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.client, func(t *testing.T) {
+			e := newInstallHooksEnv(t)
+			dir := filepath.Join(filepath.Dir(e.home), "moved-"+tc.client)
+			t.Setenv(tc.env, dir)
+			code, out, errs := installHooksCmd(tc.client, "--hook", e.hook)
+			want := filepath.Join(dir, tc.file)
+			if code != 0 || !strings.Contains(out, "installed the pathgrant hook for "+tc.client+" in "+want) {
+				t.Fatalf("exit %d, %q %q; want it installed in %s", code, out, errs, want)
+			}
+			if cmds := hookCommands(readJSONFile(t, want), "PreToolUse"); len(cmds) != 1 || !strings.Contains(cmds[0], e.hook) {
+				t.Errorf("%s holds %q", want, cmds)
+			}
+			if _, err := os.Stat(filepath.Join(e.home, "."+tc.client)); !os.IsNotExist(err) {
+				t.Errorf("~/.%s was created (%v)", tc.client, err)
+			}
+		})
+	}
+}
+
+// TestInstallHooksUnknownClient: an unknown client is a one-line usage
+// error, never some other client's settings.
+func TestInstallHooksUnknownClient(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	code, out, errs := installHooksCmd("vim", "--hook", e.hook)
+	first, _, _ := strings.Cut(errs, "\n")
+	if code != 2 || out != "" || first != `pathgrant install-hooks: unknown client "vim" (want claude, codex, cursor, gemini, pi)` {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if entries, _ := os.ReadDir(e.home); len(entries) != 1 { // only the project folder
+		t.Errorf("home holds %v", entries)
 	}
 }

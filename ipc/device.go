@@ -6,21 +6,13 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/guard"
+	"pathgrant/ipc/hooks"
 )
 
-// agentSettings are the agents' global hook settings, relative to the home
-// folder: a session that could rewrite them could switch its own guard off.
-var agentSettings = []string{
-	".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json", ".cursor/hooks.json", ".pi/agent/extensions", ".pi/agent/settings.json",
-}
-
-// relocatedSettings are the hook settings of clients whose config folder an
-// environment variable moves.
-var relocatedSettings = map[string][]string{
-	"CLAUDE_CONFIG_DIR": {"settings.json", "settings.local.json"},
-	"CODEX_HOME":        {"hooks.json", "config.toml"},
-}
+// workspaceProtected are the agents' hook settings inside a workspace,
+// relative to it: a session must never be able to rewrite the hooks that
+// guard it.
+var workspaceProtected = hooks.ProjectProtected()
 
 // DefaultDevicePolicy is the device policy the daemon runs with. Reads
 // under the XDG Downloads folder are eligible for approval. Protected are
@@ -34,16 +26,7 @@ func DefaultDevicePolicy(getenv appdirs.Getenv, home, storePath, socketPath stri
 	if c := appdirs.ConfigDir(getenv, home); c != protected[2] {
 		protected = append(protected, c)
 	}
-	for _, rel := range agentSettings {
-		protected = append(protected, filepath.Join(home, rel))
-	}
-	for env, files := range relocatedSettings {
-		if dir := getenv(env); filepath.IsAbs(dir) {
-			for _, f := range files {
-				protected = append(protected, filepath.Join(dir, f))
-			}
-		}
-	}
+	protected = append(protected, hooks.GlobalProtected(getenv, home)...)
 	return guard.DevicePolicy{EligibleReadOnly: []string{appdirs.Downloads(getenv, home)}, Protected: protected}
 }
 

@@ -11,13 +11,6 @@ import (
 	"pathgrant/guard"
 )
 
-// workspaceProtected are agents' hook settings inside a workspace: a
-// session must never be able to rewrite the hooks that guard it.
-var workspaceProtected = []string{
-	".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json", ".cursor/hooks.json", ".pi/extensions", ".pi/settings.json",
-}
-
 func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	var req SessionRequest
 	if err := decodeStrict(r, &req); err != nil {

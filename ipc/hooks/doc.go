@@ -1,7 +1,10 @@
 // Package hooks translates each agent client's hook protocol (Claude Code,
 // Codex CLI, Gemini CLI, Cursor, Pi) into pathgrant check requests, asks
 // the daemon over its Unix socket, and renders the decision back in that
-// client's exact output format.
+// client's exact output format. It also holds the client table
+// (clients.go): for each client its adapter, where its hook settings live,
+// the editor that installs the hook there, and the files a session must
+// never write; install-hooks and the daemon's protected paths read it.
 //
 // It is what the pathgrant-hook binary runs, so it stays small and fast to
 // start: it imports neither ipc (whose import graph holds the bbolt store)

@@ -101,7 +101,7 @@ func TestMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapters[tc.client].parse([]byte(tc.input))
+			c, err := adapterOf(t, tc.client).parse([]byte(tc.input))
 			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}
@@ -129,7 +129,7 @@ func TestSessionFields(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.client, func(t *testing.T) {
-			c, err := adapters[tc.client].parse([]byte(tc.input))
+			c, err := adapterOf(t, tc.client).parse([]byte(tc.input))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 	}
 	for client, evs := range events {
 		for _, ev := range evs {
-			out := adapters[client].render(Call{Client: client, Event: ev}, Verdict{Reason: "pathgrant: no"})
+			out := adapterOf(t, client).render(Call{Client: client, Event: ev}, Verdict{Reason: "pathgrant: no"})
 			s := string(out.Stdout)
 			if out.Exit != 0 || s == "" || !containsAny(s, `"deny"`, `"block":true`) || !containsAny(s, "pathgrant: no") {
 				t.Errorf("%s %s: deny rendered as %q exit %d", client, ev, s, out.Exit)
@@ -186,4 +186,14 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// adapterOf is the named client's adapter from the client table.
+func adapterOf(t *testing.T, name string) adapter {
+	t.Helper()
+	c, err := LookupClient(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.adapter
 }

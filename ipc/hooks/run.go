@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -73,21 +72,6 @@ type adapter interface {
 	render(c Call, v Verdict) Output
 }
 
-var adapters = map[string]adapter{
-	"claude": claudeAdapter{}, "codex": codexAdapter{}, "gemini": geminiAdapter{},
-	"cursor": cursorAdapter{}, "pi": piAdapter{},
-}
-
-// Clients lists the supported clients.
-func Clients() []string {
-	out := make([]string, 0, len(adapters))
-	for n := range adapters {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Options is one hook invocation.
 type Options struct {
 	Client string
@@ -112,11 +96,11 @@ func Run(ctx context.Context, o Options) Result {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	ad, ok := adapters[o.Client]
-	if !ok {
-		return Result{Output: blockOutput(fmt.Sprintf("pathgrant-hook: unknown client %q (want %s): denied",
-			o.Client, strings.Join(Clients(), ", ")))}
+	client, err := LookupClient(o.Client)
+	if err != nil {
+		return Result{Output: blockOutput("pathgrant-hook: " + err.Error() + ": denied")}
 	}
+	ad := client.adapter
 	raw, err := io.ReadAll(io.LimitReader(o.Stdin, maxInput+1))
 	switch {
 	case err != nil:
