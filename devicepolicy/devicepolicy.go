@@ -1,0 +1,160 @@
+// Package devicepolicy reads the device policy file, the user's own word
+// on what every session on this machine may reach beyond its workspace:
+// $XDG_CONFIG_HOME/pathgrant/policy.toml (or policy.json). It says which
+// roots are eligible for read-only approval, which toolchains and caches
+// confined commands may use, whether commands are confined at all, and how
+// long the audit log is kept.
+//
+// The file can widen what a session reaches, so some places are never
+// accepted in it, whatever it says: the folders that hold credentials
+// (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh), browser profiles and password
+// stores (Forbidden). A file naming one of them, an unknown field or a bad
+// value is refused as a whole, with the line at fault.
+package devicepolicy
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// UnknownTools values: what a hook does with a tool call it cannot map.
+const (
+	AskClient = "ask-client" // let the agent's own permission prompt decide
+	DenyTool  = "deny"       // refuse it
+)
+
+// Policy is the device policy. Paths are absolute and clean once loaded.
+type Policy struct {
+	// EligibleReadOnly are the roots under which a denied read may be
+	// approved (read-only) by the user.
+	EligibleReadOnly []string `toml:"eligible_read_only" json:"eligible_read_only"`
+	// Toolchains are read and executed by confined commands: compilers
+	// and interpreters installed under the home folder or /usr/local.
+	Toolchains []string `toml:"toolchains" json:"toolchains"`
+	// Caches are read and written by confined commands: build and
+	// package caches a build cannot run without.
+	Caches []string `toml:"caches" json:"caches"`
+	// ReadOnlyFiles are read (files or trees) by confined commands:
+	// configuration tools need, such as ~/.gitconfig.
+	ReadOnlyFiles []string `toml:"read_only_files" json:"read_only_files"`
+	// UnknownTools is AskClient or DenyTool.
+	UnknownTools string `toml:"unknown_tools" json:"unknown_tools"`
+	// Confinement says whether `pathgrant exec` confines commands; false
+	// runs them unconfined (the guard's verdict is then all there is).
+	Confinement bool `toml:"confinement" json:"confinement"`
+	// SSHAgent lets confined commands reach the ssh agent socket.
+	SSHAgent bool `toml:"ssh_agent" json:"ssh_agent"`
+	// RetentionDays is how long audit records are kept.
+	RetentionDays int `toml:"retention_days" json:"retention_days"`
+}
+
+// Env is where the defaults are rooted: the home folder and the user's
+// Downloads folder. Locate finds both from the environment.
+type Env struct {
+	Home      string
+	Downloads string
+}
+
+// Defaults is the policy with no file: Downloads eligible, the common
+// toolchains and caches under the home folder, git's configuration
+// readable, confinement on, no ssh agent, 90 days of audit.
+func Defaults(env Env) Policy {
+	h := func(rel string) string { return filepath.Join(env.Home, rel) }
+	return Policy{
+		EligibleReadOnly: []string{env.Downloads},
+		Toolchains: []string{h(".local/bin"), h("go"), h(".cargo"), h(".rustup"), h(".nvm"), h(".pyenv"),
+			h(".local/share/mise"), "/usr/local", "/opt"},
+		Caches:        []string{h(".cache"), h("go/pkg/mod"), h(".npm"), h(".cargo/registry"), h(".m2")},
+		ReadOnlyFiles: []string{h(".gitconfig"), h(".config/git")},
+		UnknownTools:  AskClient,
+		Confinement:   true,
+		RetentionDays: 90,
+	}
+}
+
+// forbiddenRel are the folders under the home folder that hold
+// credentials, browser profiles or passwords. No root in the policy may
+// be one of them, lie inside one, or hold one.
+var forbiddenRel = []string{
+	".ssh", ".aws", ".gnupg", ".config/gh", ".azure", ".kube", ".docker", ".netrc",
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	".config/microsoft-edge", ".config/vivaldi", ".var/app",
+	".password-store", ".local/share/keyrings", ".config/1Password", ".config/Bitwarden",
+	".config/KeePassXC", ".local/share/kwalletd",
+}
+
+// Forbidden returns the credential, browser and password folders under
+// home. Confinement also hides them from commands whose workspace would
+// otherwise show them.
+func Forbidden(home string) []string {
+	out := make([]string, len(forbiddenRel))
+	for i, rel := range forbiddenRel {
+		out[i] = filepath.Join(home, rel)
+	}
+	return out
+}
+
+// check refuses a policy that names a forbidden folder or a bad value. at
+// says where a value sits in the file, for the error.
+func (p Policy) check(home string, at func(value string) string) error {
+	fields := []struct {
+		name  string
+		paths []string
+	}{
+		{"eligible_read_only", p.EligibleReadOnly}, {"toolchains", p.Toolchains},
+		{"caches", p.Caches}, {"read_only_files", p.ReadOnlyFiles},
+	}
+	for _, f := range fields {
+		for _, path := range f.paths {
+			if bad := forbiddenOverlap(path, home); bad != "" {
+				return fmt.Errorf("%s%s: %s is never allowed: it holds or lies in %s (credentials, browser profiles or passwords)",
+					at(path), f.name, path, bad)
+			}
+		}
+	}
+	switch {
+	case p.UnknownTools != AskClient && p.UnknownTools != DenyTool:
+		return fmt.Errorf("%sunknown_tools: %q is neither %q nor %q", at(p.UnknownTools), p.UnknownTools, AskClient, DenyTool)
+	case p.RetentionDays < 1:
+		return fmt.Errorf("%sretention_days: %d, want 1 or more", at(fmt.Sprint(p.RetentionDays)), p.RetentionDays)
+	}
+	return nil
+}
+
+// forbiddenOverlap returns the forbidden folder path is, lies in or
+// holds, or "".
+func forbiddenOverlap(path, home string) string {
+	for _, f := range Forbidden(home) {
+		if within(f, path) || within(path, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// within reports whether p is root or lies below it.
+func within(root, p string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
+}
+
+// resolve turns each path into a clean absolute one: "~" and "~/x" are
+// below home, and a relative path is refused.
+func (p *Policy) resolve(home string, at func(string) string) error {
+	for _, f := range []*[]string{&p.EligibleReadOnly, &p.Toolchains, &p.Caches, &p.ReadOnlyFiles} {
+		for i, path := range *f {
+			switch {
+			case path == "~":
+				path = home
+			case strings.HasPrefix(path, "~/"):
+				path = filepath.Join(home, path[2:])
+			case !filepath.IsAbs(path):
+				return fmt.Errorf("%s%q is not an absolute path (nor ~/…)", at(path), path)
+			}
+			(*f)[i] = filepath.Clean(path)
+		}
+		*f = slices.Compact(*f)
+	}
+	return nil
+}

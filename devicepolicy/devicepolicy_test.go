@@ -1,0 +1,216 @@
+package devicepolicy
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var testEnv = Env{Home: "/home/u", Downloads: "/home/u/Downloads"}
+
+func TestDefaults(t *testing.T) {
+	p, err := Load(t.TempDir(), testEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"Downloads eligible", slices.Equal(p.EligibleReadOnly, []string{"/home/u/Downloads"})},
+		{"~/go a toolchain", slices.Contains(p.Toolchains, "/home/u/go")},
+		{"/usr/local a toolchain", slices.Contains(p.Toolchains, "/usr/local")},
+		{"~/.cache a cache", slices.Contains(p.Caches, "/home/u/.cache")},
+		{"~/.gitconfig readable", slices.Contains(p.ReadOnlyFiles, "/home/u/.gitconfig")},
+		{"unknown tools ask the client", p.UnknownTools == AskClient},
+		{"confinement on", p.Confinement},
+		{"no ssh agent", !p.SSHAgent},
+		{"90 days", p.RetentionDays == 90},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Errorf("defaults %+v", p)
+			}
+		})
+	}
+	if err := p.check(testEnv.Home, func(string) string { return "" }); err != nil {
+		t.Errorf("the defaults are refused: %v", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, file, data string
+		check            func(Policy) bool
+		wantErr          string // in the error; "" for none
+	}{
+		{"toml overrides", "policy.toml", `
+toolchains = ["~/sdk", "/opt/go"]
+caches = []
+confinement = false
+ssh_agent = true
+unknown_tools = "deny"
+retention_days = 30
+`, func(p Policy) bool {
+			return slices.Equal(p.Toolchains, []string{"/home/u/sdk", "/opt/go"}) && len(p.Caches) == 0 &&
+				!p.Confinement && p.SSHAgent && p.UnknownTools == DenyTool && p.RetentionDays == 30 &&
+				slices.Contains(p.ReadOnlyFiles, "/home/u/.gitconfig") // left out: default
+		}, ""},
+		{"json overrides", "policy.json", `{"eligible_read_only": ["/data/in"], "confinement": true}`,
+			func(p Policy) bool { return slices.Equal(p.EligibleReadOnly, []string{"/data/in"}) && p.Confinement }, ""},
+		{"~/.ssh as a toolchain", "policy.toml", "# mine\ntoolchains = [\"~/.ssh\"]\n", nil, "line 2: toolchains: /home/u/.ssh is never allowed"},
+		{"inside ~/.aws", "policy.toml", "caches = [\"/home/u/.aws/cli/cache\"]\n", nil, "line 1: caches: /home/u/.aws/cli/cache is never allowed"},
+		{"home holds ~/.gnupg", "policy.toml", "read_only_files = [\"~\"]\n", nil, "read_only_files: /home/u is never allowed"},
+		{"browser profile eligible", "policy.json", "{\n  \"eligible_read_only\": [\"/home/u/.mozilla/firefox\"]\n}", nil, "line 2: eligible_read_only"},
+		{"password store", "policy.toml", "eligible_read_only = [\"~/.password-store\"]\n", nil, "never allowed"},
+		{"gh config", "policy.toml", "read_only_files = [\"~/.config/gh/hosts.yml\"]\n", nil, "never allowed"},
+		{"root", "policy.toml", "toolchains = [\"/\"]\n", nil, "never allowed"},
+		{"unknown toml field", "policy.toml", "confinement = true\nconfinment = false\n", nil, `line 2: unknown field "confinment"`},
+		{"unknown json field", "policy.json", "{\n\"confinement\": true,\n\"sshagent\": true}", nil, `line 3: unknown field "sshagent"`},
+		{"wrong type", "policy.toml", "confinement = \"yes\"\n", nil, "line 1"},
+		{"relative path", "policy.toml", "caches = [\"cache\"]\n", nil, "not an absolute path"},
+		{"bad unknown_tools", "policy.toml", "unknown_tools = \"allow\"\n", nil, "unknown_tools"},
+		{"zero retention", "policy.toml", "retention_days = 0\n", nil, "retention_days"},
+		{"toml syntax", "policy.toml", "toolchains = [\n", nil, "policy.toml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(tt.file, []byte(tt.data), testEnv)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error %v, want one line containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(p) {
+				t.Errorf("policy %+v", p)
+			}
+		})
+	}
+}
+
+func TestLoadBothFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{TOMLName, JSONName} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(dir, testEnv); err == nil || !strings.Contains(err.Error(), "keep one") {
+		t.Errorf("error %v, want both files refused", err)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name, dirs, want string
+	}{
+		{"no file", "", home + "/Downloads"},
+		{"home relative", `XDG_DOWNLOAD_DIR="$HOME/Telechargements"` + "\n", home + "/Telechargements"},
+		{"absolute", `XDG_DOWNLOAD_DIR="/data/dl"` + "\n", "/data/dl"},
+		{"the home folder itself is refused", `XDG_DOWNLOAD_DIR="$HOME/"` + "\n", home + "/Downloads"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config := t.TempDir()
+			if tt.dirs != "" {
+				if err := os.WriteFile(config+"/user-dirs.dirs", []byte(tt.dirs), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": config}
+			got, err := Locate(func(k string) string { return env[k] })
+			if err != nil || got.Downloads != tt.want {
+				t.Errorf("Locate = %+v, %v; want Downloads %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// syncBuffer is a log destination the watcher goroutine writes while the
+// test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWatch: a change is picked up; a bad file keeps the last good policy
+// and says why; a fixed file is picked up again.
+func TestWatch(t *testing.T) {
+	dir := t.TempDir()
+	write := func(data string) {
+		t.Helper()
+		// Written aside and renamed in, as editors do.
+		if err := os.WriteFile(dir+"/.tmp", []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(dir+"/.tmp", dir+"/"+TOMLName); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("retention_days = 10\n")
+	var logs syncBuffer
+	changed := make(chan Policy, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := Watch(ctx, dir, testEnv, slog.New(slog.NewTextHandler(&logs, nil)), func(p Policy) { changed <- p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name, data string
+		want       int    // retention days in force after the change
+		log        string // in the log
+	}{
+		{"reload on change", "retention_days = 20\n", 20, "reloaded"},
+		{"bad file keeps the old", "retention_days = 30\nssh_agent = true\ntoolchains = [\"~/.ssh\"]\n", 20, "never allowed"},
+		{"fixed file", "retention_days = 40\n", 40, "reloaded"},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			write(s.data)
+			waitFor(t, func() bool { return strings.Contains(logs.String(), s.log) && w.Policy().RetentionDays == s.want })
+			if p := w.Policy(); p.SSHAgent {
+				t.Errorf("the refused file's ssh_agent leaked into the policy: %+v", p)
+			}
+		})
+	}
+	if n := len(changed); n != 2 {
+		t.Errorf("onChange called %d times, want 2 (the good changes)", n)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
