@@ -32,6 +32,7 @@ type Request struct {
 	Scope       string      `json:"scope,omitempty"`
 	Grant       string      `json:"grant,omitempty"`
 	RequestID   string      `json:"request_id,omitempty"`
+	RequestContext
 }
 
 // Request states.

@@ -4,8 +4,10 @@ package prompt
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -25,6 +27,14 @@ const (
 	LabelFolder  = "Its folder"
 )
 
+// Row labels of what the dialog shows about the request's origin.
+const (
+	LabelReason    = "Denied because"
+	LabelCwd       = "Working directory"
+	LabelWorkspace = "Workspace"
+	LabelOpenUntil = "Open until"
+)
+
 // Dialog is the content of one approval window. Its allow buttons start
 // disabled and arm only when Arm is called (after a short delay), so a
 // keystroke already in flight cannot approve. Every way out (a button,
@@ -34,10 +44,12 @@ type Dialog struct {
 
 	Once, Session, Device, Deny *widget.Button // Device is nil unless the request is a read
 	Target                      *widget.RadioGroup
+	Expiry                      *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
 
 	decide  func(ipc.Decision)
 	once    sync.Once
 	armed   atomic.Bool
+	decided atomic.Bool
 	content fyne.CanvasObject
 }
 
@@ -56,8 +68,30 @@ func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
 	d.Target.Horizontal = true
 	d.Target.Required = true
 	d.Target.SetSelected(d.targets()[0])
+	d.Expiry = widget.NewLabel("")
+	d.Tick(time.Now())
 	d.content = d.layout()
 	return d
+}
+
+// Tick sets the countdown to the request's expiry as seen at now: the
+// user knows how long the agent's request stays open before it ends as a
+// deny. UI goroutine only.
+func (d *Dialog) Tick(now time.Time) {
+	d.Expiry.SetText(openUntil(d.Request.Expires, now))
+}
+
+// openUntil says until when a request stays open and how long that is
+// from now.
+func openUntil(expires, now time.Time) string {
+	switch {
+	case expires.IsZero():
+		return "–"
+	case !now.Before(expires):
+		return "expired"
+	}
+	left := expires.Sub(now).Round(time.Second)
+	return fmt.Sprintf("%s (in %s)", expires.Local().Format("15:04:05"), left)
 }
 
 func (d *Dialog) allowButton(label, scope string) *widget.Button {
@@ -122,8 +156,15 @@ func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 func (d *Dialog) Closed() { d.choose(ipc.Decision{Scope: "deny"}) }
 
 func (d *Dialog) choose(dec ipc.Decision) {
-	d.once.Do(func() { d.decide(dec) })
+	d.once.Do(func() {
+		d.decided.Store(true)
+		d.decide(dec)
+	})
 }
+
+// Decided reports whether the user has made a choice; safe from any
+// goroutine.
+func (d *Dialog) Decided() bool { return d.decided.Load() }
 
 func (d *Dialog) layout() fyne.CanvasObject {
 	r := d.Request
@@ -134,12 +175,18 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	if r.Requested != "" && r.Requested != r.Path {
 		form.Append("Requested as", monoLabel(r.Requested))
 	}
+	form.Append(LabelReason, wrapLabel(orDash(r.Reason)))
+	form.Append(LabelCwd, monoLabel(orDash(r.Cwd)))
+	if ws := otherRoots(r.Workspace, r.Cwd); ws != "" {
+		form.Append(LabelWorkspace, monoLabel(ws))
+	}
 	form.Append("Workflow", widget.NewLabel(orDash(r.Workflow)))
 	form.Append("Tool", widget.NewLabel(orDash(r.Tool)))
 	if r.Command != "" {
 		form.Append("Command", monoLabel(shorten(r.Command, 300)))
 	}
 	form.Append("Asked", widget.NewLabel(fmt.Sprintf("%d time(s)", r.Count)))
+	form.Append(LabelOpenUntil, d.Expiry)
 	form.Append("Grant", d.Target)
 	buttons := container.NewVBox(d.Once, d.Session)
 	if d.Device != nil {
@@ -147,6 +194,21 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	}
 	buttons.Add(d.Deny)
 	return container.NewVBox(head, path, form, widget.NewSeparator(), buttons)
+}
+
+// otherRoots lists the workspace roots, one a line, unless the workspace
+// is just the working directory, which the dialog already shows.
+func otherRoots(roots []string, cwd string) string {
+	if len(roots) == 0 || (len(roots) == 1 && roots[0] == cwd) {
+		return ""
+	}
+	return strings.Join(roots, "\n")
+}
+
+func wrapLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
 }
 
 func monoLabel(s string) *widget.Label {

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,11 +14,16 @@ import (
 	"pathgrant/ipc"
 )
 
+const testReason = "read /home/u/Downloads/report.csv is outside the workspace; reading it can be approved"
+
 func readRequest() ipc.Request {
+	created := time.Now()
 	return ipc.Request{ID: "r1", Session: "0123456789abcdef", Agent: "claude", Tool: "Bash",
 		Command: "cat ~/Downloads/report.csv", Op: guard.OpRead, Path: "/home/u/Downloads/report.csv",
-		Requested: "~/Downloads/report.csv", Count: 3,
-		Suggested: guard.Scope{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Kind: guard.KindFile}}
+		Requested: "~/Downloads/report.csv", Count: 3, Created: created, Expires: created.Add(10 * time.Minute),
+		Suggested: guard.Scope{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Kind: guard.KindFile},
+		RequestContext: ipc.RequestContext{Cwd: "/home/u/w/sub", Workspace: []string{"/home/u/w", "/home/u/lib"},
+			Reason: testReason}}
 }
 
 // recorder collects decisions.
@@ -172,5 +178,88 @@ func TestPrompterArms(t *testing.T) {
 	defer mu.Unlock()
 	if len(decided) != 1 || decided[0].Scope != "session" {
 		t.Fatalf("decided %+v", decided)
+	}
+}
+
+// formRows maps each row label of the dialog's laid-out form to the text
+// shown next to it.
+func formRows(t *testing.T, w fyne.Window) map[string]string {
+	t.Helper()
+	rows := map[string]string{}
+	for _, o := range test.LaidOutObjects(w.Content()) {
+		f, ok := o.(*widget.Form)
+		if !ok {
+			continue
+		}
+		for _, it := range f.Items {
+			if l, ok := it.Widget.(*widget.Label); ok {
+				rows[it.Text] = l.Text
+			}
+		}
+	}
+	return rows
+}
+
+// TestDialogShowsOrigin: the prompt shows where the agent works, why the
+// guard denied the access, and how long the request stays open.
+func TestDialogShowsOrigin(t *testing.T) {
+	req := readRequest()
+	until := req.Expires.Local().Format("15:04:05")
+	tests := []struct {
+		name string
+		edit func(*ipc.Request)
+		want map[string]string // row label -> text; "" means the row is absent
+	}{
+		{"all known", func(*ipc.Request) {}, map[string]string{
+			LabelCwd: "/home/u/w/sub", LabelWorkspace: "/home/u/w\n/home/u/lib", LabelReason: testReason}},
+		{"workspace is the cwd", func(r *ipc.Request) { r.Workspace = []string{r.Cwd} }, map[string]string{
+			LabelCwd: "/home/u/w/sub", LabelWorkspace: ""}},
+		{"unknown", func(r *ipc.Request) { r.RequestContext = ipc.RequestContext{}; r.Expires = time.Time{} }, map[string]string{
+			LabelCwd: "–", LabelReason: "–", LabelWorkspace: "", LabelOpenUntil: "–"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := req
+			tt.edit(&r)
+			_, _, w := newTestDialog(t, r)
+			rows := formRows(t, w)
+			for label, want := range tt.want {
+				got, ok := rows[label]
+				if want == "" && ok {
+					t.Errorf("row %q shown (%q), want none", label, got)
+				}
+				if want != "" && got != want {
+					t.Errorf("row %q = %q, want %q", label, got, want)
+				}
+			}
+			if !r.Expires.IsZero() && !strings.HasPrefix(rows[LabelOpenUntil], until+" (in ") {
+				t.Errorf("row %q = %q, want it to start with %q", LabelOpenUntil, rows[LabelOpenUntil], until)
+			}
+		})
+	}
+}
+
+// TestDialogCountdown: Tick counts down to the expiry, then says expired.
+func TestDialogCountdown(t *testing.T) {
+	req := readRequest()
+	d, _, w := newTestDialog(t, req)
+	until := req.Expires.Local().Format("15:04:05")
+	tests := []struct {
+		name string
+		now  time.Time
+		want string
+	}{
+		{"ten minutes left", req.Expires.Add(-10 * time.Minute), until + " (in 10m0s)"},
+		{"seconds left", req.Expires.Add(-41*time.Second - 300*time.Millisecond), until + " (in 41s)"},
+		{"at the expiry", req.Expires, "expired"},
+		{"after it", req.Expires.Add(time.Hour), "expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d.Tick(tt.now)
+			if got := formRows(t, w)[LabelOpenUntil]; got != tt.want {
+				t.Errorf("open until %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

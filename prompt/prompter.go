@@ -137,6 +137,23 @@ func (p *Prompter) open(r ipc.Request) {
 	p.mu.Unlock()
 	w.Show()
 	time.AfterFunc(p.armDelay(), func() { fyne.Do(d.Arm) })
+	go p.countdown(r.ID, d)
+}
+
+// countdown keeps d's "open until" current once a second, until the
+// user decides, its window goes or the request expires.
+func (p *Prompter) countdown(id string, d *Dialog) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for now := range t.C {
+		if d.Decided() || p.dialog(id) != d {
+			return
+		}
+		fyne.Do(func() { d.Tick(now) })
+		if !now.Before(d.Request.Expires) {
+			return
+		}
+	}
 }
 
 func (p *Prompter) armDelay() time.Duration {
