@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"pathgrant/grants"
+	"pathgrant/grantsadmin"
 	"pathgrant/ipc"
 )
 
@@ -39,8 +40,12 @@ func (l Local) Audit(f grants.AuditFilter) ([]grants.Record, error) { return l.S
 // Revoke implements Backend.
 func (l Local) Revoke(id string) error { return l.Server.Revoke(id) }
 
-// RevokeSession implements Backend.
-func (l Local) RevokeSession(session string) (int, error) { return l.Store.RevokeSession(session) }
+// RevokeSession implements Backend through the daemon, so each revoked
+// grant's session hears of it.
+func (l Local) RevokeSession(session string) (int, error) {
+	ids, err := l.Server.RevokeSession(session)
+	return len(ids), err
+}
 
 // Decide implements Backend.
 func (l Local) Decide(id string, d ipc.Decision) error {
@@ -49,6 +54,8 @@ func (l Local) Decide(id string, d ipc.Decision) error {
 }
 
 // Remote is a daemon reached over its socket, for `pathgrant settings`.
+// Grants, the audit log and revokes go through grantsadmin, the one way
+// every front end reaches them.
 type Remote struct {
 	Client *ipc.Client
 }
@@ -59,6 +66,8 @@ func ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), remoteTimeout)
 }
 
+func (r Remote) admin() grantsadmin.Admin { return grantsadmin.Daemon(r.Client) }
+
 // Pending implements Backend.
 func (r Remote) Pending() ([]ipc.Request, error) {
 	c, cancel := ctx()
@@ -67,41 +76,17 @@ func (r Remote) Pending() ([]ipc.Request, error) {
 }
 
 // Grants implements Backend.
-func (r Remote) Grants() ([]grants.Grant, error) {
-	c, cancel := ctx()
-	defer cancel()
-	return r.Client.Grants(c, "", false)
-}
+func (r Remote) Grants() ([]grants.Grant, error) { return r.admin().List(grants.Filter{}) }
 
 // Audit implements Backend.
-func (r Remote) Audit(f grants.AuditFilter) ([]grants.Record, error) {
-	c, cancel := ctx()
-	defer cancel()
-	return r.Client.Audit(c, f)
-}
+func (r Remote) Audit(f grants.AuditFilter) ([]grants.Record, error) { return r.admin().Audit(f) }
 
 // Revoke implements Backend.
-func (r Remote) Revoke(id string) error {
-	c, cancel := ctx()
-	defer cancel()
-	return r.Client.Revoke(c, id)
-}
+func (r Remote) Revoke(id string) error { return r.admin().Revoke(id) }
 
-// RevokeSession revokes every live grant approved in session, one by one.
-func (r Remote) RevokeSession(session string) (int, error) {
-	c, cancel := ctx()
-	defer cancel()
-	gs, err := r.Client.Grants(c, session, false)
-	if err != nil {
-		return 0, err
-	}
-	for i, g := range gs {
-		if err := r.Client.Revoke(c, g.ID); err != nil {
-			return i, err
-		}
-	}
-	return len(gs), nil
-}
+// RevokeSession revokes every live grant approved in session in one
+// request to the daemon.
+func (r Remote) RevokeSession(session string) (int, error) { return r.admin().RevokeSession(session) }
 
 // Decide implements Backend.
 func (r Remote) Decide(id string, d ipc.Decision) error {
