@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,15 +12,9 @@ import (
 	"pathgrant/guard"
 )
 
-// Exit statuses of `pathgrant check`; scripts depend on them.
-const (
-	exitAllow = 0
-	exitDeny  = 1
-	exitUsage = 2
-)
-
-// errUsage marks a usage error, as opposed to bad input files.
-var errUsage = errors.New("usage: pathgrant check --policy FILE [--grant OP:PATH]... (--op OP PATH | --shell 'CMD')")
+// errUsage marks a usage error, as opposed to bad input files (both exit
+// 2 from check); it carries the usage line.
+var errUsage error = &usageError{msg: "usage: pathgrant check --policy FILE [--grant OP:PATH]... (--op OP PATH | --shell 'CMD')"}
 
 // repeated collects a flag given several times.
 type repeated []string
@@ -43,8 +36,8 @@ type checkArgs struct {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	decision, err := check(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant check: %s\n", oneLine(err.Error()))
-		return exitUsage
+		fail(stderr, "check", err)
+		return exitUsage // every error of check, input errors too
 	}
 	out, err := json.Marshal(decision)
 	if err != nil {
@@ -53,9 +46,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s\n", out)
 	if decision.Verdict == guard.Allow {
-		return exitAllow
+		return exitOK
 	}
-	return exitDeny
+	return exitFail
 }
 
 func check(args []string) (guard.Decision, error) {
@@ -88,8 +81,7 @@ func check(args []string) (guard.Decision, error) {
 // parseCheckArgs accepts flags before and after the path operand.
 func parseCheckArgs(args []string) (checkArgs, error) {
 	var ca checkArgs
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("check")
 	fs.StringVar(&ca.policy, "policy", "", "policy JSON file")
 	fs.Var(&ca.grants, "grant", "OP:PATH grant, repeatable")
 	fs.StringVar(&ca.op, "op", "", "operation: read, write, move, delete, execute")
@@ -97,16 +89,9 @@ func parseCheckArgs(args []string) (checkArgs, error) {
 		ca.shell, ca.shellSet = s, true
 		return nil
 	})
-	var operands []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return ca, fmt.Errorf("%v; %w", err, errUsage)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		operands = append(operands, fs.Arg(0))
-		args = fs.Args()[1:]
+	operands, err := parseFlags(fs, args)
+	if err != nil {
+		return ca, fmt.Errorf("%v; %w", err, errUsage)
 	}
 	switch {
 	case ca.policy == "":
@@ -168,8 +153,4 @@ func parseGrants(specs []string, p *guard.Compiled) (*guard.GrantSet, error) {
 		set.Add(guard.Grant{ID: fmt.Sprintf("cli-%d", i+1), Op: op, Path: canon, Kind: kind})
 	}
 	return set, nil
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

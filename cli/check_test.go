@@ -47,7 +47,7 @@ func (e checkEnv) write(t *testing.T, name, content string) string {
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = dispatch(args, &out, &errb)
+	code = Main(args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -162,7 +162,7 @@ func TestCheckBadInput(t *testing.T) {
 }
 
 // TestCheckBinary runs the built binary once, so the exit status is the
-// process's own and not only dispatch's return value.
+// process's own and not only Main's return value.
 func TestCheckBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

@@ -68,7 +68,7 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(stdout, execUsageText)
-		return 0
+		return exitOK
 	case err != nil:
 		fmt.Fprintf(stderr, "pathgrant exec: %s\n%s\n", oneLine(err.Error()), execUsageText)
 		return exitUsage
@@ -81,10 +81,9 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 // and token default to the environment, the socket to the daemon's.
 func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) {
 	a := execArgs{token: getenv(appdirs.TokenEnv)}
-	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("exec")
 	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
-	fs.StringVar(&a.socket, "socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
+	fs.StringVar(&a.socket, "socket", "", socketHelp)
 	fs.DurationVar(&a.wait, "wait", 0, "how long to wait for an approval the command needs")
 	fs.BoolVar(&a.verbose, "verbose", false, "say what the guard thinks and which rules apply")
 	fs.BoolVar(&a.allowUnconfined, "allow-unconfined", false, "run without kernel enforcement when Landlock is unavailable")

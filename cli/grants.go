@@ -28,21 +28,12 @@ const (
 		"       T is an RFC3339 time or a duration such as 1h (that long ago)"
 )
 
-// storeUsageError marks a usage or input error: exit status 2.
-type storeUsageError struct{ msg string }
-
-func (e *storeUsageError) Error() string { return e.msg }
-
-func storeUsagef(format string, args ...any) error {
-	return &storeUsageError{msg: fmt.Sprintf(format, args...)}
-}
-
 // runGrants implements `pathgrant grants list|revoke`, through the daemon
 // when one answers, else on the store file directly. Exit 0 on success, 2
 // for usage or input errors, 1 otherwise.
 func runGrants(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return storeExit("grants", storeUsagef("missing subcommand (list or revoke)"), stderr)
+		return storeExit("grants", usagef("missing subcommand (list or revoke)"), stderr)
 	}
 	switch args[0] {
 	case "list":
@@ -53,7 +44,7 @@ func runGrants(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, grantsUsageText)
 		return 0
 	}
-	return storeExit("grants", storeUsagef("unknown subcommand %q (want list or revoke)", args[0]), stderr)
+	return storeExit("grants", usagef("unknown subcommand %q (want list or revoke)", args[0]), stderr)
 }
 
 // runAudit implements `pathgrant audit`: the audit log as text or JSON
@@ -64,19 +55,16 @@ func runAudit(args []string, stdout, stderr io.Writer) int {
 
 // storeExit prints err as one line and maps it to the exit status.
 func storeExit(cmd string, err error, stderr io.Writer) int {
-	var ue *storeUsageError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(stderr, usageFor(cmd))
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "pathgrant %s: %s (%s --help)\n", cmd, storeOneLine(err.Error()), "pathgrant "+strings.Fields(cmd)[0])
-		return 2
+		return exitOK
+	case exitCode(err) == exitUsage:
+		return fail(stderr, cmd, fmt.Errorf("%w (pathgrant %s --help)", err, strings.Fields(cmd)[0]))
 	}
-	fmt.Fprintf(stderr, "pathgrant %s: %s\n", cmd, storeOneLine(err.Error()))
-	return 1
+	return fail(stderr, cmd, err)
 }
 
 func usageFor(cmd string) string {
@@ -84,10 +72,6 @@ func usageFor(cmd string) string {
 		return auditUsageText
 	}
 	return grantsUsageText
-}
-
-func storeOneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // storeFlags are where a grants or audit command finds its data.
@@ -98,34 +82,8 @@ type storeFlags struct {
 // newStoreFlags returns a flag set with --store and --socket that reports
 // errors to the caller instead of printing them.
 func newStoreFlags(name string) (*flag.FlagSet, storeFlags) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs, storeFlags{
-		store:  fs.String("store", "", "store file (default $PATHGRANT_STORE, else the XDG state dir)"),
-		socket: fs.String("socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)"),
-	}
-}
-
-// parseStoreFlags parses flags anywhere among the arguments (so that
-// `revoke ID --store P` works) and returns the positional ones.
-func parseStoreFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, storeUsagef("%v", err)
-		}
-		rest := fs.Args()
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
+	fs := newFlags(name)
+	return fs, storeFlags{store: fs.String("store", "", storeHelp), socket: fs.String("socket", "", socketHelp)}
 }
 
 // openBackend returns the daemon when one answers, else the store file.
@@ -166,12 +124,12 @@ func grantsList(args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "one JSON object per grant")
 	session := fs.String("session", "", "only grants approved in this session")
 	all := fs.Bool("all", false, "include ended and expired grants")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return storeUsagef("unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q", pos[0])
 	}
 	b, err := openBackend(where, true)
 	if err != nil || b == nil {
@@ -221,15 +179,15 @@ func writeGrantsTable(w io.Writer, b grantsBackend, gs []grants.Grant) error {
 func grantsRevoke(args []string, stdout io.Writer) error {
 	fs, where := newStoreFlags("grants revoke")
 	session := fs.String("session", "", "revoke every live grant approved in this session")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	switch {
 	case len(pos) > 1:
-		return storeUsagef("unexpected argument %q", pos[1])
+		return usagef("unexpected argument %q", pos[1])
 	case (len(pos) == 1) == (*session != ""):
-		return storeUsagef("give exactly one of a grant ID or --session S")
+		return usagef("give exactly one of a grant ID or --session S")
 	}
 	b, err := openBackend(where, false)
 	if err != nil {
@@ -249,7 +207,7 @@ func grantsRevoke(args []string, stdout io.Writer) error {
 func revokeOne(b grantsBackend, id string, stdout io.Writer) error {
 	err := b.Revoke(id)
 	if errors.Is(err, grants.ErrNotFound) {
-		return storeUsagef("no grant with id %q", id)
+		return usagef("no grant with id %q", id)
 	}
 	if err == nil {
 		fmt.Fprintf(stdout, "revoked %s\n", id)
@@ -262,12 +220,12 @@ func auditPrint(args []string, stdout io.Writer) error {
 	since := fs.String("since", "", "only records since T (RFC3339, or a duration such as 1h)")
 	session := fs.String("session", "", "only records of this session")
 	asJSON := fs.Bool("json", false, "JSON lines")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return storeUsagef("unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q", pos[0])
 	}
 	from, err := parseSince(*since, time.Now())
 	if err != nil {
@@ -307,7 +265,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, storeUsagef("--since %q: want an RFC3339 time or a duration such as 1h", v)
+	return time.Time{}, usagef("--since %q: want an RFC3339 time or a duration such as 1h", v)
 }
 
 func writeAuditTable(w io.Writer, b grantsBackend, f grants.AuditFilter) error {

@@ -16,17 +16,16 @@ import (
 func runInstallDesktop(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "usage: pathgrant install-desktop")
-		return 2
+		return exitUsage
 	}
 	written, err := installDesktop()
 	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant install-desktop: %s\n", oneLine(err.Error()))
-		return 1
+		return fail(stderr, "install-desktop", err)
 	}
 	for _, p := range written {
 		fmt.Fprintln(stdout, p)
 	}
-	return 0
+	return exitOK
 }
 
 func installDesktop() ([]string, error) {

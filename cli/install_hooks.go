@@ -35,41 +35,34 @@ func runInstallHooks(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, installHooksUsageText)
 		return 0
 	case err != nil:
-		fmt.Fprintf(stderr, "pathgrant install-hooks: %s\n%s\n", oneLine(err.Error()), installHooksUsageText)
-		return 2
+		code := fail(stderr, "install-hooks", err)
+		fmt.Fprintln(stderr, installHooksUsageText)
+		return code
 	}
 	msg, err := installHooks(a, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant install-hooks: %s\n", oneLine(err.Error()))
-		return 1
+		return fail(stderr, "install-hooks", err)
 	}
 	fmt.Fprintln(stdout, msg)
-	return 0
+	return exitOK
 }
 
 func parseInstallHooksArgs(args []string) (installHooksArgs, error) {
 	var a installHooksArgs
-	fs := flag.NewFlagSet("install-hooks", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("install-hooks")
 	fs.StringVar(&a.project, "project", "", "install into this project's settings instead of the user's")
 	fs.BoolVar(&a.uninstall, "uninstall", false, "remove the pathgrant hook")
 	fs.StringVar(&a.hook, "hook", "", "the pathgrant-hook binary (default: next to this binary, else on $PATH)")
 	fs.StringVar(&a.socket, "socket", "", "daemon socket the hook should use (default: the hook's own default)")
-	var pos []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			return a, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos, rest = append(pos, fs.Arg(0)), fs.Args()[1:]
-	}
-	if len(pos) != 1 {
-		return a, errors.New("give exactly one client")
+	pos, err := parseFlags(fs, args)
+	switch {
+	case err != nil:
+		return a, err
+	case len(pos) != 1:
+		return a, usagef("give exactly one client")
 	}
 	if _, err := hooks.LookupClient(pos[0]); err != nil {
-		return a, err
+		return a, usagef("%v", err)
 	}
 	a.client = pos[0]
 	return a, nil

@@ -5,7 +5,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // command is one subcommand: it gets its arguments and streams and returns
@@ -15,7 +16,9 @@ type command struct {
 	summary string
 }
 
-func commands() map[string]command {
+// commands is the command table; stdin is where a command that asks the
+// user (approve) reads the answer.
+func commands(stdin io.Reader) map[string]command {
 	return map[string]command{
 		"check":   {runCheck, "evaluate one access or shell command offline against a policy file"},
 		"grants":  {runGrants, "list or revoke grants in the store"},
@@ -23,7 +26,7 @@ func commands() map[string]command {
 		"serve":   {runServe, "run the daemon (--headless: without a display, approvals from the CLI)"},
 		"pending": {runPending, "list the approval requests waiting in the daemon"},
 		"approve": {func(args []string, stdout, stderr io.Writer) int {
-			return runApprove(args, stdout, stderr, stdinConfirmer())
+			return runApprove(args, stdout, stderr, newConfirmer(stdin, stderr))
 		}, "approve a pending request: --scope once|session|device"},
 		"deny":            {runDeny, "deny a pending request"},
 		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
@@ -38,35 +41,34 @@ func commands() map[string]command {
 // Main runs the pathgrant command line with args (without the program
 // name) and returns the process exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_ = stdin
-	return dispatch(args, stdout, stderr)
-}
-
-func dispatch(args []string, stdout, stderr io.Writer) int {
-	cmds := commands()
+	cmds := commands(stdin)
 	if len(args) == 0 {
 		return cmds["app"].run(nil, stdout, stderr)
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout, cmds)
-		return 0
+		return exitOK
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "pathgrant: unknown command %q (run 'pathgrant help')\n", args[0])
-		return 2
+		return exitUsage
 	}
 	return c.run(args[1:], stdout, stderr)
 }
 
+// usage lists the commands, their summaries in one column after the
+// longest name.
 func usage(w io.Writer, cmds map[string]command) {
 	names := make([]string, 0, len(cmds))
+	width := 0
 	for n := range cmds {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	fmt.Fprintln(w, "usage: pathgrant COMMAND [ARGS]\n\ncommands:")
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %s%s  %s\n", n, strings.Repeat(" ", width-len(n)), cmds[n].summary)
 	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"pathgrant/appdirs"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 )
@@ -36,9 +35,12 @@ type confirmer struct {
 	tty bool
 }
 
-// stdinConfirmer asks on this process's stdin, with the question on stderr.
-func stdinConfirmer() confirmer {
-	return confirmer{in: os.Stdin, out: os.Stderr, tty: isTerminal(int(os.Stdin.Fd()))}
+// newConfirmer asks on in, with the question on out. Only a terminal can
+// answer: in anything else (a pipe, a file, a test's reader) nobody is
+// there to confirm.
+func newConfirmer(in io.Reader, out io.Writer) confirmer {
+	f, ok := in.(*os.File)
+	return confirmer{in: in, out: out, tty: ok && isTerminal(int(f.Fd()))}
 }
 
 // isTerminal reports whether fd is a terminal.
@@ -82,33 +84,21 @@ func runDeny(args []string, stdout, stderr io.Writer) int {
 // daemonExit prints err as one line and maps it to the exit status: 0
 // done, 2 usage (or approval without confirmation), 1 anything else.
 func daemonExit(cmd, usageText string, err error, stdout, stderr io.Writer) int {
-	var ue *storeUsageError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(stdout, usageText)
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "pathgrant %s: %s\n", cmd, oneLine(err.Error()))
-		return 2
+		return exitOK
 	}
-	fmt.Fprintf(stderr, "pathgrant %s: %s\n", cmd, oneLine(err.Error()))
-	return 1
+	return fail(stderr, cmd, err)
 }
 
 // newDaemonFlags returns a flag set with --socket that reports errors to
 // the caller instead of printing them.
 func newDaemonFlags(name string) (*flag.FlagSet, *string) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs, fs.String("socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
-}
-
-// socketOr returns the --socket flag's value, else the default socket
-// (appdirs.Socket): every command that talks to the daemon finds it so.
-func socketOr(flagValue string) string {
-	return appdirs.SocketOr(flagValue, os.Getenv)
+	fs := newFlags(name)
+	return fs, fs.String("socket", "", socketHelp)
 }
 
 // daemonError says why a call to the daemon at sock failed: the daemon's
@@ -128,12 +118,12 @@ func daemonError(sock string, err error) error {
 func pending(args []string, stdout io.Writer) error {
 	fs, socket := newDaemonFlags("pending")
 	asJSON := fs.Bool("json", false, "one JSON array of requests")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return storeUsagef("unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q", pos[0])
 	}
 	sock := socketOr(*socket)
 	ctx, cancel := context.WithTimeout(context.Background(), daemonCallTimeout)
@@ -201,15 +191,15 @@ func parseApproveArgs(args []string) (approveArgs, error) {
 	fs.StringVar(&a.scope, "scope", "", "once, session or device")
 	fs.BoolVar(&a.folder, "folder", false, "grant the folder holding the requested file")
 	fs.BoolVar(&a.yes, "yes", false, "approve without asking for confirmation")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return a, err
 	}
 	switch {
 	case len(pos) != 1:
-		return a, storeUsagef("give exactly one request ID (%s)", approveUsageText)
+		return a, usagef("give exactly one request ID (%s)", approveUsageText)
 	case a.scope != "once" && a.scope != "session" && a.scope != "device":
-		return a, storeUsagef("--scope must be once, session or device, not %q", a.scope)
+		return a, usagef("--scope must be once, session or device, not %q", a.scope)
 	}
 	a.id, a.socket = pos[0], socketOr(*socket)
 	return a, nil
@@ -221,7 +211,7 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 		return err
 	}
 	if !a.yes && !c.tty {
-		return storeUsagef("stdin is not a terminal, so nobody can confirm: pass --yes to approve %s", a.id)
+		return usagef("stdin is not a terminal, so nobody can confirm: pass --yes to approve %s", a.id)
 	}
 	client := ipc.NewClient(a.socket)
 	if !a.yes {
@@ -273,12 +263,12 @@ func grantedPath(s guard.Scope, folder bool) string {
 
 func deny(args []string, stdout io.Writer) error {
 	fs, socket := newDaemonFlags("deny")
-	pos, err := parseStoreFlags(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return storeUsagef("give exactly one request ID (%s)", denyUsageText)
+		return usagef("give exactly one request ID (%s)", denyUsageText)
 	}
 	sock := socketOr(*socket)
 	return decide(ipc.NewClient(sock), sock, pos[0], ipc.Decision{Scope: "deny"}, stdout)

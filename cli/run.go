@@ -39,20 +39,20 @@ func runLauncher(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(stdout, runUsageText)
-		return 0
+		return exitOK
 	case err != nil:
 		fmt.Fprintf(stderr, "pathgrant run: %s\n%s\n", oneLine(err.Error()), runUsageText)
-		return 2
+		return exitUsage
 	}
 	sock, err := filepath.Abs(socketOr(a.socket))
 	if err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: socket: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	sess, err := launchRegister(a, sock)
 	if err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: %s; not starting %s without a session\n", oneLine(err.Error()), a.command[0])
-		return 1
+		return exitFail
 	}
 	code := launchCommand(a.command, launchEnv(os.Environ(), sess, sock), stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -67,14 +67,13 @@ func runLauncher(args []string, stdout, stderr io.Writer) int {
 
 func parseLaunchArgs(args []string) (launchArgs, error) {
 	var a launchArgs
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("run")
 	fs.Var(&a.workspace, "workspace", "workspace root, read and write (repeatable; default: the current folder)")
 	fs.Var(&a.readOnly, "read-only", "read-only root (repeatable)")
 	fs.Var(&a.blocked, "blocked-write", "path never writable, even inside the workspace (repeatable)")
 	fs.StringVar(&a.kind, "kind", "", "session kind: interactive (waits for approvals), background or scheduled")
 	fs.StringVar(&a.agent, "agent", "", "agent name for prompts and the audit log (default: the command's name)")
-	fs.StringVar(&a.socket, "socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
+	fs.StringVar(&a.socket, "socket", "", socketHelp)
 	if err := fs.Parse(args); err != nil {
 		return a, err
 	}
@@ -154,7 +153,7 @@ func launchCommand(argv, env []string, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: %s\n", oneLine(err.Error()))
-		return 127
+		return execNotFound
 	}
 	done := make(chan struct{})
 	go func() {

@@ -35,8 +35,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, serveUsageText)
 		return 0
 	case err != nil:
-		fmt.Fprintf(stderr, "pathgrant serve: %s\n", oneLine(err.Error()))
-		return 2
+		return fail(stderr, "serve", err)
 	case !a.headless:
 		return runUI("app")(args, stdout, stderr)
 	}
@@ -45,22 +44,22 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := serveHeadless(ctx, a, log); err != nil {
 		fmt.Fprintf(stderr, "pathgrant serve: %s\n", oneLine(err.Error()))
-		return 1
+		return exitFail
 	}
-	return 0
+	return exitOK
 }
 
 func parseServeArgs(args []string) (serveArgs, error) {
 	var a serveArgs
 	fs, socket := newDaemonFlags("serve")
 	fs.BoolVar(&a.headless, "headless", false, "run without a display; approve from the CLI")
-	fs.StringVar(&a.store, "store", "", "store file (default $PATHGRANT_STORE, else the XDG state dir)")
-	pos, err := parseStoreFlags(fs, args)
+	fs.StringVar(&a.store, "store", "", storeHelp)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return a, err
 	}
 	if len(pos) > 0 {
-		return a, storeUsagef("unexpected argument %q (%s)", pos[0], serveUsageText)
+		return a, usagef("unexpected argument %q (%s)", pos[0], serveUsageText)
 	}
 	a.socket = *socket
 	return a, nil
