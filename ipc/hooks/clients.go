@@ -49,7 +49,7 @@ var clients = []Client{
 		Protected:        []string{"settings.json", "settings.local.json"},
 		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"}},
 	{Name: "codex", adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
-		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: jsonSettings(editCodex),
+		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
 		Protected:        []string{"hooks.json", "config.toml"},
 		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"}},
 	{Name: "gemini", adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,

@@ -1,0 +1,83 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCodexHookHash checks the trust hash against values the real Codex
+// CLI 0.169.0 reported for the same hooks (`codex app-server`, hooks/list,
+// currentHash).
+func TestCodexHookHash(t *testing.T) {
+	sixty := uint64(60)
+	tests := []struct {
+		name, label string
+		h           codexHandler
+		want        string
+	}{
+		{"PreToolUse, timeout 60, no matcher", "pre_tool_use",
+			codexHandler{Type: "command", Command: "/tmp/cxh/marker.sh", Timeout: &sixty},
+			"sha256:efd24d196117987ef71ffc9e5b6566ca035fa0e6fb8461aeac02d455e08a1ab9"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := codexHookHash(tc.label, nil, tc.h)
+			if err != nil || got != tc.want {
+				t.Errorf("hash %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEditCodexConfig installs the trust into a config.toml that has
+// settings of its own, twice, then uninstalls: the person's settings stay
+// byte for byte, a hooks feature switched off is switched on and back.
+func TestEditCodexConfig(t *testing.T) {
+	const own = "model = \"gpt-5\"\n\n[features]\nhooks = false\n\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n"
+	tests := []struct {
+		name, before string
+		feature      string // the features line after installing
+	}{
+		{"empty file", "", ""},
+		{"settings and the feature off", own, "hooks = true " + codexFeatureNote},
+		{"a trust Codex wrote for the same key", "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:old\"\n", ""},
+	}
+	trusts := []codexTrust{{"/h/.codex/hooks.json:pre_tool_use:0:0", "sha256:aa"}, {"/h/.codex/hooks.json:permission_request:0:0", "sha256:bb"}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(path, []byte(tc.before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if _, err := editCodexConfig(path, trusts, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, _ := os.ReadFile(path)
+			got := string(data)
+			for _, tr := range trusts {
+				table := "[hooks.state." + tomlString(tr.key) + "]\ntrusted_hash = " + tomlString(tr.hash) + "\n"
+				if strings.Count(got, table) != 1 || strings.Count(got, tomlString(tr.key)) != 1 {
+					t.Errorf("want exactly one %q in:\n%s", table, got)
+				}
+			}
+			if tc.feature != "" && !strings.Contains(got, tc.feature) {
+				t.Errorf("want %q in:\n%s", tc.feature, got)
+			}
+			if _, err := editCodexConfig(path, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			data, _ = os.ReadFile(path)
+			want := tc.before
+			if strings.Contains(want, "sha256:old") {
+				want = "" // replaced by pathgrant's, then removed
+			}
+			if string(data) != want {
+				t.Errorf("after uninstall:\n%s\nwant:\n%s", data, want)
+			}
+		})
+	}
+}
