@@ -56,6 +56,7 @@ type routeCase struct {
 // {session} in its path, or no body).
 func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path string, hdr map[string]string, body any, ok bool) {
 	method, path, _ = strings.Cut(rt.pattern, " ")
+	path = strings.Replace(path, "{tool}", "read_file", 1) // the tool routes' other path value
 	if v, set := ids[srcURL]; set {
 		if !strings.Contains(path, "{session}") {
 			return "", "", nil, nil, false
@@ -104,14 +105,22 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 	check := func(body, env, client string) any {
 		return CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
 	}
+	tool := func(body, env, client string) any {
+		if client != "" { // a tool body has no place for it: an unknown field is refused
+			return map[string]any{"session_id": body, "env_session": env, "client_session": client, "args": map[string]any{"path": "main.go"}}
+		}
+		return ToolRequest{SessionID: body, EnvSession: env, Args: json.RawMessage(`{"path": "main.go"}`)}
+	}
 	cases := map[string]routeCase{
-		"DELETE /v1/sessions/{session}": {sources: srcURL | srcHeader},
-		"POST /v1/check":                {sources: srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"POST /s/{session}/v1/check":    {sources: srcURL | srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"GET /v1/events":                {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/events":    {sources: srcURL | srcQuery | srcHeader},
-		"GET /v1/policy":                {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/policy":    {sources: srcURL | srcQuery | srcHeader},
+		"DELETE /v1/sessions/{session}":     {sources: srcURL | srcHeader},
+		"POST /v1/check":                    {sources: srcHeader | srcBody | srcEnv | srcClient, body: check},
+		"POST /s/{session}/v1/check":        {sources: srcURL | srcHeader | srcBody | srcEnv | srcClient, body: check},
+		"GET /v1/events":                    {sources: srcQuery | srcHeader},
+		"GET /s/{session}/v1/events":        {sources: srcURL | srcQuery | srcHeader},
+		"GET /v1/policy":                    {sources: srcQuery | srcHeader},
+		"GET /s/{session}/v1/policy":        {sources: srcURL | srcQuery | srcHeader},
+		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv, body: tool},
+		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv, body: tool},
 	}
 	for _, rt := range e.srv.routes() {
 		if rt.session == nil {
