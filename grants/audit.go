@@ -19,7 +19,7 @@ import (
 type Kind string
 
 // The audit kinds. The store writes approve, expire, revoke, use,
-// invalidate and foreign-device itself; the daemon adds request, deny,
+// invalidate, foreign-device and prune itself; the daemon adds request, deny,
 // conflict, forged and stale through Audit.
 const (
 	KindRequest       Kind = "request"
@@ -33,12 +33,13 @@ const (
 	KindForged        Kind = "forged"
 	KindStale         Kind = "stale"
 	KindForeignDevice Kind = "foreign-device"
+	KindPrune         Kind = "prune"
 )
 
 var kinds = map[Kind]bool{
 	KindRequest: true, KindApprove: true, KindDeny: true, KindExpire: true,
 	KindRevoke: true, KindUse: true, KindInvalidate: true, KindConflict: true,
-	KindForged: true, KindStale: true, KindForeignDevice: true,
+	KindForged: true, KindStale: true, KindForeignDevice: true, KindPrune: true,
 }
 
 // maxReason bounds the free-text reason so that a record cannot carry a

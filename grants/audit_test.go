@@ -52,10 +52,10 @@ func TestAuditCompleteness(t *testing.T) {
 		{"expire", func() error {
 			short = e.put(ScopeOnce, p, guard.KindFile)
 			e.clock.Add(DefaultOnceTTL)
-			_, err := e.s.Sweep()
+			_, err := e.s.sweep()
 			return err
 		}, []Kind{KindApprove, KindExpire}},
-		{"sweep again", func() error { _, err := e.s.Sweep(); return err }, nil},
+		{"sweep again", func() error { _, err := e.s.sweep(); return err }, nil},
 		{"end session", func() error { _, err := e.s.EndSession("s1"); return err }, []Kind{KindExpire}},
 		{"end session again", func() error { _, err := e.s.EndSession("s1"); return err }, nil},
 		{"daemon records", func() error {

@@ -73,7 +73,7 @@ func TestScopeExpiry(t *testing.T) {
 			v := e.s.View("s1")
 			if tc.lifetime == 0 {
 				e.clock.Add(1000 * time.Hour)
-				if n, err := e.s.Sweep(); err != nil || n != 0 {
+				if n, err := e.s.sweep(); err != nil || n != 0 {
 					t.Fatalf("Sweep = %d, %v; want 0 grants ended", n, err)
 				}
 				if v.Lookup(guard.OpRead, p, false) != g.ID {
@@ -93,7 +93,7 @@ func TestScopeExpiry(t *testing.T) {
 				t.Errorf("Use after expiry = %v, want ErrExpired", err)
 			}
 			before := e.count(KindExpire)
-			if n, err := e.s.Sweep(); err != nil || n != 1 {
+			if n, err := e.s.sweep(); err != nil || n != 1 {
 				t.Fatalf("Sweep = %d, %v; want 1", n, err)
 			}
 			if got := e.get(g.ID); got.Ended != EndExpired || got.RevokedAt.IsZero() {
@@ -168,14 +168,14 @@ func TestSessionMaxAgeEndsSession(t *testing.T) {
 	sess := e.put(ScopeSession, p, guard.KindFile)
 	dev := e.put(ScopeDevice, p, guard.KindFile)
 	e.clock.Add(time.Hour)
-	n, err := e.s.Sweep()
+	n, err := e.s.sweep()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 { // the once grant (10 min) and the session grant (1 h)
 		t.Errorf("Sweep ended %d grants, want 2", n)
 	}
-	if got, err := e.s.GetSession("s1"); err != nil || got.Ended.IsZero() {
+	if got, err := e.s.loadSession("s1"); err != nil || got.Ended.IsZero() {
 		t.Errorf("session after max age: %+v, %v; want ended", got, err)
 	}
 	for _, id := range []string{once.ID, sess.ID} {

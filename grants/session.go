@@ -58,8 +58,8 @@ func (s *Store) StartSession(sess Session) (Session, error) {
 	return sess, nil
 }
 
-// GetSession returns the session with the given id.
-func (s *Store) GetSession(id string) (Session, error) {
+// loadSession returns the session with the given id.
+func (s *Store) loadSession(id string) (Session, error) {
 	var sess Session
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		sess, err = getSession(tx, id)

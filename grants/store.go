@@ -43,8 +43,8 @@ type Options struct {
 	// NoCreate makes Open fail (wrapping fs.ErrNotExist) instead of
 	// creating a missing store.
 	NoCreate bool
-	// SweepEvery, when positive, runs Sweep in the background at this
-	// interval until Close.
+	// SweepEvery, when positive, ends what is due (expired grants and
+	// sessions) in the background at this interval until Close.
 	SweepEvery time.Duration
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger

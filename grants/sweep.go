@@ -9,12 +9,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Sweep ends what is due at the store's clock: grants past their expiry
+// sweep ends what is due at the store's clock: grants past their expiry
 // (one expire record each) and sessions past their max age (their session
 // and once grants end with them). Lookups already refuse expired grants;
 // sweeping makes the expiry durable, audited and visible. It returns how
 // many grants ended.
-func (s *Store) Sweep() (int, error) {
+func (s *Store) sweep() (int, error) {
 	now := s.now()
 	var ended []Grant
 	err := s.update(func(tx *bolt.Tx) (err error) {
@@ -83,7 +83,7 @@ func (s *Store) expire(tx *bolt.Tx, kind byte, id string) ([]Grant, error) {
 	return nil, nil
 }
 
-// startSweeper runs Sweep every SweepEvery until ctx ends.
+// startSweeper runs sweep every SweepEvery until ctx ends.
 func (s *Store) startSweeper(ctx context.Context) {
 	if s.opts.SweepEvery <= 0 {
 		return
@@ -98,7 +98,7 @@ func (s *Store) startSweeper(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if _, err := s.Sweep(); err != nil {
+				if _, err := s.sweep(); err != nil {
 					s.log.Error("sweep failed", "err", err)
 				}
 			}

@@ -27,6 +27,9 @@ type Config struct {
 	PendingCap    int           // pending requests per session (default 32)
 	MaxWait       time.Duration // longest a check may wait for the user (default 5 min)
 	SessionMaxAge time.Duration // default 24 h
+	// Retention is how long ended sessions and audit records are kept
+	// (default 90 days); older ones are pruned at start and daily.
+	Retention time.Duration
 
 	// Lineage reads a peer's whole process lineage; nil means /proc, read
 	// lazily. Tests set it to play an agent and the user from one process.
@@ -52,11 +55,22 @@ func (c Config) withDefaults() Config {
 	if c.SessionMaxAge <= 0 {
 		c.SessionMaxAge = 24 * time.Hour
 	}
+	if c.Retention <= 0 {
+		c.Retention = DefaultRetention
+	}
 	if home, err := (guard.Canonicalizer{}).Canonical(c.Home, "/", true); err == nil {
 		c.Home = home
 	}
 	return c
 }
+
+// DefaultRetention is how long ended sessions and audit records are kept
+// unless Config.Retention says otherwise.
+const DefaultRetention = 90 * 24 * time.Hour
+
+// pruneEvery is how often, by the server's clock, old sessions and audit
+// records are pruned.
+const pruneEvery = 24 * time.Hour
 
 // maxBody bounds every request body; larger ones are refused unread.
 const maxBody = 64 << 10
@@ -70,6 +84,7 @@ type Server struct {
 	hub      *hub
 	agents   *agentSet
 	paused   atomic.Bool
+	pruneDue time.Time  // the next prune, by cfg.Now; owned by Serve, then the sweeper
 	decideMu sync.Mutex // one decision at a time: exactly one wins
 
 	ctx    context.Context // canceled on Shutdown: ends waits and event streams
@@ -136,8 +151,6 @@ func (s *Server) routes() []route {
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
 		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
 		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
-		withBody("POST /v1/tools/{tool}", toolSources, newToolBody, s.handleTool),
-		withBody("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, newToolBody, s.handleTool),
 		plain("GET /v1/requests", s.handleListRequests),
 		plain("GET /v1/requests/{id}", s.handleGetRequest),
 		plain("POST /v1/requests/{id}/decision", s.handleDecision),
@@ -163,9 +176,11 @@ func (s *Server) Handler() http.Handler {
 	return s.checkPeer(limitBody(mux))
 }
 
-// Serve accepts connections on ln until Shutdown. It also runs the sweeper
-// that ends approval requests nobody decided in time.
+// Serve accepts connections on ln until Shutdown. It first prunes what is
+// past retention, and runs the sweeper that ends approval requests nobody
+// decided in time and prunes again each day.
 func (s *Server) Serve(ln net.Listener) error {
+	s.prune()
 	s.wg.Add(1)
 	go s.sweep()
 	err := s.http.Serve(ln)
@@ -207,7 +222,25 @@ func (s *Server) sweep() {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
 			s.agents.prune(s.sessionLive)
+			if !s.now().Before(s.pruneDue) {
+				s.prune()
+			}
 		}
+	}
+}
+
+// prune removes ended sessions and audit records older than the
+// retention (the store audits what it removed) and schedules the next.
+func (s *Server) prune() {
+	now := s.now()
+	s.pruneDue = now.Add(pruneEvery)
+	p, err := s.cfg.Store.Prune(now.Add(-s.cfg.Retention))
+	if err != nil {
+		s.log.Error("prune failed", "err", err)
+		return
+	}
+	if p != (grants.Pruned{}) {
+		s.log.Info("pruned", "sessions", p.Sessions, "audit_records", p.Records, "retention", s.cfg.Retention)
 	}
 }
 
