@@ -29,6 +29,7 @@ func commands(stdin io.Reader) map[string]command {
 			return runApprove(args, stdout, stderr, newConfirmer(stdin, stderr))
 		}, "approve a pending request: --scope once|session|device"},
 		"deny":            {runDeny, "deny a pending request"},
+		"doctor":          {runDoctor, "check this setup and say how to fix what is missing (--json for a bug report)"},
 		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
 		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},
 		"settings":        {runUI("settings"), "open the grants, audit and pending window of the running app"},

@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
+)
+
+// doctorFixture is a machine for doctor to look at: a temporary home, a
+// stand-in pathgrant binary with this build's pathgrant-hook next to it,
+// a socket and a store path, and a claude command on PATH.
+type doctorFixture struct {
+	root, home, bin, hook, sock, store string
+	vars                               map[string]string
+	path                               map[string]string // command -> where LookPath finds it
+}
+
+func newDoctorFixture(t *testing.T) *doctorFixture {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &doctorFixture{root: root, home: root + "/home", bin: root + "/bin/pathgrant", hook: root + "/bin/pathgrant-hook",
+		sock: root + "/run/pathgrant.sock", store: root + "/state/pathgrant.db"}
+	for _, d := range []string{f.home, root + "/bin", root + "/run"} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, exe := range []string{f.bin, f.hook, root + "/bin/claude"} {
+		if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 2\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.vars = map[string]string{"HOME": f.home}
+	f.path = map[string]string{"claude": root + "/bin/claude", "bwrap": "/usr/bin/bwrap"}
+	// install-hooks reads the process environment.
+	t.Setenv("HOME", f.home)
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR", "XDG_CONFIG_HOME"} {
+		t.Setenv(v, "")
+	}
+	return f
+}
+
+// env is a healthy machine's probes: Landlock, bubblewrap, user
+// namespaces and both desktop services present. The daemon, the store
+// and the files are the real ones at the fixture's paths.
+func (f *doctorFixture) env() doctorEnv {
+	env := systemDoctorEnv()
+	env.Getenv = func(k string) string { return f.vars[k] }
+	env.Version = func() string { return "v0.0.0-test" }
+	env.Executable = func() (string, error) { return f.bin, nil }
+	env.LookPath = func(file string) (string, error) {
+		if p, ok := f.path[file]; ok {
+			return p, nil
+		}
+		return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
+	}
+	env.LandlockABI = func() (int, error) { return 6, nil }
+	env.UserNamespaces = func() error { return nil }
+	env.BusName = func(string) (bool, error) { return true, nil }
+	return env
+}
+
+// serve runs a real daemon on the fixture's socket and store.
+func (f *doctorFixture) serve(t *testing.T) {
+	t.Helper()
+	store := ipctest.OpenStore(t, f.store)
+	ipctest.Serve(t, ipc.New(ipc.Config{Store: store, Home: f.home, Logger: ipctest.Quiet}), f.sock)
+}
+
+// installHooks registers the hook for client with the real install-hooks.
+func (f *doctorFixture) installHooks(t *testing.T, client, hook string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := runInstallHooks([]string{client, "--hook", hook}, &stdout, &stderr); code != 0 {
+		t.Fatalf("install-hooks %s: exit %d: %s", client, code, stderr.String())
+	}
+}
+
+// doctorLine is what a test expects of one line of the report.
+type doctorLine struct {
+	status string
+	has    []string // in the detail or the fix
+}
+
+func TestDoctor(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, f *doctorFixture, env *doctorEnv)
+		code  int
+		want  map[string]doctorLine
+	}{
+		{"healthy", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+		}, 0, map[string]doctorLine{
+			"daemon":       {doctorOK, []string{"running on"}},
+			"store":        {doctorOK, []string{"bytes", "the daemon holds the store"}},
+			"landlock":     {doctorOK, []string{"ABI 6"}},
+			"confinement":  {doctorOK, []string{"run confined"}},
+			"claude":       {doctorOK, []string{"installed"}},
+			"claude hooks": {doctorOK, []string{"installed in", "settings.json", "pathgrant-hook claude"}},
+			"claude mcp":   {doctorInfo, []string{"no pathgrant server in", ".claude.json"}},
+			"codex hooks":  {doctorInfo, []string{"not installed"}},
+		}},
+		{"broken: daemon down, hooks missing, no Landlock", func(_ *testing.T, _ *doctorFixture, env *doctorEnv) {
+			env.LandlockABI = func() (int, error) { return 0, syscall.ENOSYS }
+		}, 1, map[string]doctorLine{
+			"daemon":       {doctorFail, []string{"not running", "start it: pathgrant"}},
+			"store":        {doctorOK, []string{"not created yet"}},
+			"landlock":     {doctorFail, []string{"landlock is unavailable", "Linux 6.10"}},
+			"confinement":  {doctorFail, []string{"unconfined", "Landlock is unavailable"}},
+			"claude hooks": {doctorFail, []string{"not installed in", "run: pathgrant install-hooks claude"}},
+		}},
+		{"hook of another build", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			f.serve(t)
+			old := f.root + "/old/pathgrant-hook"
+			if err := os.MkdirAll(filepath.Dir(old), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(old, []byte("#!/bin/sh\n"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			f.installHooks(t, "claude", old)
+		}, 1, map[string]doctorLine{
+			"claude hooks": {doctorFail, []string{"old/pathgrant-hook, not this build's", "run: pathgrant install-hooks claude"}},
+		}},
+		{"hook binary moved away", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			if err := os.Remove(f.hook); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, map[string]doctorLine{
+			"pathgrant-hook": {doctorFail, []string{"not found", "go build"}},
+			"claude hooks":   {doctorFail, []string{"does not exist", "run: pathgrant install-hooks claude"}},
+		}},
+		{"store checked when no daemon holds it", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			ipctest.OpenStore(t, f.store).Close()
+			f.installHooks(t, "claude", f.hook)
+		}, 1, map[string]doctorLine{
+			"daemon": {doctorFail, []string{"not running"}},
+			"store":  {doctorOK, []string{"integrity checked"}},
+		}},
+		{"corrupt store", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			if err := os.MkdirAll(filepath.Dir(f.store), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f.store, bytes.Repeat([]byte("x"), 8192), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, map[string]doctorLine{
+			"store": {doctorFail, []string{"corrupt", "mv " + "STORE" + " STORE.corrupt"}},
+		}},
+		{"no desktop services, confinement off", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			env.BusName = func(string) (bool, error) { return false, nil }
+			env.UserNamespaces = func() error { return errors.New("cannot create a user namespace: operation not permitted") }
+			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "confinement = false\n")
+		}, 0, map[string]doctorLine{
+			"notifications":   {doctorWarn, []string{"org.freedesktop.Notifications", "pathgrant pending"}},
+			"tray":            {doctorWarn, []string{"org.kde.StatusNotifierWatcher", "pathgrant settings"}},
+			"user namespaces": {doctorWarn, []string{"operation not permitted", "sysctl"}},
+			"confinement":     {doctorWarn, []string{"off in the device policy", "set confinement = true in " + "HOME/.config/pathgrant/policy.toml"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newDoctorFixture(t)
+			env := f.env()
+			tt.setup(t, f, &env)
+			var stdout, stderr bytes.Buffer
+			code := runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
+			if code != tt.code || stderr.Len() != 0 {
+				t.Errorf("exit %d, stderr %q; want %d, nothing; report:\n%s", code, stderr.String(), tt.code, stdout.String())
+			}
+			lines := parseDoctorTable(t, stdout.String())
+			for name, want := range tt.want {
+				checkDoctorLine(t, f, lines, name, want)
+			}
+		})
+	}
+}
+
+func writePolicy(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// parseDoctorTable splits the report into name -> [status, rest], and
+// checks that the status column is aligned.
+func parseDoctorTable(t *testing.T, out string) map[string][2]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	statusCol := -1
+	got := map[string][2]string{}
+	for _, l := range lines {
+		fields := strings.SplitN(l, "  ", 2)
+		if len(fields) != 2 {
+			t.Fatalf("line %q is not `name  status  detail`", l)
+		}
+		rest := strings.TrimLeft(fields[1], " ")
+		col := len(l) - len(rest)
+		if statusCol >= 0 && col != statusCol {
+			t.Errorf("status column at %d in %q, want %d", col, l, statusCol)
+		}
+		statusCol = col
+		status, detail, _ := strings.Cut(rest, " ")
+		got[fields[0]] = [2]string{status, strings.TrimLeft(detail, " ")}
+	}
+	return got
+}
+
+func checkDoctorLine(t *testing.T, f *doctorFixture, lines map[string][2]string, name string, want doctorLine) {
+	t.Helper()
+	got, ok := lines[name]
+	if !ok {
+		t.Errorf("no line %q", name)
+		return
+	}
+	if got[0] != want.status {
+		t.Errorf("%s: status %q, want %q (%s)", name, got[0], want.status, got[1])
+	}
+	for _, s := range want.has {
+		s = strings.NewReplacer("STORE", f.store, "HOME", f.home).Replace(s)
+		if !strings.Contains(got[1], s) {
+			t.Errorf("%s: %q lacks %q", name, got[1], s)
+		}
+	}
+}
+
+// TestDoctorJSON: --json prints one object naming every check, with the
+// fix of each problem, and the same exit status.
+func TestDoctorJSON(t *testing.T) {
+	f := newDoctorFixture(t)
+	var stdout, stderr bytes.Buffer
+	code := runDoctorWith([]string{"--json", "--socket", f.sock, "--store", f.store}, &stdout, &stderr, f.env())
+	var rep doctorReport
+	dec := json.NewDecoder(&stdout)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("output is not one report object: %v", err)
+	}
+	if code != 1 || rep.OK || rep.Version != "v0.0.0-test" {
+		t.Errorf("exit %d, ok %v, version %q; want 1, false, the build's", code, rep.OK, rep.Version)
+	}
+	fixes := map[string]string{}
+	for _, c := range rep.Checks {
+		fixes[c.Name+" "+c.Status] = c.Fix
+	}
+	for _, want := range []struct{ check, fix string }{
+		{"daemon fail", "start it"},
+		{"claude hooks fail", "pathgrant install-hooks claude"},
+	} {
+		if fix, ok := fixes[want.check]; !ok || !strings.Contains(fix, want.fix) {
+			t.Errorf("check %q: fix %q (present %v), want it to say %q", want.check, fix, ok, want.fix)
+		}
+	}
+}
+
+func TestDoctorUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"argument", []string{"now"}, 2, "", "unexpected argument"},
+		{"unknown flag", []string{"--fix"}, 2, "", "flag provided but not defined"},
+		{"help", []string{"--help"}, 0, doctorUsageText, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runDoctorWith(tt.args, &stdout, &stderr, doctorEnv{})
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) ||
+				strings.Count(stderr.String(), "\n") > 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
