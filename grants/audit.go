@@ -1,11 +1,9 @@
 package grants
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -162,17 +160,4 @@ func (s *Store) AuditRecords(f AuditFilter) ([]Record, error) {
 		return nil
 	})
 	return out, err
-}
-
-// ExportJSONL writes the records f selects to w, one JSON object a line.
-func (s *Store) ExportJSONL(w io.Writer, f AuditFilter) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	if err := s.EachAudit(f, func(r Record) error { return enc.Encode(r) }); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("export audit log: %w", err)
-	}
-	return nil
 }

@@ -1,9 +1,6 @@
 package grants
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -107,75 +104,6 @@ func checkGrantRecords(t *testing.T, recs []Record, gs map[string]Grant) {
 	}
 }
 
-// A request as the daemon receives it, carrying everything an agent might
-// send. None of the secret fields may reach the log.
-type hookRequest struct {
-	SessionID string
-	Workflow  string
-	Agent     string
-	Tool      string
-	RequestID string
-	Op        string
-	Path      string
-	Command   string
-	Content   string
-	Output    string
-	Stdout    []byte
-	Env       map[string]string
-	Token     string
-	Reason    string
-	Nested    struct{ Token string }
-}
-
-const secret = "S3CRET-9f1c"
-
-func TestRecordFromDropsSecrets(t *testing.T) {
-	e := newEnv(t, nil)
-	req := &hookRequest{
-		SessionID: "s1", Workflow: "wf", Agent: "codex", Tool: "Bash", RequestID: "r9",
-		Op: "read", Path: "/home/u/Downloads/x",
-		Command: "curl -H 'Authorization: " + secret + "'", Content: "file " + secret,
-		Output: "out " + secret, Stdout: []byte(secret), Env: map[string]string{"API_KEY": secret},
-		Token: secret, Reason: secret,
-	}
-	req.Nested.Token = secret
-	rec := RecordFrom(KindRequest, req)
-	want := Record{Kind: KindRequest, Session: "s1", Workflow: "wf", Agent: "codex", Tool: "Bash",
-		RequestID: "r9", Op: guard.OpRead, Path: "/home/u/Downloads/x"}
-	if rec != want {
-		t.Errorf("RecordFrom = %+v, want %+v", rec, want)
-	}
-	if err := e.s.Audit(rec); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := e.s.ExportJSONL(&out, AuditFilter{}); err != nil {
-		t.Fatal(err)
-	}
-	db, err := os.ReadFile(e.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"export": out.Bytes(), "store file": db} {
-		if bytes.Contains(b, []byte(secret)) {
-			t.Errorf("%s contains request data that must never be logged", name)
-		}
-	}
-	if !bytes.Contains(out.Bytes(), []byte("/home/u/Downloads/x")) {
-		t.Error("export lacks the record (the test would pass vacuously)")
-	}
-}
-
-func TestRecordFromOddInputs(t *testing.T) {
-	var nilReq *hookRequest
-	for name, in := range map[string]any{"nil": nil, "nil pointer": nilReq, "string": secret,
-		"map": map[string]string{"Session": secret}, "bad op": hookRequest{Op: secret}} {
-		if got := RecordFrom(KindRequest, in); got != (Record{Kind: KindRequest}) {
-			t.Errorf("%s: RecordFrom = %+v, want only the kind", name, got)
-		}
-	}
-}
-
 // The record type has no field that could hold contents, output,
 // environment or tokens: its fields are exactly these.
 func TestRecordHasNoPayloadFields(t *testing.T) {
@@ -220,18 +148,9 @@ func TestAuditAppendAndFilter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			if err := e.s.ExportJSONL(&out, tc.f); err != nil {
-				t.Fatal(err)
-			}
 			var got []Kind
-			sc := bufio.NewScanner(&out)
-			for sc.Scan() {
-				var r Record
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-					t.Fatalf("line %q: %v", sc.Text(), err)
-				}
-				got = append(got, r.Kind)
+			if err := e.s.EachAudit(tc.f, func(r Record) error { got = append(got, r.Kind); return nil }); err != nil {
+				t.Fatal(err)
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("kinds %v, want %v", got, tc.want)

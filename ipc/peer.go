@@ -60,9 +60,9 @@ func peerOf(c net.Conn) (Peer, bool) {
 	return Peer{PID: cred.Pid, UID: cred.Uid, GID: cred.Gid}, true
 }
 
-// PeerFrom returns the connection's peer; ok is false when the kernel gave
+// peerFrom returns the connection's peer; ok is false when the kernel gave
 // none, which the server treats as a stranger.
-func PeerFrom(ctx context.Context) (Peer, bool) {
+func peerFrom(ctx context.Context) (Peer, bool) {
 	ci, ok := ctx.Value(peerKey{}).(*connInfo)
 	if !ok {
 		return Peer{}, false
@@ -80,7 +80,7 @@ func (p Peer) sameUser() bool {
 // audited.
 func (s *Server) checkPeer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := PeerFrom(r.Context())
+		p, ok := peerFrom(r.Context())
 		if !ok || !p.sameUser() {
 			reason := "peer credentials unavailable"
 			if ok {

@@ -53,7 +53,6 @@ type Approver interface {
 
 var (
 	errQueueFull  = errors.New("too many pending approval requests for this session")
-	errNoSuchReq  = errors.New("no such approval request")
 	errNotPending = errors.New("approval request is no longer pending")
 )
 
@@ -125,12 +124,9 @@ func (q *queue) get(id string) (Request, chan struct{}, bool) {
 func (q *queue) decide(id, state, scope, grant string) (Request, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	e, ok := q.byID[id]
-	switch {
-	case !ok:
-		return Request{}, errNoSuchReq
-	case e.req.State != StatePending:
-		return e.req, errNotPending
+	e := q.byID[id]
+	if e == nil || e.req.State != StatePending { // only decided entries are ever forgotten
+		return Request{}, errNotPending
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
 	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})

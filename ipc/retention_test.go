@@ -78,7 +78,7 @@ func TestRetentionAtStart(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	if err := NewClient(e.sock+".2").Health(context.Background()); err != nil {
+	if err := NewClient(e.sock + ".2").Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rec, ok := e.newPrune(0, 0)

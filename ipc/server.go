@@ -203,9 +203,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // audited) or back on.
 func (s *Server) SetPaused(p bool) { s.paused.Store(p) }
 
-// Subscribe returns every session's events, for the in-process UI.
-func (s *Server) Subscribe() (<-chan Event, func()) { return s.hub.subscribe("") }
-
 // Pending lists the approval requests waiting for the user.
 func (s *Server) Pending() []Request { return s.queue.pending() }
 

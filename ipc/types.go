@@ -101,7 +101,6 @@ const (
 	EventRequestDecided = "request.decided"
 	EventGrantUsed      = "grant.used"
 	EventGrantRevoked   = "grant.revoked"
-	EventGrantExpired   = "grant.expired"
 )
 
 // RevokedSession is the answer to DELETE /v1/sessions/{id}/grants: the
