@@ -151,6 +151,8 @@ func (s *Server) routes() []route {
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
 		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
 		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
+		withBody("POST /v1/tools/{tool}", toolSources, newToolBody, s.handleTool),
+		withBody("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, newToolBody, s.handleTool),
 		plain("GET /v1/requests", s.handleListRequests),
 		plain("GET /v1/requests/{id}", s.handleGetRequest),
 		plain("POST /v1/requests/{id}/decision", s.handleDecision),
