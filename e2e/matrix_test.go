@@ -128,10 +128,24 @@ func scenarioSSHRefused(t *testing.T, e *agentsEnv, c agentClient) {
 	}
 }
 
+// scenarioSymlinkRefused reads a workspace symlink to a private file.
+// Gemini CLI resolves the link itself and refuses the target before any
+// hook runs; that refusal counts as long as nothing reached the model.
 func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient) {
-	link := e.work + "/notes.txt"
+	link, target := e.work+"/notes.txt", e.home+"/private/notes.txt"
 	run := c.start(t, e, agentCall{op: "read", path: link}, true)
-	if content := refused(t, e, c, run, e.home+"/private/notes.txt"); strings.Contains(content, "pathgrant-e2e-private-notes") {
+	var content string
+	if c.name() == "gemini" {
+		out := run.wait(t)
+		content, _ = c.result(t, e)
+		if !strings.Contains(content, "pathgrant: ") && !strings.Contains(content, target+"' is ignored") {
+			t.Errorf("neither pathgrant nor Gemini refused the symlink: %q\n%s", content, out)
+		}
+		t.Logf("gemini: tool result %q", content)
+	} else {
+		content = refused(t, e, c, run, target)
+	}
+	if strings.Contains(content, "pathgrant-e2e-private-notes") {
 		t.Errorf("the file behind the symlink reached the model: %q", content)
 	}
 }
@@ -179,14 +193,18 @@ func (e *agentsEnv) approveCLI(id string) string {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// agentClients are the real clients the matrix and the timing drive, by
-// name; each constructor skips when its client is not installed.
+// agentClients are the real clients the matrix drives, by name, and
+// whether the timing measures them; each constructor skips when its
+// client is not installed.
 var agentClients = []struct {
-	name string
-	mk   func(*testing.T) agentClient
+	name  string
+	mk    func(*testing.T) agentClient
+	timed bool
 }{
-	{"codex", newCodexClient},
-	{"pi", newPiClient},
+	{"claude", newClaudeClient, false},
+	{"gemini", newGeminiClient, false},
+	{"codex", newCodexClient, true},
+	{"pi", newPiClient, true},
 }
 
 // TestAgentsMatrix runs every scenario over every real client that is
@@ -244,17 +262,21 @@ func TestAgentsTiming(t *testing.T) {
 		pairs = 7
 	}
 	for _, ac := range agentClients {
+		if !ac.timed {
+			continue
+		}
 		t.Run(ac.name, func(t *testing.T) {
 			c := ac.mk(t)
 			e := newAgentsEnv(t)
 			c.setup(t, e)
-			var with, without []time.Duration
+			var with, without, diff []time.Duration
 			for i := 0; i < pairs; i++ {
 				with = append(with, timedRead(t, e, c, true))
 				without = append(without, timedRead(t, e, c, false))
+				diff = append(diff, with[i]-without[i])
 			}
-			t.Logf("%s: tool call → result for an allowed read, median of %d: with pathgrant %v, without hooks %v, difference %v",
-				c.name(), pairs, median(with), median(without), median(with)-median(without))
+			t.Logf("%s: tool call → result for an allowed read, medians of %d pairs: with pathgrant %v, without hooks %v, paired difference %v",
+				c.name(), pairs, median(with).Round(time.Microsecond), median(without).Round(time.Microsecond), median(diff).Round(time.Microsecond))
 		})
 	}
 }
