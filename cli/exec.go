@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strings"
+	"strconv"
 	"syscall"
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -41,18 +43,20 @@ type execArgs struct {
 }
 
 // execDeps are what exec takes from the system: tests replace the Landlock
-// probe and the unconfined exec.
+// probe, the bubblewrap probe and the exec of an unconfined command or of
+// bubblewrap.
 type execDeps struct {
 	getenv    func(string) string
 	environ   func() []string
 	probe     kernel.Probe
-	execve    func(path string, argv, env []string) error // used only unconfined
+	bwrap     func() sandbox.Facts                        // Bwrap and UserNS only
+	execve    func(path string, argv, env []string) error // unconfined, or bubblewrap
 	terminals func() []string
 }
 
 func systemExecDeps() execDeps {
-	return execDeps{getenv: os.Getenv, environ: os.Environ, probe: kernel.ABI, execve: syscall.Exec,
-		terminals: sandbox.Terminals}
+	return execDeps{getenv: os.Getenv, environ: os.Environ, probe: kernel.ABI, bwrap: sandbox.ProbeFacts,
+		execve: syscall.Exec, terminals: sandbox.Terminals}
 }
 
 // runExec implements `pathgrant exec`: it runs the command confined by
@@ -64,6 +68,9 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 
 // runExecWith is runExec with the system dependencies given.
 func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
+	if len(args) == 2 && args[0] == innerFlag {
+		return runInner(args[1], stderr)
+	}
 	a, err := parseExecArgs(args, d.getenv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -126,14 +133,22 @@ func (r *execRun) refuse(code int, format string, args ...any) int {
 	return code
 }
 
-// run checks for Landlock, resolves the command, asks the daemon, and
-// execs the command confined (or, with --allow-unconfined and no Landlock,
-// unconfined). It returns only when the command was not run.
+// run reads the device policy, checks what confinement this machine
+// offers, resolves the command, asks the daemon, and execs the command
+// confined: in a bubblewrap view with Landlock inside it, or with Landlock
+// alone where there is no bubblewrap. Unconfined only with
+// --allow-unconfined and no Landlock, or when the device policy turns
+// confinement off. It returns only when the command was not run.
 func (r *execRun) run() int {
-	_, landlockErr := kernel.Available(r.deps.probe)
-	if landlockErr != nil && !r.allowUnconfined {
-		return r.refuse(execRefused, "%v: refusing to run %s unconfined (--allow-unconfined runs it without kernel enforcement)",
-			landlockErr, r.argv[0])
+	dev, err := r.devicePolicy()
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	conf := r.confinement()
+	unconfined := r.unconfinedReason(conf, dev)
+	if conf.Level == sandbox.LevelNone && unconfined == nil {
+		return r.refuse(execRefused, "%v: %s: refusing to run %s unconfined (--allow-unconfined runs it without kernel enforcement)",
+			kernel.ErrUnavailable, conf.LandlockErr, r.argv[0])
 	}
 	path, err := exec.LookPath(r.argv[0])
 	if err != nil {
@@ -143,20 +158,52 @@ func (r *execRun) run() int {
 	defer cancel()
 	c := &ipc.Client{Socket: r.socket, Session: r.session, Token: r.token}
 	defer c.CloseIdle()
-	ans, err := r.preflight(ctx, c, landlockErr != nil)
+	ans, err := r.preflight(ctx, c, unconfined != nil)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
-	if landlockErr != nil {
-		return r.runUnconfined(path, ans, landlockErr)
+	if unconfined != nil {
+		return r.runUnconfined(path, ans, unconfined)
 	}
-	rs, tmp, err := r.ruleset(ctx, c, ans)
-	if err != nil {
-		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
-	}
+	in, err := r.input(ctx, c, ans, dev)
 	c.CloseIdle()
-	err = rs.Exec(path, r.argv, r.env(tmp))
-	return r.refuse(execRefused, "%v", err)
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	if conf.Level == sandbox.LevelFull {
+		return r.runInView(conf.Bwrap, path, in, dev)
+	}
+	r.log.Warn("pathgrant exec: Landlock only, no mount view (install bubblewrap)", "gaps", conf.Gaps)
+	return r.runLandlock(path, in)
+}
+
+// devicePolicy reads the device policy file; a file that does not load
+// stops exec rather than run with a policy the user did not write.
+func (r *execRun) devicePolicy() (devicepolicy.Policy, error) {
+	env, err := devicepolicy.Locate(r.deps.getenv)
+	if err != nil {
+		return devicepolicy.Policy{}, err
+	}
+	return devicepolicy.Load(devicepolicy.Dir(r.deps.getenv, env.Home), env)
+}
+
+// confinement is what this machine offers.
+func (r *execRun) confinement() sandbox.Confinement {
+	f := r.deps.bwrap()
+	f.LandlockABI, f.LandlockErr = r.deps.probe()
+	return sandbox.Assess(f)
+}
+
+// unconfinedReason says why the command may run unconfined, or nil when
+// it must be confined.
+func (r *execRun) unconfinedReason(conf sandbox.Confinement, dev devicepolicy.Policy) error {
+	switch {
+	case !dev.Confinement:
+		return errors.New("the device policy turns confinement off (confinement = false)")
+	case conf.Level == sandbox.LevelNone && r.allowUnconfined:
+		return fmt.Errorf("%w: %s (--allow-unconfined)", kernel.ErrUnavailable, conf.LandlockErr)
+	}
+	return nil
 }
 
 // preflight asks the guard about the command. Its answer does not decide
@@ -198,7 +245,7 @@ func (r *execRun) runUnconfined(path string, ans ipc.Answer, why error) int {
 	if ans.Decision != guard.Allow {
 		return r.refuse(execRefused, "no kernel enforcement and the guard denies %s: %s", r.argv[0], ans.Reason)
 	}
-	r.log.Warn("pathgrant exec: running the command WITHOUT kernel enforcement (--allow-unconfined)",
+	r.log.Warn("pathgrant exec: running the command WITHOUT kernel enforcement",
 		"session", r.session, "command", r.argv[0], "reason", why.Error())
 	if err := r.deps.execve(path, r.argv, r.deps.environ()); err != nil {
 		return r.refuse(execRefused, "exec %s: %v", path, err)
@@ -206,34 +253,121 @@ func (r *execRun) runUnconfined(path string, ans ipc.Answer, why error) int {
 	return 0 // only a test's execve returns without error
 }
 
-// ruleset fetches the session's effective permissions now (after the
-// pre-flight, so a grant approved while it waited is included) and builds
-// the kernel ruleset from them.
-// It also returns the session's private tmp dir.
-func (r *execRun) ruleset(ctx context.Context, c *ipc.Client, ans ipc.Answer) (*kernel.Ruleset, string, error) {
+// input fetches the session's effective permissions now (after the
+// pre-flight, so a grant approved while it waited is included) and makes
+// the session's private tmp dir: what the view and the rules are built
+// from.
+func (r *execRun) input(ctx context.Context, c *ipc.Client, ans ipc.Answer, dev devicepolicy.Policy) (sandbox.Input, error) {
 	pol, err := c.Policy(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("session policy: %w", err)
+		return sandbox.Input{}, fmt.Errorf("session policy: %w", err)
 	}
 	used, err := usedGrants(ctx, c, pol, ans)
 	if err != nil {
-		return nil, "", err
+		return sandbox.Input{}, err
 	}
 	tmp, err := sandbox.SessionTmpDir(sandbox.TmpBase(r.deps.getenv), pol.Session)
 	if err != nil {
-		return nil, "", err
+		return sandbox.Input{}, err
 	}
-	rules, err := sandbox.Build(sandbox.Input{Policy: pol, Used: used, TmpDir: tmp,
-		Terminals: r.deps.terminals(), System: sandbox.SystemRules()}, sandbox.OSFS{})
+	return sandbox.Input{Policy: pol, Used: used, TmpDir: tmp, System: sandbox.SystemRules(),
+		Device: sandbox.Device{Toolchains: dev.Toolchains, Caches: dev.Caches, ReadOnlyFiles: dev.ReadOnlyFiles,
+			SSHAgent: dev.SSHAgent}}, nil
+}
+
+// runLandlock builds the ruleset on the real file system and execs the
+// command under it.
+func (r *execRun) runLandlock(path string, in sandbox.Input) int {
+	in.Terminals = r.deps.terminals()
+	rules, err := sandbox.Build(in, sandbox.OSFS{})
 	if err != nil {
-		return nil, "", err
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	rs, err := kernel.NewRuleset(rules)
 	if err != nil {
-		return nil, "", err
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
-	r.report(rs, tmp)
-	return rs, tmp, nil
+	r.report(rs.Applied, in.TmpDir)
+	err = rs.Exec(path, r.argv, sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, in.Device.SSHAgent))
+	return r.refuse(execRefused, "%v", err)
+}
+
+// innerFlag runs exec's inner step: `pathgrant exec --inner FD`, which
+// bubblewrap starts inside the view. It reads the job (rules and command)
+// from FD, restricts itself with Landlock and execs the command.
+const innerFlag = "--inner"
+
+// runInView execs bubblewrap, which builds the view and runs exec's inner
+// step in it. The rules are built here, on the real file system, for the
+// paths the view shows at the same places.
+func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepolicy.Policy) int {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return r.refuse(execRefused, "find the pathgrant binary for the sandbox: %v", err)
+	}
+	view, err := sandbox.BuildView(in, r.viewConfig(exe, dev), sandbox.OSFS{})
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	in.ByMount, in.PrivateTmp = view.ByMount, true
+	rules, err := sandbox.Build(in, sandbox.OSFS{})
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	r.report(rules, in.TmpDir)
+	for _, m := range view.Mounts {
+		r.log.Debug("mount", "mount", m.String())
+	}
+	fd, err := kernel.JobFD(kernel.Job{Rules: rules, Path: path, Argv: r.argv})
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, []string{exe, "exec", innerFlag, strconv.Itoa(fd)})...)
+	err = r.deps.execve(bwrap, argv, sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent))
+	if err != nil {
+		return r.refuse(execRefused, "exec %s: %v", bwrap, err)
+	}
+	return 0 // only a test's execve returns without error
+}
+
+// viewConfig says what the view hides and which ssh agent socket it shows.
+func (r *execRun) viewConfig(exe string, dev devicepolicy.Policy) sandbox.ViewConfig {
+	home := r.deps.getenv("HOME")
+	cfg := sandbox.ViewConfig{Exe: exe, Hidden: sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
+		UID: os.Getuid(), Socket: r.socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: dev.SSHAgent})}
+	if sock := r.deps.getenv("SSH_AUTH_SOCK"); dev.SSHAgent && filepath.IsAbs(sock) {
+		cfg.SSHAgentSocket = sock
+	}
+	return cfg
+}
+
+// runInner is the inner step: it never returns when the command runs.
+func runInner(fdArg string, stderr io.Writer) int {
+	fd, err := strconv.Atoi(fdArg)
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant exec: inner step: bad descriptor %q\n", fdArg)
+		return execRefused
+	}
+	job, err := kernel.ReadJob(fd)
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant exec: %v\n", err)
+		return execRefused
+	}
+	rs, err := kernel.NewRuleset(job.Rules)
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant exec: %v: not running %s\n", err, job.Argv[0])
+		return execRefused
+	}
+	err = rs.Exec(job.Path, job.Argv, os.Environ())
+	if errors.Is(err, syscall.ENOENT) {
+		fmt.Fprintf(stderr, "pathgrant exec: %s is not in the sandbox's view (put it in a toolchain root of the device policy)\n", job.Path)
+		return execNotFound
+	}
+	fmt.Fprintf(stderr, "pathgrant exec: %v\n", err)
+	return execRefused
 }
 
 // usedGrants returns the scopes of the grants that allowed the pre-flight
@@ -258,19 +392,9 @@ func usedGrants(ctx context.Context, c *ipc.Client, pol ipc.Policy, ans ipc.Answ
 }
 
 // report logs (at debug, shown with --verbose) the rules in force.
-func (r *execRun) report(rs *kernel.Ruleset, tmp string) {
-	r.log.Debug("sandbox", "session", r.session, "tmpdir", tmp, "rules", len(rs.Applied), "skipped", len(rs.Skipped))
-	for _, a := range rs.Applied {
+func (r *execRun) report(rules []sandbox.Rule, tmp string) {
+	r.log.Debug("sandbox", "session", r.session, "tmpdir", tmp, "rules", len(rules))
+	for _, a := range rules {
 		r.log.Debug("rule", "path", a.Path, "access", a.Access.String(), "why", a.Why)
 	}
-	for _, s := range rs.Skipped {
-		r.log.Debug("rule skipped", "path", s.Rule.Path, "why", s.Rule.Why, "err", s.Err)
-	}
-}
-
-// env is this process's environment with TMPDIR set to the session's
-// private tmp dir, the one temporary folder the command may write.
-func (r *execRun) env(tmp string) []string {
-	env := slices.DeleteFunc(r.deps.environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-	return append(env, "TMPDIR="+tmp)
 }

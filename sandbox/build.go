@@ -48,6 +48,29 @@ type Input struct {
 	Terminals []string
 	// System are the locations every command needs (SystemRules).
 	System []Rule
+	// Device is what the device policy adds to every session.
+	Device Device
+	// ByMount are blocked-write and protected paths the mount view makes
+	// read-only (View.ByMount): the rules need not split write areas
+	// around them, so new files can be created next to them.
+	ByMount []string
+	// PrivateTmp says /tmp and /dev/shm are the view's own, empty and
+	// private, and so writable.
+	PrivateTmp bool
+}
+
+// Device is what the device policy file adds to every session's reach in
+// a confined command. The daemon's policy answer is meant to carry it
+// (the JSON names are the file's); until it does, exec reads the file.
+type Device struct {
+	// Toolchains are read and executed.
+	Toolchains []string `json:"toolchains"`
+	// Caches are read and written.
+	Caches []string `json:"caches"`
+	// ReadOnlyFiles are read (a file, or a folder as a tree).
+	ReadOnlyFiles []string `json:"read_only_files"`
+	// SSHAgent lets the command reach the ssh agent's socket.
+	SSHAgent bool `json:"ssh_agent"`
 }
 
 // EntryType is what a directory entry is, without following symlinks.
@@ -93,7 +116,9 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 		return nil, err
 	}
 	b := &builder{fs: fsys}
-	noWrite := b.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite))
+	byMount := b.canonicalAll(in.ByMount)
+	noWrite := slices.DeleteFunc(b.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite)),
+		func(path string) bool { return slices.Contains(byMount, path) })
 	protected := b.canonicalAll(p.Protected)
 	b.add(in.System...)
 	for _, t := range in.Terminals {
@@ -108,6 +133,11 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 	for _, r := range p.ReadOnly {
 		b.add(Rule{Path: filepath.Clean(r), Access: ReadOnly, Why: "read-only root"})
 	}
+	b.device(in.Device, noWrite)
+	if in.PrivateTmp {
+		b.add(Rule{Path: "/tmp", Access: ReadWrite, Why: "private /tmp"},
+			Rule{Path: "/dev/shm", Access: ReadWrite, Why: "private /dev/shm"})
+	}
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		b.grant(g, protected)
 	}
@@ -120,7 +150,9 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 // checkAbsolute refuses relative paths: they would be resolved against
 // whatever directory exec runs in.
 func checkAbsolute(p ipc.Policy, in Input) error {
-	paths := slices.Concat(p.Workspace, p.ReadOnly, p.BlockedWrite, p.Protected, in.Terminals)
+	d := in.Device
+	paths := slices.Concat(p.Workspace, p.ReadOnly, p.BlockedWrite, p.Protected, in.Terminals, in.ByMount,
+		d.Toolchains, d.Caches, d.ReadOnlyFiles)
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		paths = append(paths, g.Path)
 	}
@@ -167,6 +199,33 @@ func (b *builder) writeArea(root string, noWrite []string, why string) {
 	root = filepath.Clean(root)
 	b.add(Rule{Path: root, Access: ReadExec, Why: why})
 	b.split(root, ReadWrite, noWrite, why)
+}
+
+// device adds the device policy's roots at their canonical paths (a
+// toolchain root is often a link): toolchains read and run, read-only
+// files read, caches written except under the paths in noWrite.
+func (b *builder) device(d Device, noWrite []string) {
+	for _, t := range b.canonicalOnly(d.Toolchains) {
+		b.add(Rule{Path: t, Access: ReadExec, Why: "toolchain"})
+	}
+	for _, f := range b.canonicalOnly(d.ReadOnlyFiles) {
+		b.add(Rule{Path: f, Access: ReadOnly, Why: "read-only file"})
+	}
+	for _, c := range b.canonicalOnly(d.Caches) {
+		b.split(c, ReadWrite, noWrite, "cache")
+	}
+}
+
+// canonicalOnly returns the canonical form of each path (one that does
+// not exist is dropped when the rules are applied).
+func (b *builder) canonicalOnly(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if c, err := b.fs.Canonical(p); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // grant turns one grant into rules: reads only.

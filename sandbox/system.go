@@ -82,3 +82,17 @@ func Terminals() []string {
 	}
 	return out
 }
+
+// Type is the entry type of path, links not followed.
+func (OSFS) Type(path string) (EntryType, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return TypeOther, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return TypeSymlink, nil
+	case fi.IsDir():
+		return TypeDir, nil
+	}
+	return TypeOther, nil
+}

@@ -20,16 +20,24 @@ func ABI() (int, error) {
 }
 
 // config is the ruleset's handled rights: every file-system right of
-// Landlock V7 (the same set as V5-V8). Network and IPC scopes are not
-// handled: exec restricts files only.
-func config() landlock.Config {
-	return landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
+// Landlock V7 (the same set as V5-V8) and, from ABI 6, both IPC scopes, so
+// the command can neither signal a process outside its domain (the daemon,
+// the user's shell) nor connect to an abstract Unix socket made outside it
+// (X11's, D-Bus's). The network is not handled.
+func config(abi int) landlock.Config {
+	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
+	if abi >= sandbox.ScopeLandlockABI {
+		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
+	}
+	return cfg
 }
 
 // Ruleset is a Landlock ruleset built from sandbox rules, not yet
 // enforced. Applied and Skipped say what became of each rule.
 type Ruleset struct {
-	fd      int
+	fd int
+	// Scoped says signals and abstract Unix sockets are scoped.
+	Scoped  bool
 	Applied []sandbox.Rule
 	Skipped []Skipped
 }
@@ -41,7 +49,11 @@ type Ruleset struct {
 // cannot be opened is skipped; a rule the kernel refuses fails the whole
 // ruleset.
 func NewRuleset(rules []sandbox.Rule) (*Ruleset, error) {
-	cfg := config()
+	abi, err := ABI()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	cfg := config(abi)
 	if uint64(cfg.HandledAccessFS) != uint64(sandbox.Handled) {
 		return nil, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, sandbox.Handled)
 	}
@@ -52,7 +64,7 @@ func NewRuleset(rules []sandbox.Rule) (*Ruleset, error) {
 	if fd < 0 {
 		return nil, errors.New("landlock ruleset: nothing to restrict")
 	}
-	rs := &Ruleset{fd: fd}
+	rs := &Ruleset{fd: fd, Scoped: cfg.Scoped != 0}
 	for _, r := range rules {
 		if err := rs.add(r); err != nil {
 			rs.Close()

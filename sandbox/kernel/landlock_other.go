@@ -32,3 +32,20 @@ func (*Ruleset) Close() error { return nil }
 func (*Ruleset) Exec(string, []string, []string) error {
 	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
+
+// Job is what exec hands its inner step; off Linux there is none.
+type Job struct {
+	Rules []sandbox.Rule `json:"rules"`
+	Path  string         `json:"path"`
+	Argv  []string       `json:"argv"`
+}
+
+// JobFD fails off Linux.
+func JobFD(Job) (int, error) {
+	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
+
+// ReadJob fails off Linux.
+func ReadJob(int) (Job, error) {
+	return Job{}, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}

@@ -1,0 +1,58 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"pathgrant/sandbox"
+)
+
+// Job is what `pathgrant exec` hands its inner step inside the mount
+// view: the rules to enforce and the command to run.
+type Job struct {
+	Rules []sandbox.Rule `json:"rules"`
+	Path  string         `json:"path"`
+	Argv  []string       `json:"argv"`
+}
+
+// JobFD writes job to a memory file the next program inherits (no
+// close-on-exec) and returns its descriptor: the rules can be larger than
+// one argument may be.
+func JobFD(job Job) (int, error) {
+	data, err := json.Marshal(job)
+	if err != nil {
+		return -1, fmt.Errorf("sandbox job: %w", err)
+	}
+	fd, err := unix.MemfdCreate("pathgrant-exec-job", 0)
+	if err != nil {
+		return -1, fmt.Errorf("sandbox job: memfd: %w", err)
+	}
+	if _, err := unix.Pwrite(fd, data, 0); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("sandbox job: write: %w", err)
+	}
+	return fd, nil
+}
+
+// ReadJob reads and closes the job at fd (the inner step's side), so the
+// command does not inherit it.
+func ReadJob(fd int) (Job, error) {
+	f := os.NewFile(uintptr(fd), "job")
+	if f == nil {
+		return Job{}, fmt.Errorf("sandbox job: bad descriptor %d", fd)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<26))
+	if err != nil {
+		return Job{}, fmt.Errorf("sandbox job: read: %w", err)
+	}
+	var job Job
+	if err := json.Unmarshal(data, &job); err != nil {
+		return Job{}, fmt.Errorf("sandbox job: %w", err)
+	}
+	return job, nil
+}

@@ -1,0 +1,142 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Level is how a confined command is confined.
+type Level string
+
+// The confinement levels, strongest first.
+const (
+	// LevelFull is a bubblewrap mount view with Landlock inside it.
+	LevelFull Level = "bwrap+landlock"
+	// LevelLandlock is Landlock alone, on the real file system.
+	LevelLandlock Level = "landlock"
+	// LevelNone is no confinement: exec refuses unless told otherwise.
+	LevelNone Level = "none"
+)
+
+// MinLandlockABI is the oldest Landlock ABI exec enforces its rules with
+// (kernel.MinABI): 5, the first to handle every right in Handled.
+const MinLandlockABI = 5
+
+// ScopeLandlockABI is the first Landlock ABI with IPC scopes (signals,
+// abstract Unix sockets).
+const ScopeLandlockABI = 6
+
+// Confinement is what this machine offers confined commands, and what
+// that leaves open.
+type Confinement struct {
+	Level Level `json:"level"`
+	// LandlockABI is the kernel's Landlock ABI, 0 without Landlock.
+	LandlockABI int `json:"landlock_abi"`
+	// LandlockErr says why Landlock is unusable, if it is.
+	LandlockErr string `json:"landlock_error,omitempty"`
+	// Bwrap is the bubblewrap binary, "" when none is on PATH.
+	Bwrap string `json:"bwrap,omitempty"`
+	// UserNS says bubblewrap can make its namespaces: as root, setuid,
+	// or with unprivileged user namespaces allowed.
+	UserNS bool `json:"userns"`
+	// Gaps are what a confined command can still do that it should not.
+	Gaps []string `json:"gaps"`
+}
+
+// Facts are what Assess decides from; ProbeFacts gathers them.
+type Facts struct {
+	LandlockABI int
+	LandlockErr error
+	Bwrap       string
+	UserNS      bool
+}
+
+// Probe reports this machine's confinement. It is cheap and changes
+// nothing: one Landlock version query, a PATH lookup and a few /proc/sys
+// reads; it does not start bubblewrap.
+func Probe() Confinement {
+	return Assess(ProbeFacts())
+}
+
+// ProbeFacts gathers the facts from the system.
+func ProbeFacts() Facts {
+	f := Facts{}
+	f.LandlockABI, f.LandlockErr = landlockABI()
+	if path, err := exec.LookPath("bwrap"); err == nil {
+		f.Bwrap = path
+		f.UserNS = userNSAllowed(path)
+	}
+	return f
+}
+
+// The gaps, by what is missing.
+const (
+	GapNoLandlock = "no kernel confinement: the command can read and write everything the user can"
+	GapNoScopes   = "Landlock ABI below 6: a confined command can signal processes outside and connect to abstract Unix sockets (X11, D-Bus)"
+	GapNoView     = "no mount view (bubblewrap or user namespaces missing): Unix sockets by path stay reachable (pathgrant's own socket, the D-Bus session bus, X11, tmux, the ssh agent); processes outside can be seen in /proc; no file can be created at the top of a workspace that holds protected paths; toolchains outside the rules cannot start"
+	GapNetwork    = "the network is not restricted"
+	GapMetadata   = "file metadata (chmod, chown, timestamps) in readable places is not restricted by Landlock"
+)
+
+// Assess turns facts into a level and its gaps.
+func Assess(f Facts) Confinement {
+	c := Confinement{LandlockABI: f.LandlockABI, Bwrap: f.Bwrap, UserNS: f.UserNS}
+	landlock := f.LandlockErr == nil && f.LandlockABI >= MinLandlockABI
+	switch {
+	case !landlock && f.LandlockErr != nil:
+		c.LandlockErr = f.LandlockErr.Error()
+	case !landlock:
+		c.LandlockErr = fmt.Sprintf("Landlock ABI %d, exec needs %d or later", f.LandlockABI, MinLandlockABI)
+	}
+	switch {
+	case !landlock:
+		c.Level, c.Gaps = LevelNone, []string{GapNoLandlock}
+		return c
+	case f.Bwrap != "" && f.UserNS:
+		c.Level = LevelFull
+	default:
+		c.Level = LevelLandlock
+		c.Gaps = append(c.Gaps, GapNoView)
+	}
+	if f.LandlockABI < ScopeLandlockABI {
+		c.Gaps = append(c.Gaps, GapNoScopes)
+	}
+	c.Gaps = append(c.Gaps, GapNetwork, GapMetadata)
+	return c
+}
+
+// userNSAllowed reports whether bubblewrap can set up its namespaces:
+// always as root or when it is setuid; else the kernel must allow
+// unprivileged user namespaces (Debian's unprivileged_userns_clone, the
+// user namespace limit, Ubuntu's AppArmor restriction).
+func userNSAllowed(bwrap string) bool {
+	if os.Geteuid() == 0 {
+		return true
+	}
+	if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		return true
+	}
+	if v, ok := sysctl("kernel/unprivileged_userns_clone"); ok && v == 0 {
+		return false
+	}
+	if v, ok := sysctl("user/max_user_namespaces"); ok && v == 0 {
+		return false
+	}
+	if v, ok := sysctl("kernel/apparmor_restrict_unprivileged_userns"); ok && v == 1 {
+		return false
+	}
+	return true
+}
+
+// sysctl reads a number from /proc/sys.
+func sysctl(name string) (int, bool) {
+	data, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	return v, err == nil
+}

@@ -1,0 +1,369 @@
+package sandbox
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"pathgrant/guard"
+)
+
+// Mount is one step of a confined command's mount view, as a bubblewrap
+// option: a later mount covers an earlier one.
+type Mount struct {
+	// Op is the bubblewrap option: --ro-bind, --bind (and their -try
+	// forms, for paths that may be missing), --tmpfs, --remount-ro,
+	// --symlink, --proc, --dev.
+	Op string `json:"op"`
+	// Src is the source of a bind or the target of a symlink.
+	Src string `json:"src,omitempty"`
+	// Dst is where it appears in the view.
+	Dst string `json:"dst"`
+	// Why names the part of the policy the mount comes from.
+	Why string `json:"why"`
+}
+
+// Args is the mount as bubblewrap arguments.
+func (m Mount) Args() []string {
+	if m.Src == "" {
+		return []string{m.Op, m.Dst}
+	}
+	return []string{m.Op, m.Src, m.Dst}
+}
+
+func (m Mount) String() string {
+	return strings.Join(m.Args(), " ") + " (" + m.Why + ")"
+}
+
+// ViewConfig is what a view needs beyond the policy.
+type ViewConfig struct {
+	// Exe is the pathgrant binary, bound read-only so the view can run
+	// its inner step (Landlock, then the command).
+	Exe string
+	// Hidden are folders and sockets no command may see (pathgrant's own
+	// state, the desktop's buses, terminal multiplexers, credentials).
+	// The view shows none of them unless a bound tree holds one; then an
+	// empty read-only folder (or /dev/null for a file) covers it.
+	Hidden []string
+	// SSHAgentSocket is bound when the device policy allows the agent.
+	SSHAgentSocket string
+}
+
+// View is a confined command's file system: what bubblewrap mounts.
+type View struct {
+	Mounts []Mount
+	// ByMount are the blocked-write and protected paths the view keeps
+	// read-only itself (Input.ByMount). The others, which it cannot pin,
+	// are left to the Landlock rules.
+	ByMount []string
+}
+
+// ViewFS is the view of the file system BuildView needs: FS and the type
+// of one path, links not followed (fs.ErrNotExist when missing).
+type ViewFS interface {
+	FS
+	Type(path string) (EntryType, error)
+}
+
+// Namespaces are the bubblewrap options every confined command runs with:
+// no System V IPC or process ids shared with the outside (so nothing
+// outside can be signalled or traced), killed when exec's process dies,
+// and a new terminal session (no TIOCSTI into the user's terminal).
+var Namespaces = []string{"--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"}
+
+// Args is the bubblewrap command line that runs inner (the inner step and
+// the command) in the view. As root bubblewrap would keep every
+// capability, so they are dropped.
+func (v View) Args(root bool, inner []string) []string {
+	args := slices.Clone(Namespaces)
+	if root {
+		args = append(args, "--cap-drop", "ALL")
+	}
+	for _, m := range v.Mounts {
+		args = append(args, m.Args()...)
+	}
+	return append(append(args, "--"), inner...)
+}
+
+// BuildView returns the view for in: the system folders read-only, a new
+// /proc and /dev, a private /tmp; the read-only roots, read grants,
+// toolchains and read-only files read-only; the caches, workspace roots
+// and session tmp dir read-write; then what must stay hidden covered, and
+// the blocked-write and protected paths in write areas read-only (Protect).
+// Everything else is not there at all.
+func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
+	if err := checkAbsolute(in.Policy, in); err != nil {
+		return View{}, err
+	}
+	vb := &viewBuilder{fs: fsys, points: map[string]bool{}}
+	vb.system()
+	vb.policy(in, cfg)
+	vb.emitBinds()
+	vb.hide(cfg.Hidden)
+	p := in.Policy
+	for _, area := range vb.writeAreas() {
+		noWrite := vb.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite, ownProtected(area, fsys)))
+		for _, path := range noWrite {
+			switch {
+			case path == area || !guard.Within(area, path):
+			case insideAny(vb.readOnly, path) || vb.protect(area, path):
+				vb.byMount = append(vb.byMount, path)
+			}
+		}
+	}
+	slices.Sort(vb.byMount)
+	return View{Mounts: vb.mounts, ByMount: slices.Compact(vb.byMount)}, nil
+}
+
+type bind struct {
+	path string
+	rw   bool
+	why  string
+}
+
+type viewBuilder struct {
+	fs      ViewFS
+	mounts  []Mount
+	binds   []bind
+	links   []Mount
+	byMount []string
+	// points are the mount points protect made: each is made once, so a
+	// later pin never covers an earlier read-only mount.
+	points map[string]bool
+	// readOnly are the read-only mount points protect made.
+	readOnly []string
+}
+
+func (vb *viewBuilder) add(ms ...Mount) { vb.mounts = append(vb.mounts, ms...) }
+
+// addPoints adds the mounts whose mount points are new.
+func (vb *viewBuilder) addPoints(ms []Mount) {
+	for _, m := range ms {
+		if m.Op == "--remount-ro" || !vb.points[m.Dst] {
+			vb.add(m)
+		}
+	}
+	for _, m := range ms {
+		vb.points[m.Dst] = true
+		if m.Op == "--ro-bind" || m.Op == "--remount-ro" {
+			vb.readOnly = append(vb.readOnly, m.Dst)
+		}
+	}
+}
+
+// system mounts the folders programs run from (a folder that is a link
+// on this machine, like /bin -> usr/bin, becomes the same link), /etc,
+// and new /proc, /dev and /tmp.
+func (vb *viewBuilder) system() {
+	for _, p := range systemTrees {
+		switch t, err := vb.fs.Type(p); {
+		case err != nil:
+		case t == TypeSymlink:
+			if c, err := vb.fs.Canonical(p); err == nil {
+				vb.add(Mount{Op: "--symlink", Src: c, Dst: p, Why: "system"})
+			}
+		default:
+			vb.add(Mount{Op: "--ro-bind", Src: p, Dst: p, Why: "system"})
+		}
+	}
+	vb.add(Mount{Op: "--ro-bind", Src: "/etc", Dst: "/etc", Why: "system"})
+	// /etc/resolv.conf often links into /run, which is not in the view.
+	if c, err := vb.fs.Canonical("/etc/resolv.conf"); err == nil && !guard.Within("/etc", c) {
+		vb.add(Mount{Op: "--ro-bind-try", Src: c, Dst: c, Why: "name resolution"})
+	}
+	vb.add(Mount{Op: "--proc", Dst: "/proc", Why: "system"}, Mount{Op: "--dev", Dst: "/dev", Why: "system"},
+		Mount{Op: "--tmpfs", Dst: "/tmp", Why: "private /tmp"})
+}
+
+// policy collects the policy's trees. A grant whose path is no longer
+// canonical (a link was swapped in since it was approved) is left out,
+// as the rules leave it out: bubblewrap would follow the link.
+func (vb *viewBuilder) policy(in Input, cfg ViewConfig) {
+	p := in.Policy
+	for _, r := range p.ReadOnly {
+		vb.binds = append(vb.binds, bind{filepath.Clean(r), false, "read-only root"})
+	}
+	for _, g := range slices.Concat(p.Grants, in.Used) {
+		path := filepath.Clean(g.Path)
+		if c, err := vb.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path {
+			vb.binds = append(vb.binds, bind{path, false, "grant"})
+		}
+	}
+	d := in.Device
+	vb.device(d.Toolchains, false, "toolchain")
+	vb.device(d.ReadOnlyFiles, false, "read-only file")
+	vb.device(d.Caches, true, "cache")
+	for _, w := range p.Workspace {
+		vb.binds = append(vb.binds, bind{filepath.Clean(w), true, "workspace"})
+	}
+	if in.TmpDir != "" {
+		vb.binds = append(vb.binds, bind{filepath.Clean(in.TmpDir), true, "tmp"})
+	}
+	if cfg.Exe != "" {
+		vb.binds = append(vb.binds, bind{cfg.Exe, false, "pathgrant"})
+	}
+	if d.SSHAgent && cfg.SSHAgentSocket != "" {
+		vb.binds = append(vb.binds, bind{cfg.SSHAgentSocket, true, "ssh agent"})
+	}
+}
+
+// device binds device policy roots at their canonical paths, and links
+// the configured path there when it differs.
+func (vb *viewBuilder) device(paths []string, rw bool, why string) {
+	for _, p := range paths {
+		c, err := vb.fs.Canonical(p)
+		if err != nil {
+			continue
+		}
+		vb.binds = append(vb.binds, bind{c, rw, why})
+		if c != filepath.Clean(p) {
+			vb.links = append(vb.links, Mount{Op: "--symlink", Src: c, Dst: filepath.Clean(p), Why: why})
+		}
+	}
+}
+
+// emitBinds mounts the collected trees, parents before children so a
+// narrower mount lands on top. A read-only tree inside a read-write one is
+// left to the wider one: access adds up, as with the rules. A link is
+// made only where no bound tree would receive it.
+func (vb *viewBuilder) emitBinds() {
+	slices.SortStableFunc(vb.binds, func(a, b bind) int { return cmp.Compare(a.path, b.path) })
+	for i, b := range vb.binds {
+		inRW := slices.ContainsFunc(vb.binds, func(o bind) bool { return o.rw && guard.Within(o.path, b.path) })
+		switch {
+		case i > 0 && vb.binds[i-1].path == b.path && (vb.binds[i-1].rw || !b.rw):
+		case b.rw:
+			vb.add(Mount{Op: "--bind-try", Src: b.path, Dst: b.path, Why: b.why})
+		case !inRW:
+			vb.add(Mount{Op: "--ro-bind-try", Src: b.path, Dst: b.path, Why: b.why})
+		}
+	}
+	for _, l := range vb.links {
+		if !vb.bound(filepath.Dir(l.Dst)) && !vb.bound(l.Dst) {
+			vb.add(l)
+		}
+	}
+}
+
+// bound reports whether a bound tree shows p.
+func (vb *viewBuilder) bound(p string) bool {
+	return slices.ContainsFunc(vb.binds, func(b bind) bool { return guard.Within(b.path, p) })
+}
+
+// writeAreas are the read-write trees.
+func (vb *viewBuilder) writeAreas() []string {
+	var out []string
+	for _, b := range vb.binds {
+		if b.rw && b.why != "ssh agent" && !slices.Contains(out, b.path) {
+			out = append(out, b.path)
+		}
+	}
+	return out
+}
+
+// hide covers each hidden path a bound tree shows (and that holds no
+// bound tree itself): a folder with an empty read-only one, anything else
+// with /dev/null.
+func (vb *viewBuilder) hide(hidden []string) {
+	for _, h := range hidden {
+		h = filepath.Clean(h)
+		inside := slices.ContainsFunc(vb.binds, func(b bind) bool { return b.path != h && guard.Within(b.path, h) })
+		holds := slices.ContainsFunc(vb.binds, func(b bind) bool { return guard.Within(h, b.path) })
+		if !inside || holds {
+			continue
+		}
+		switch t, err := vb.fs.Type(h); {
+		case err != nil:
+		case t == TypeDir:
+			vb.add(Mount{Op: "--tmpfs", Dst: h, Why: "hidden"}, Mount{Op: "--remount-ro", Dst: h, Why: "hidden"})
+		default:
+			vb.add(Mount{Op: "--ro-bind", Src: "/dev/null", Dst: h, Why: "hidden"})
+		}
+	}
+}
+
+// canonicalAll is builder.canonicalAll for the view.
+func (vb *viewBuilder) canonicalAll(paths []string) []string {
+	return (&builder{fs: vb.fs}).canonicalAll(paths)
+}
+
+// protect makes path, inside the write area, read-only and impossible to
+// create, and pins every folder on the way as a mount point (a mount
+// point cannot be renamed or removed, so nothing can move the protected
+// path aside and put a new one in its place). It reports false when it
+// cannot: then the Landlock rules keep path out of the area as before.
+//
+//   - path exists: bound read-only onto itself;
+//   - a folder on the way is missing: an empty read-only folder is mounted
+//     there (bubblewrap creates the empty mount point in the workspace);
+//   - path itself is missing and looks like a file (has a dot past the
+//     first character, like settings.json): its folder is made read-only,
+//     since an empty folder in its place would break the program reading
+//     it; at the top of the write area this is not possible;
+//   - a link, or a file, on the way: its folder is made read-only; at the
+//     top of the write area this is not possible.
+func (vb *viewBuilder) protect(area, path string) bool {
+	rel, _ := filepath.Rel(area, path)
+	cur := area
+	var pins []Mount
+	for comp := range strings.SplitSeq(rel, "/") {
+		next := filepath.Join(cur, comp)
+		t, err := vb.fs.Type(next)
+		last := next == path
+		var m []Mount
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && (!last || !fileLike(comp)):
+			m = []Mount{{Op: "--tmpfs", Dst: next, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: next, Why: "protected (empty)"}}
+		case err == nil && last && t != TypeSymlink:
+			m = []Mount{{Op: "--ro-bind", Src: next, Dst: next, Why: "protected"}}
+		case err == nil && t == TypeDir:
+			pins = append(pins, Mount{Op: "--bind", Src: next, Dst: next, Why: "pinned"})
+			cur = next
+			continue
+		case cur == area || (err != nil && !errors.Is(err, fs.ErrNotExist)):
+			return false // at the top of the area, or unreadable
+		default: // missing file, a link or a file on the way: its folder read-only
+			pins = pins[:len(pins)-1]
+			m = []Mount{{Op: "--ro-bind", Src: cur, Dst: cur, Why: "protected (folder)"}}
+		}
+		vb.addPoints(append(pins, m...))
+		return true
+	}
+	return false
+}
+
+// fileLike reports whether a missing name is taken to be a file.
+func fileLike(name string) bool {
+	return strings.Contains(name[1:], ".") || name == "config"
+}
+
+// ownProtected are the agent settings and git's hooks and configuration
+// in a workspace, which confinement keeps read-only whatever the policy
+// says: a command that could write them could switch the agent's guard
+// off or make git run its own code later. Git's are protected only in a
+// repository that exists (git init must still work).
+func ownProtected(area string, fsys ViewFS) []string {
+	rels := []string{".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
+		".cursor/hooks.json", ".pi"}
+	if t, err := fsys.Type(filepath.Join(area, ".git")); err == nil && t == TypeDir {
+		rels = append(rels, ".git/hooks", ".git/config")
+	}
+	var out []string
+	for _, rel := range rels {
+		out = append(out, filepath.Join(area, rel))
+	}
+	if es, err := fsys.ReadDir(filepath.Join(area, ".claude")); err == nil {
+		for _, e := range es {
+			if strings.HasPrefix(e.Name, "settings") && strings.HasSuffix(e.Name, ".json") {
+				out = append(out, filepath.Join(area, ".claude", e.Name))
+			}
+		}
+	}
+	if _, err := fsys.Type(filepath.Join(area, ".mcp.json")); err == nil {
+		out = append(out, filepath.Join(area, ".mcp.json"))
+	}
+	return out
+}
