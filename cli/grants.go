@@ -2,14 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +15,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/grants"
-	"pathgrant/ipc"
+	"pathgrant/grantsadmin"
 )
 
 const (
@@ -87,36 +85,31 @@ func newStoreFlags(name string) (*flag.FlagSet, storeFlags) {
 }
 
 // openBackend returns the daemon when one answers, else the store file.
-// With missingOK a store that does not exist yet yields (nil, nil): there
-// is nothing to show.
-func openBackend(f storeFlags, missingOK bool) (grantsBackend, error) {
-	if d := daemonBackendFor(*f.store, *f.socket); d != nil {
-		return d, nil
-	}
-	s, err := openStore(*f.store, missingOK)
-	if errors.Is(err, grants.ErrAlreadyRunning) && *f.socket == "" {
-		if d := daemonBackendFor("", ""); d != nil {
-			return nil, fmt.Errorf("%w; a daemon answers on %s: drop --store, or add --socket, to go through it", err, d.c.Socket)
+// An explicit --store without --socket names a file, which is then used
+// as it is rather than whatever store a daemon holds. With missingOK a
+// store that does not exist yet yields (nil, nil): there is nothing to
+// show.
+func openBackend(f storeFlags, missingOK bool) (grantsadmin.Admin, error) {
+	if *f.store == "" || *f.socket != "" {
+		if d, ok := grantsadmin.Dial(socketOr(*f.socket)); ok {
+			return d, nil
 		}
 	}
-	if err != nil || s == nil {
-		return nil, err
-	}
-	return storeBackend{s}, nil
-}
-
-// openStore opens the store for a command. With missingOK a store that
-// does not exist yet yields (nil, nil).
-func openStore(flagValue string, missingOK bool) (*grants.Store, error) {
-	path, err := appdirs.Store(flagValue, os.Getenv)
+	path, err := appdirs.Store(*f.store, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	s, err := grants.Open(path, grants.Options{NoWatch: true, NoCreate: true})
-	if errors.Is(err, fs.ErrNotExist) && missingOK {
+	a, err := grantsadmin.Open("", path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && missingOK:
 		return nil, nil
+	case errors.Is(err, grants.ErrAlreadyRunning) && *f.socket == "":
+		if d, ok := grantsadmin.Dial(socketOr("")); ok {
+			d.Close()
+			return nil, fmt.Errorf("%w; a daemon answers on %s: drop --store, or add --socket, to go through it", err, socketOr(""))
+		}
 	}
-	return s, err
+	return a, err
 }
 
 func grantsList(args []string, stdout io.Writer) error {
@@ -153,7 +146,7 @@ type grantRow struct {
 	State string `json:"state"`
 }
 
-func writeGrantsJSON(w io.Writer, b grantsBackend, gs []grants.Grant) error {
+func writeGrantsJSON(w io.Writer, b grantsadmin.Admin, gs []grants.Grant) error {
 	enc := json.NewEncoder(w)
 	for _, g := range gs {
 		if err := enc.Encode(grantRow{Grant: g, State: b.State(g)}); err != nil {
@@ -163,7 +156,7 @@ func writeGrantsJSON(w io.Writer, b grantsBackend, gs []grants.Grant) error {
 	return nil
 }
 
-func writeGrantsTable(w io.Writer, b grantsBackend, gs []grants.Grant) error {
+func writeGrantsTable(w io.Writer, b grantsadmin.Admin, gs []grants.Grant) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tOP\tKIND\tSTATE\tUSES\tEXPIRES\tSESSION\tPATH")
 	for _, g := range gs {
@@ -204,7 +197,7 @@ func grantsRevoke(args []string, stdout io.Writer) error {
 	return revokeOne(b, pos[0], stdout)
 }
 
-func revokeOne(b grantsBackend, id string, stdout io.Writer) error {
+func revokeOne(b grantsadmin.Admin, id string, stdout io.Writer) error {
 	err := b.Revoke(id)
 	if errors.Is(err, grants.ErrNotFound) {
 		return usagef("no grant with id %q", id)
@@ -268,7 +261,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, usagef("--since %q: want an RFC3339 time or a duration such as 1h", v)
 }
 
-func writeAuditTable(w io.Writer, b grantsBackend, f grants.AuditFilter) error {
+func writeAuditTable(w io.Writer, b grantsadmin.Admin, f grants.AuditFilter) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tKIND\tSESSION\tOP\tPATH\tSCOPE\tGRANT\tREASON")
 	err := b.EachAudit(f, func(r grants.Record) error {
@@ -300,132 +293,5 @@ func orDash(s string) string {
 	return s
 }
 
-// grantsBackend is where the grants and audit commands read and change
-// grants: the daemon when one answers on the socket (it owns the store
-// while it runs), else the store file.
-type grantsBackend interface {
-	List(f grants.Filter) ([]grants.Grant, error)
-	State(g grants.Grant) string
-	Revoke(id string) error
-	RevokeSession(session string) (int, error)
-	EachAudit(f grants.AuditFilter, fn func(grants.Record) error) error
-	Close() error
-}
-
-// storeBackend is the store file, opened by this process.
-type storeBackend struct{ *grants.Store }
-
-// State names g's state now, including a device grant this device does
-// not honour.
-func (s storeBackend) State(g grants.Grant) string {
-	if s.Foreign(g) {
-		return "foreign-device"
-	}
-	return g.State(time.Now())
-}
-
-// daemonProbeTimeout bounds the health check that decides whether a
-// daemon answers; daemonCallTimeout bounds each later call.
-const (
-	daemonProbeTimeout = 500 * time.Millisecond
-	daemonCallTimeout  = 10 * time.Second
-)
-
-// daemonBackend is a daemon answering on its socket.
-type daemonBackend struct{ c *ipc.Client }
-
-// daemonBackendFor returns the daemon answering on the socket (--socket,
-// else the default), or nil. An explicit --store without --socket names
-// a file, which is then used as is rather than whatever store a daemon
-// holds.
-func daemonBackendFor(storeFlag, socketFlag string) *daemonBackend {
-	if storeFlag != "" && socketFlag == "" {
-		return nil
-	}
-	c := ipc.NewClient(socketOr(socketFlag))
-	ctx, cancel := context.WithTimeout(context.Background(), daemonProbeTimeout)
-	defer cancel()
-	if c.Health(ctx) != nil {
-		return nil
-	}
-	return &daemonBackend{c: c}
-}
-
-func (d *daemonBackend) call() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), daemonCallTimeout)
-}
-
-// List asks the daemon for the grants f selects. The daemon filters by
-// session, and lists ended and expired grants only when asked for both.
-func (d *daemonBackend) List(f grants.Filter) ([]grants.Grant, error) {
-	ctx, cancel := d.call()
-	defer cancel()
-	gs, err := d.c.Grants(ctx, f.Session, f.IncludeRevoked || f.IncludeExpired)
-	if err != nil {
-		return nil, fmt.Errorf("list grants: %w", err)
-	}
-	return gs, nil
-}
-
-// State names g's state now. Through the daemon this device's binding is
-// not known, so a foreign device grant shows as its stored state.
-func (d *daemonBackend) State(g grants.Grant) string { return g.State(time.Now()) }
-
-// Revoke asks the daemon to revoke one grant; an unknown id wraps
-// grants.ErrNotFound, as the store's own error does.
-func (d *daemonBackend) Revoke(id string) error {
-	ctx, cancel := d.call()
-	defer cancel()
-	err := d.c.Revoke(ctx, id)
-	var ae *ipc.APIError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
-		return fmt.Errorf("revoke grant %s: %w", id, grants.ErrNotFound)
-	case ae != nil:
-		return err // the daemon's message names the grant
-	}
-	return fmt.Errorf("revoke grant %s: %w", id, err)
-}
-
-// RevokeSession revokes every live grant of the session one by one; a
-// grant that ended meanwhile is not counted.
-func (d *daemonBackend) RevokeSession(session string) (int, error) {
-	gs, err := d.List(grants.Filter{Session: session})
-	if err != nil {
-		return 0, fmt.Errorf("revoke session %s: %w", session, err)
-	}
-	n := 0
-	for _, g := range gs {
-		err := d.Revoke(g.ID)
-		var ae *ipc.APIError
-		switch {
-		case err == nil:
-			n++
-		case errors.Is(err, grants.ErrNotFound), errors.As(err, &ae) && ae.Status == http.StatusConflict:
-		default:
-			return n, fmt.Errorf("revoke session %s: %w", session, err)
-		}
-	}
-	return n, nil
-}
-
-// EachAudit fetches the records f selects and calls fn for each.
-func (d *daemonBackend) EachAudit(f grants.AuditFilter, fn func(grants.Record) error) error {
-	ctx, cancel := d.call()
-	defer cancel()
-	recs, err := d.c.Audit(ctx, f)
-	if err != nil {
-		return fmt.Errorf("read audit log: %w", err)
-	}
-	for _, r := range recs {
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Close releases nothing: the daemon keeps the store.
-func (d *daemonBackend) Close() error { return nil }
+// daemonCallTimeout bounds each call to the daemon.
+const daemonCallTimeout = 10 * time.Second
