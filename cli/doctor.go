@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -26,7 +25,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/ipc/hooks"
-	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox"
 )
 
 const doctorUsageText = "usage: pathgrant doctor [--json] [--socket PATH] [--store PATH]"
@@ -73,11 +72,9 @@ type doctorEnv struct {
 	// check, and closes it; a store another process holds is
 	// grants.ErrAlreadyRunning.
 	CheckStore func(path string) error
-	// LandlockABI is the kernel's Landlock ABI version.
-	LandlockABI func() (int, error)
-	// UserNamespaces is nil when an unprivileged process can create a
-	// user namespace, which bubblewrap needs.
-	UserNamespaces func() error
+	// Confinement is what the machine can confine commands with
+	// (sandbox.Probe).
+	Confinement func() sandbox.Confinement
 	// BusName reports whether name has an owner on the session bus.
 	BusName func(name string) (bool, error)
 }
@@ -92,10 +89,9 @@ func systemDoctorEnv() doctorEnv {
 			defer c.CloseIdle()
 			return c.Health(ctx)
 		},
-		CheckStore:     checkStoreFile,
-		LandlockABI:    kernel.ABI,
-		UserNamespaces: probeUserNamespaces,
-		BusName:        sessionBusName,
+		CheckStore:  checkStoreFile,
+		Confinement: sandbox.Probe,
+		BusName:     sessionBusName,
 	}
 }
 
@@ -271,17 +267,6 @@ func sessionBusName(name string) (bool, error) {
 	return has, nil
 }
 
-// probeUserNamespaces creates a user namespace the way bubblewrap does,
-// by running /bin/true in a new one.
-func probeUserNamespaces() error {
-	cmd := exec.Command("/bin/true")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER}
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("cannot create a user namespace: %w", err)
-	}
-	return nil
-}
-
 // buildVersion is the module version and VCS revision this binary was
 // built from, and the Go release.
 func buildVersion() string {
@@ -322,66 +307,53 @@ func writeDoctor(w io.Writer, rep doctorReport, asJSON bool) error {
 	return tw.Flush()
 }
 
-// confinementProbe is what this machine can confine agent shell commands with:
-// Landlock (required), and bubblewrap's mount view on top when bwrap is
-// installed and user namespaces work. It is doctor's own probe of the
-// pieces sandbox uses.
-type confinementProbe struct {
-	level       string // "bwrap+landlock", "landlock" or "none"
-	landlockABI int
-	landlockErr error
-	bwrap       string
-	bwrapErr    error
-	usernsErr   error
-}
-
-func probeConfinement(env doctorEnv) confinementProbe {
-	var c confinementProbe
-	c.landlockABI, c.landlockErr = kernel.Available(env.LandlockABI)
-	c.bwrap, c.bwrapErr = env.LookPath("bwrap")
-	c.usernsErr = env.UserNamespaces()
-	switch {
-	case c.landlockErr != nil:
-		c.level = "none"
-	case c.bwrapErr == nil && c.usernsErr == nil:
-		c.level = "bwrap+landlock"
-	default:
-		c.level = "landlock"
-	}
-	return c
-}
-
 // confinementChecks report Landlock, bubblewrap, user namespaces and what
-// they add up to with the device policy's confinement setting.
+// they add up to with the device policy's confinement setting, then what
+// confinement still leaves open.
 func confinementChecks(env doctorEnv) []doctorCheck {
-	c := probeConfinement(env)
-	out := []doctorCheck{landlockCheck(c)}
-	if c.bwrapErr != nil {
-		out = append(out, doctorCheck{Name: "bubblewrap", Status: doctorWarn, Detail: "bwrap is not on PATH: no private mount view",
-			Fix: "install it: sudo apt-get install bubblewrap"})
-	} else {
-		out = append(out, doctorCheck{Name: "bubblewrap", Status: doctorOK, Detail: c.bwrap})
+	c := env.Confinement()
+	out := []doctorCheck{landlockCheck(c), bwrapCheck(c)}
+	if c.Bwrap != "" {
+		out = append(out, usernsCheck(c))
 	}
-	if c.usernsErr != nil {
-		out = append(out, doctorCheck{Name: "user namespaces", Status: doctorWarn, Detail: oneLine(c.usernsErr.Error()),
-			Fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)"})
-	} else {
-		out = append(out, doctorCheck{Name: "user namespaces", Status: doctorOK, Detail: "available"})
+	out = append(out, confinedCheck(env, c))
+	for _, g := range c.Gaps {
+		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
-	return append(out, confinedCheck(env, c))
+	return out
 }
 
-func landlockCheck(c confinementProbe) doctorCheck {
-	if c.landlockErr != nil {
-		return doctorCheck{Name: "landlock", Status: doctorFail, Detail: oneLine(c.landlockErr.Error()),
-			Fix: fmt.Sprintf("run Linux 6.10 or later with Landlock enabled (ABI %d or later; 'landlock' in the lsm= boot parameter)", kernel.MinABI)}
+func landlockCheck(c sandbox.Confinement) doctorCheck {
+	if c.LandlockErr != "" {
+		return doctorCheck{Name: "landlock", Status: doctorFail, Detail: "unavailable: " + oneLine(c.LandlockErr),
+			Fix: fmt.Sprintf("run Linux 6.10 or later with Landlock enabled (ABI %d or later; 'landlock' in the lsm= boot parameter)", sandbox.MinLandlockABI)}
 	}
-	return doctorCheck{Name: "landlock", Status: doctorOK, Detail: fmt.Sprintf("ABI %d", c.landlockABI)}
+	return doctorCheck{Name: "landlock", Status: doctorOK, Detail: fmt.Sprintf("ABI %d", c.LandlockABI)}
 }
+
+func bwrapCheck(c sandbox.Confinement) doctorCheck {
+	if c.Bwrap == "" {
+		return doctorCheck{Name: "bubblewrap", Status: doctorWarn, Detail: "bwrap is not on PATH: no private mount view",
+			Fix: "install it: sudo apt-get install bubblewrap"}
+	}
+	return doctorCheck{Name: "bubblewrap", Status: doctorOK, Detail: c.Bwrap}
+}
+
+func usernsCheck(c sandbox.Confinement) doctorCheck {
+	if !c.UserNS {
+		return doctorCheck{Name: "user namespaces", Status: doctorWarn, Detail: "unprivileged user namespaces are off: bubblewrap cannot build its mount view",
+			Fix: "allow them: sysctl kernel.unprivileged_userns_clone=1 (Ubuntu: kernel.apparmor_restrict_unprivileged_userns=0)"}
+	}
+	return doctorCheck{Name: "user namespaces", Status: doctorOK, Detail: "available to bubblewrap"}
+}
+
+// confinedHow says which agent shell commands are confined: those that
+// go through pathgrant.
+const confinedHow = "the MCP bridge's execute_shell_command, and Claude's and Gemini's shell tools when the hook runs with " + appdirs.ExecEnv + "=1"
 
 // confinedCheck says whether agent shell commands run confined, and if
 // not, why: the kernel cannot, or the device policy turned it off.
-func confinedCheck(env doctorEnv, c confinementProbe) doctorCheck {
+func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 	d := doctorCheck{Name: "confinement"}
 	on, file, err := policyConfinement(env)
 	switch {
@@ -390,13 +362,11 @@ func confinedCheck(env doctorEnv, c confinementProbe) doctorCheck {
 	case !on:
 		d.Status, d.Detail = doctorWarn, "off in the device policy: agent shell commands run unconfined, the static guard is all there is"
 		d.Fix = "set confinement = true in " + file
-	case c.level == "none":
+	case c.Level == sandbox.LevelNone:
 		d.Status, d.Detail = doctorFail, "agent shell commands run unconfined: Landlock is unavailable"
 		d.Fix = "see landlock above"
-	case c.level == "landlock":
-		d.Status, d.Detail = doctorOK, "agent shell commands run confined by Landlock, without bubblewrap's mount view"
 	default:
-		d.Status, d.Detail = doctorOK, "agent shell commands run confined: bubblewrap mount view and Landlock"
+		d.Status, d.Detail = doctorOK, fmt.Sprintf("%s: agent shell commands run confined through %s", c.Level, confinedHow)
 	}
 	return d
 }

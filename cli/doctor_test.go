@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/sandbox"
 )
 
 // doctorFixture is a machine for doctor to look at: a temporary home, a
@@ -66,8 +66,9 @@ func (f *doctorFixture) env() doctorEnv {
 		}
 		return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
 	}
-	env.LandlockABI = func() (int, error) { return 6, nil }
-	env.UserNamespaces = func() error { return nil }
+	env.Confinement = func() sandbox.Confinement {
+		return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true})
+	}
 	env.BusName = func(string) (bool, error) { return true, nil }
 	return env
 }
@@ -108,18 +109,20 @@ func TestDoctor(t *testing.T) {
 			"daemon":       {doctorOK, []string{"running on"}},
 			"store":        {doctorOK, []string{"bytes", "the daemon holds the store"}},
 			"landlock":     {doctorOK, []string{"ABI 6"}},
-			"confinement":  {doctorOK, []string{"run confined"}},
+			"confinement":  {doctorOK, []string{"bwrap+landlock", "run confined"}},
 			"claude":       {doctorOK, []string{"installed"}},
 			"claude hooks": {doctorOK, []string{"installed in", "settings.json", "pathgrant-hook claude"}},
 			"claude mcp":   {doctorInfo, []string{"no pathgrant server in", ".claude.json"}},
 			"codex hooks":  {doctorInfo, []string{"not installed"}},
 		}},
 		{"broken: daemon down, hooks missing, no Landlock", func(_ *testing.T, _ *doctorFixture, env *doctorEnv) {
-			env.LandlockABI = func() (int, error) { return 0, syscall.ENOSYS }
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockErr: syscall.ENOSYS, Bwrap: "/usr/bin/bwrap", UserNS: true})
+			}
 		}, 1, map[string]doctorLine{
 			"daemon":       {doctorFail, []string{"not running", "start it: pathgrant"}},
 			"store":        {doctorOK, []string{"not created yet"}},
-			"landlock":     {doctorFail, []string{"landlock is unavailable", "Linux 6.10"}},
+			"landlock":     {doctorFail, []string{"unavailable", "function not implemented", "Linux 6.10"}},
 			"confinement":  {doctorFail, []string{"unconfined", "Landlock is unavailable"}},
 			"claude hooks": {doctorFail, []string{"not installed in", "run: pathgrant install-hooks claude"}},
 		}},
@@ -167,12 +170,14 @@ func TestDoctor(t *testing.T) {
 			f.serve(t)
 			f.installHooks(t, "claude", f.hook)
 			env.BusName = func(string) (bool, error) { return false, nil }
-			env.UserNamespaces = func() error { return errors.New("cannot create a user namespace: operation not permitted") }
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap"})
+			}
 			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "confinement = false\n")
 		}, 0, map[string]doctorLine{
 			"notifications":   {doctorWarn, []string{"org.freedesktop.Notifications", "pathgrant pending"}},
 			"tray":            {doctorWarn, []string{"org.kde.StatusNotifierWatcher", "pathgrant settings"}},
-			"user namespaces": {doctorWarn, []string{"operation not permitted", "sysctl"}},
+			"user namespaces": {doctorWarn, []string{"are off", "sysctl"}},
 			"confinement":     {doctorWarn, []string{"off in the device policy", "set confinement = true in " + "HOME/.config/pathgrant/policy.toml"}},
 		}},
 	}
