@@ -23,8 +23,8 @@ type accessOpts struct {
 // add canonicalises path against cwd and records the access. A path that is
 // malformed in itself is an error; one that cannot be resolved on this file
 // system (permission denied on a parent, say) is recorded as unproven.
-func (a *analysis) add(p *Compiled, op Op, path, cwd string, o accessOpts) error {
-	abs, err := p.canon.absolute(path, cwd)
+func (a *analysis) add(p *Compiled, r resolver, op Op, path string, o accessOpts) error {
+	abs, err := p.canon.absolute(path, r.cwd)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (a *analysis) add(p *Compiled, op Op, path, cwd string, o accessOpts) error
 		a.push(acc)
 		return nil
 	}
-	canon, err := resolve(abs, !o.noFollow)
+	canon, err := r.resolve(abs, !o.noFollow)
 	switch {
 	case errors.Is(err, ErrBadPath):
 		return err

@@ -37,16 +37,34 @@ func (c Canonicalizer) Canonical(path, cwd string, followLast bool) (string, err
 	if err != nil {
 		return "", err
 	}
-	return resolve(abs, followLast)
+	return resolver{cwd: cwd}.resolve(abs, followLast)
+}
+
+// resolve canonicalises an absolute path with no working directory known
+// (so /proc/self/cwd cannot be resolved) and no links made earlier.
+func resolve(abs string, followLast bool) (string, error) {
+	return resolver{}.resolve(abs, followLast)
+}
+
+// resolver canonicalises paths for one command at one point of a command
+// line: cwd is the command's own working directory (what /proc/self/cwd
+// means to it, never the guard's), and ov the links and moves made by
+// earlier commands of the same line, which the file system does not show yet.
+type resolver struct {
+	cwd string
+	ov  *overlay
 }
 
 // resolve canonicalises an absolute path: the kernel answers for a file
-// that exists, the component walk for anything else.
-func resolve(abs string, followLast bool) (string, error) {
-	if p, ok := resolveKernel(abs, followLast); ok {
-		return p, nil
+// that exists when no earlier command of the line changed anything, the
+// component walk for anything else.
+func (r resolver) resolve(abs string, followLast bool) (string, error) {
+	if r.ov.empty() {
+		if p, ok := resolveKernel(abs, followLast); ok {
+			return p, nil
+		}
 	}
-	return resolveWalk(abs, followLast)
+	return r.walk(abs, followLast)
 }
 
 // absolute expands `~` and anchors a relative path at cwd, without cleaning.
@@ -69,10 +87,13 @@ func (c Canonicalizer) absolute(path, cwd string) (string, error) {
 	return cwd + "/" + path, nil
 }
 
-// resolveWalk walks the absolute path one component at a time. Components under
-// a missing one cannot exist, so they are appended without a look-up; a later
-// ".." climbs back out of them and resolution resumes on real directories.
-func resolveWalk(abs string, followLast bool) (string, error) {
+// walk resolves the absolute path one component at a time. Components
+// under a missing one cannot exist on disk, so they are appended without a
+// look-up (the overlay may still hold a link there); a later ".." climbs
+// back out of them and resolution resumes on real directories. /proc/self
+// and /proc/thread-self are the command's, not the guard's: cwd and root
+// are followed for the command, any other process entry is refused.
+func (r resolver) walk(abs string, followLast bool) (string, error) {
 	todo := splitComponents(abs)
 	done, virtual, links := "/", 0, 0
 	for len(todo) > 0 {
@@ -85,29 +106,31 @@ func resolveWalk(abs string, followLast bool) (string, error) {
 			done = filepath.Dir(done)
 			virtual = max(virtual-1, 0)
 			continue
+		case done == "/proc" && virtual == 0 && procEntry(name):
+			var err error
+			if done, todo, err = r.proc(name, todo); err != nil {
+				return "", err
+			}
+			continue
 		}
 		next := filepath.Join(done, name)
-		if virtual > 0 || (len(todo) == 0 && !followLast) {
+		if len(todo) == 0 && !followLast {
 			done, virtual = next, virtual+boolInt(virtual > 0)
 			continue
 		}
-		fi, err := os.Lstat(next)
+		target, isLink, exists, err := r.lookup(next, virtual > 0)
 		switch {
-		case err != nil && missing(err):
-			done, virtual = next, 1
-			continue
 		case err != nil:
-			return "", fmt.Errorf("resolve %s: %w", next, err)
-		case fi.Mode()&fs.ModeSymlink == 0:
+			return "", err
+		case !isLink && !exists:
+			done, virtual = next, virtual+1
+			continue
+		case !isLink:
 			done = next
 			continue
 		}
 		if links++; links > maxLinks {
 			return "", fmt.Errorf("%w: too many levels of symbolic links at %s", ErrBadPath, next)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", fmt.Errorf("resolve %s: %w", next, err)
 		}
 		if filepath.IsAbs(target) {
 			done, virtual = "/", 0
@@ -115,6 +138,56 @@ func resolveWalk(abs string, followLast bool) (string, error) {
 		todo = append(splitComponents(target), todo...)
 	}
 	return done, nil
+}
+
+// lookup says what is at the canonical path p: a link (and its text), or
+// something else that exists or not. The overlay answers first; under a
+// missing component the disk is not asked.
+func (r resolver) lookup(p string, underMissing bool) (target string, isLink, exists bool, err error) {
+	if e, ok := r.ov.lookup(p); ok {
+		return e.target, e.kind == entLink, e.kind == entLink || e.kind == entPlain, nil
+	}
+	if underMissing {
+		return "", false, false, nil
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil && missing(err):
+		return "", false, false, nil
+	case err != nil:
+		return "", false, false, fmt.Errorf("resolve %s: %w", p, err)
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return "", false, true, nil
+	}
+	target, err = os.Readlink(p)
+	if err != nil {
+		return "", false, false, fmt.Errorf("resolve %s: %w", p, err)
+	}
+	return target, true, true, nil
+}
+
+// procEntry reports whether name under /proc is a process directory.
+func procEntry(name string) bool {
+	return name == "self" || name == "thread-self" || isDigits(name)
+}
+
+// proc resolves /proc/self/cwd and /proc/self/root for the command. Other
+// entries (fd, environ, mem, another process's cwd) are refused: what they
+// lead to depends on a process the guard cannot see.
+func (r resolver) proc(name string, todo []string) (string, []string, error) {
+	if isDigits(name) || len(todo) == 0 {
+		return "", nil, fmt.Errorf("/proc/%s names a process the guard cannot see", name)
+	}
+	switch todo[0] {
+	case "cwd":
+		if r.cwd == "" {
+			return "", nil, fmt.Errorf("/proc/%s/cwd: the working directory is unknown", name)
+		}
+		return r.cwd, todo[1:], nil
+	case "root":
+		return "/", todo[1:], nil
+	}
+	return "", nil, fmt.Errorf("/proc/%s/%s is the command's own state, not a file the guard can judge", name, todo[0])
 }
 
 func boolInt(b bool) int {

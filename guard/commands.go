@@ -13,12 +13,16 @@ type invocation struct {
 	name string
 	args []arg // after the name
 	cwd  string
+	dir  dirState
 	stmt *syntax.Stmt
 }
 
+// stay is the result of a command that leaves the directory state alone.
+func (inv *invocation) stay() []dirState { return []dirState{inv.dir} }
+
 // handler works out the accesses of one command and returns the possible
-// working directories after it.
-type handler func(sa *shellAnalyzer, inv *invocation) []string
+// directory states after it succeeds.
+type handler func(sa *shellAnalyzer, inv *invocation) []dirState
 
 // commands is the table of commands whose arguments the guard understands.
 // A command missing from it is judged by the unknown-command rule. It is
@@ -26,52 +30,73 @@ type handler func(sa *shellAnalyzer, inv *invocation) []string
 var commands map[string]handler
 
 func init() {
-	commands = map[string]handler{}
-	for name, f := range fileCommands {
-		commands[name] = f.handle
-	}
-	for _, name := range noPathCommands {
-		commands[name] = noPaths
-	}
-	for name, why := range unprovableCommands {
-		commands[name] = refuse(why)
-	}
-	for name, h := range specialCommands {
-		commands[name] = h
-	}
-	for name, in := range interpreters {
-		commands[name] = in.handle
-	}
-	for name, w := range wrappers {
-		commands[name] = w.handle
-	}
-	for _, name := range shells {
-		commands[name] = shellCommand
-	}
+	commands = buildCommands()
 }
 
-// call analyses one simple command in one working directory.
-func (sa *shellAnalyzer) call(ce *syntax.CallExpr, s *syntax.Stmt, cwd string) []string {
+// buildCommands merges the program tables into one. A name in two tables
+// would silently take whichever came last, so it is a panic instead.
+func buildCommands() map[string]handler {
+	out := map[string]handler{}
+	add := func(name string, h handler) {
+		if _, dup := out[name]; dup {
+			panic("guard: program " + name + " is in two program tables")
+		}
+		out[name] = h
+	}
+	for name, f := range fileCommands {
+		add(name, f.handle)
+	}
+	for _, name := range noPathCommands {
+		add(name, noPaths)
+	}
+	for name, why := range unprovableCommands {
+		add(name, refuse(why))
+	}
+	for name, h := range specialCommands {
+		add(name, h)
+	}
+	for name, h := range varCommands {
+		add(name, h)
+	}
+	for name, in := range interpreters {
+		add(name, in.handle)
+	}
+	for name, w := range wrappers {
+		add(name, w.handle)
+	}
+	for _, name := range shells {
+		add(name, shellCommand)
+	}
+	return out
+}
+
+// call analyses one simple command in one directory state.
+func (sa *shellAnalyzer) call(ce *syntax.CallExpr, s *syntax.Stmt, d dirState) []dirState {
 	for _, as := range ce.Assigns {
-		sa.substs(as, []string{cwd})
-		sa.checkAssign(as.Name.Value)
+		sa.substs(as, []dirState{d})
+		sa.assign(as, d)
 	}
-	args := sa.expand(ce.Args, cwd, true)
+	args := sa.expand(ce.Args, d, true)
 	if len(args) == 0 {
-		return []string{cwd}
+		return []dirState{d}
 	}
-	return sa.run(args, cwd, s)
+	return sa.run(args, d, s)
 }
 
 // run dispatches args (name first) to the command's handler. A name with a
 // slash is a program file: executing it is an access of its own, unless it
 // lives in a system binary directory, where it is the command of that name.
-func (sa *shellAnalyzer) run(args []arg, cwd string, s *syntax.Stmt) []string {
+func (sa *shellAnalyzer) run(args []arg, d dirState, s *syntax.Stmt) []dirState {
 	name := args[0]
-	inv := &invocation{name: name.val, args: args[1:], cwd: cwd, stmt: s}
+	cwd := d.cwd
+	inv := &invocation{name: name.val, args: args[1:], cwd: cwd, dir: d, stmt: s}
 	if !name.known {
 		sa.unprove(fmt.Sprintf("the command name %s is not literal", name.val))
-		return []string{cwd}
+		return []dirState{d}
+	}
+	if name.pipe {
+		sa.unprove("a process substitution run as a program")
+		return []dirState{d}
 	}
 	if strings.Contains(name.val, "/") {
 		if !systemBinDirs[filepath.Dir(filepath.Clean(name.val))] {
@@ -92,38 +117,21 @@ var systemBinDirs = map[string]bool{
 	"/usr/local/bin": true, "/usr/local/sbin": true,
 }
 
-// loaderVars change which program runs or what it loads; assigning them is
-// unproven because the guard would no longer know what a command name means.
-var loaderVars = map[string]bool{
-	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
-	"BASH_ENV": true, "ENV": true, "CDPATH": true, "IFS": true, "HOME": true,
-	"PYTHONPATH": true, "PYTHONSTARTUP": true, "NODE_OPTIONS": true, "NODE_PATH": true,
-	"PERL5LIB": true, "PERL5OPT": true, "RUBYOPT": true, "RUBYLIB": true,
-	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_SSH_COMMAND": true, "GIT_EXEC_PATH": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "PROMPT_COMMAND": true,
-}
-
-func (sa *shellAnalyzer) checkAssign(name string) {
-	if loaderVars[name] {
-		sa.unprove(fmt.Sprintf("assigning %s changes what commands run", name))
-	}
-}
-
-func noPaths(sa *shellAnalyzer, inv *invocation) []string { return []string{inv.cwd} }
+func noPaths(sa *shellAnalyzer, inv *invocation) []dirState { return inv.stay() }
 
 func refuse(why string) handler {
-	return func(sa *shellAnalyzer, inv *invocation) []string {
+	return func(sa *shellAnalyzer, inv *invocation) []dirState {
 		sa.unprove(inv.name + " " + why)
-		return []string{inv.cwd}
+		return inv.stay()
 	}
 }
 
 var noPathCommands = []string{
-	"echo", "printf", "true", "false", ":", "pwd", "sleep", "date", "whoami", "id",
-	"uname", "hostname", "set", "shift", "exit", "return", "wait", "jobs", "type",
-	"which", "hash", "basename", "dirname", "seq", "yes", "expr", "tput", "clear",
-	"read", "mapfile", "readarray", "getopts", "umask", "ulimit", "break", "continue",
-	"printenv", "nproc", "arch", "tty", "unset", "alias", "unalias", "shopt", "kill",
+	"echo", "true", "false", ":", "pwd", "sleep", "date", "whoami", "id",
+	"uname", "hostname", "shift", "exit", "return", "wait", "jobs", "type",
+	"which", "basename", "dirname", "seq", "yes", "expr", "tput", "clear",
+	"umask", "ulimit", "break", "continue",
+	"printenv", "nproc", "arch", "tty", "unalias", "kill",
 	"disown", "bg", "fg", "times", "logname", "groups", "tr", "cal", "sync",
 }
 
@@ -144,12 +152,16 @@ var unprovableCommands = map[string]string{
 	"enable":   "changes shell builtins",
 	"builtin":  "is not analysed",
 	"fc":       "re-runs history",
+	"complete": "stores commands to run for completion",
+	"compgen":  "runs completion commands and functions",
+	"bind":     "binds keys to commands",
 }
 
 var specialCommands = map[string]handler{
 	"cd":      cdCommand,
-	"pushd":   cdCommand,
-	"popd":    forgetCwd,
+	"pushd":   pushdCommand,
+	"popd":    popdCommand,
+	"dirs":    dirsCommand,
 	"git":     gitCommand,
 	"find":    findCommand,
 	"sed":     sedCommand,
@@ -160,12 +172,17 @@ var specialCommands = map[string]handler{
 	"install": copyCommand(OpRead, OpWrite),
 	"mv":      copyCommand(OpMove, OpMove),
 	"ln":      linkCommand,
+	"link":    linkCommand,
 	"chmod":   chmodCommand,
 	"dd":      ddCommand,
 	"jq":      jqCommand,
 	"uniq":    uniqCommand,
 	"test":    testCommand,
 	"[":       testCommand,
+	"set":     setCommand,
+	"shopt":   shoptCommand,
+	"hash":    hashCommand,
+	"alias":   aliasCommand,
 }
 
 // fileCmd describes a command whose positional arguments are files that it
@@ -181,9 +198,10 @@ type fileCmd struct {
 	noFollow   bool
 	readVals   []string // options whose values are files read
 	writeVals  []string // options whose values are files written
+	refuseOpts []string // options that make the command unprovable (refusedOptions)
 }
 
-func (f fileCmd) handle(sa *shellAnalyzer, inv *invocation) []string {
+func (f fileCmd) handle(sa *shellAnalyzer, inv *invocation) []dirState {
 	p := f.opts.parse(inv.args)
 	o := accessOpts{noFollow: f.noFollow}
 	o.tree = p.has(f.tree...) || (len(f.tree) > 0 && f.tree[0] == "*")
@@ -204,7 +222,30 @@ func (f fileCmd) handle(sa *shellAnalyzer, inv *invocation) []string {
 	for _, a := range p.values(f.writeVals...) {
 		sa.path(OpWrite, a, inv.cwd, accessOpts{})
 	}
-	return []string{inv.cwd}
+	for _, name := range f.refuseOpts {
+		if p.has(name) {
+			sa.unprove(fmt.Sprintf("%s --%s: %s", inv.name, name, refusedOptions[name]))
+		}
+	}
+	if f.op == OpDelete {
+		for _, a := range pos {
+			if c, err := sa.canonical(a.val, inv.cwd, false); a.known && err == nil {
+				sa.removed(c)
+			}
+		}
+	}
+	return inv.stay()
+}
+
+// refusedOptions are options whose value names files or programs the
+// guard cannot see: the file names come from inside another file, or the
+// option runs a program.
+var refusedOptions = map[string]string{
+	"files0-from":      "reads the file names to use from a file",
+	"compress-program": "runs a program",
+	"lesskey-file":     "reads settings that can run an input preprocessor",
+	"lesskey-src":      "reads settings that can run an input preprocessor",
+	"k":                "reads settings that can run an input preprocessor",
 }
 
 var grepOpts = optSpec{
@@ -220,15 +261,15 @@ var fileCommands = map[string]fileCmd{
 	"nl":     {op: OpRead, opts: optSpec{values: "bdfhilnsvw"}},
 	"head":   {op: OpRead, opts: optSpec{values: "nc"}},
 	"tail":   {op: OpRead, opts: optSpec{values: "ncs", longValues: []string{"pid", "sleep-interval"}}},
-	"less":   {op: OpRead, opts: optSpec{values: "bhjkpPtTxyz#"}, writeVals: []string{"o", "O", "log-file", "LOG-FILE"}},
+	"less":   {op: OpRead, opts: optSpec{values: "bhjkpPtTxyz#oO", longValues: []string{"log-file", "LOG-FILE", "lesskey-file", "lesskey-src", "tag-file"}}, writeVals: []string{"o", "O", "log-file", "LOG-FILE"}, readVals: []string{"tag-file"}, refuseOpts: []string{"k", "lesskey-file", "lesskey-src"}},
 	"more":   {op: OpRead, opts: optSpec{values: "n"}},
-	"wc":     {op: OpRead, opts: optSpec{}, readVals: []string{"files0-from"}},
+	"wc":     {op: OpRead, opts: optSpec{longValues: []string{"files0-from"}}, refuseOpts: []string{"files0-from"}},
 	"stat":   {op: OpRead, opts: optSpec{values: "c", longValues: []string{"format", "printf"}}},
 	"file":   {op: OpRead, opts: optSpec{values: "mFfeP"}, readVals: []string{"f", "files-from", "m", "magic-file"}},
 	"md5sum": {op: OpRead, opts: optSpec{}}, "sha1sum": {op: OpRead, opts: optSpec{}},
 	"sha256sum": {op: OpRead, opts: optSpec{}}, "sha512sum": {op: OpRead, opts: optSpec{}},
 	"cksum": {op: OpRead, opts: optSpec{}}, "b2sum": {op: OpRead, opts: optSpec{}},
-	"sort":     {op: OpRead, opts: optSpec{values: "kotTS", longValues: []string{"key", "output", "field-separator", "temporary-directory", "buffer-size"}}, readVals: []string{"files0-from"}, writeVals: []string{"o", "output", "T", "temporary-directory"}},
+	"sort":     {op: OpRead, opts: optSpec{values: "kotTS", longValues: []string{"key", "output", "field-separator", "temporary-directory", "buffer-size", "files0-from", "compress-program", "random-source", "parallel"}}, readVals: []string{"random-source"}, writeVals: []string{"o", "output", "T", "temporary-directory"}, refuseOpts: []string{"files0-from", "compress-program"}},
 	"cut":      {op: OpRead, opts: optSpec{values: "bcdf", longValues: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}}},
 	"paste":    {op: OpRead, opts: optSpec{values: "d", longValues: []string{"delimiters"}}},
 	"diff":     {op: OpRead, opts: optSpec{values: "CUFIxXSLD", longValues: []string{"label", "exclude", "ignore-matching-lines"}}, tree: []string{"r", "recursive"}, readVals: []string{"X", "exclude-from", "from-file", "to-file"}},
@@ -252,7 +293,7 @@ var fileCommands = map[string]fileCmd{
 	"rg":       {op: OpRead, opts: optSpec{values: "efgtTmABCjMrE", longValues: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "after-context", "before-context", "context", "threads", "max-columns", "replace", "encoding", "max-depth", "type-add", "sort", "sortr"}}, skip: 1, skipUnless: []string{"e", "f", "regexp", "file"}, tree: []string{"*"}, follow: []string{"L", "follow"}, cwdDefault: "always", readVals: []string{"f", "file", "ignore-file"}},
 	"ls":       {op: OpRead, opts: optSpec{values: "wTI", longValues: []string{"width", "tabsize", "ignore", "hide", "format", "sort", "time", "time-style", "color", "indicator-style", "quoting-style", "block-size"}}, tree: []string{"R", "recursive"}, follow: []string{"L", "dereference"}, cwdDefault: "always"},
 	"dir":      {op: OpRead, opts: optSpec{values: "wTI"}, tree: []string{"R", "recursive"}, cwdDefault: "always"},
-	"du":       {op: OpRead, opts: optSpec{values: "dBtX", longValues: []string{"max-depth", "block-size", "threshold", "exclude", "time-style"}}, tree: []string{"*"}, follow: []string{"L", "dereference"}, cwdDefault: "always", readVals: []string{"X", "exclude-from", "files0-from"}},
+	"du":       {op: OpRead, opts: optSpec{values: "dBtX", longValues: []string{"max-depth", "block-size", "threshold", "exclude", "time-style", "files0-from", "exclude-from"}}, tree: []string{"*"}, follow: []string{"L", "dereference"}, cwdDefault: "always", readVals: []string{"X", "exclude-from"}, refuseOpts: []string{"files0-from"}},
 	"tree":     {op: OpRead, opts: optSpec{values: "LPIoH", longValues: []string{"filelimit", "timefmt", "charset"}}, tree: []string{"*"}, follow: []string{"l"}, cwdDefault: "always", writeVals: []string{"o"}, readVals: []string{"fromfile"}},
 	"rm":       {op: OpDelete, opts: optSpec{}, tree: []string{"r", "R", "recursive"}, noFollow: true},
 	"rmdir":    {op: OpDelete, opts: optSpec{}, noFollow: true},

@@ -111,7 +111,7 @@ func analyzePath(p *Compiled, op Op, path string) (analysis, error) {
 		return analysis{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	var a analysis
-	if err := a.add(p, op, path, p.cwd, accessOpts{}); err != nil {
+	if err := a.add(p, resolver{cwd: p.cwd}, op, path, accessOpts{}); err != nil {
 		return analysis{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	return a, nil

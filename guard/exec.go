@@ -11,12 +11,12 @@ import (
 // may do anything inside the workspace, so they must run there and every
 // argument that could name a file must stay inside it. Anything else is
 // unproven, never eligible for approval.
-func unknownCommand(sa *shellAnalyzer, inv *invocation) []string {
+func unknownCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	sa.requireWorkspaceCwd(inv.name, inv.cwd)
 	for _, a := range inv.args {
 		sa.externalArg(inv.name, a, inv.cwd, true)
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 func (sa *shellAnalyzer) requireWorkspaceCwd(name, cwd string) {
@@ -61,12 +61,14 @@ func (sa *shellAnalyzer) insideWorkspace(name, path, cwd string) {
 	if err == nil && isDeviceFile(abs) {
 		return
 	}
-	canon, err := sa.p.canon.Canonical(path, cwd, true)
+	canon, err := sa.canonical(path, cwd, true)
 	switch {
 	case err != nil:
 		sa.unprove(fmt.Sprintf("%s given %s: %v", name, path, err))
 	case !sa.p.workspace.contains(canon):
 		sa.unprove(fmt.Sprintf("%s given a path outside the workspace: %s", name, canon))
+	case sa.p.protected.contains(canon) || sa.p.blockedWrite.contains(canon):
+		sa.unprove(fmt.Sprintf("%s given a protected or blocked-write path, which it may change: %s", name, canon))
 	}
 }
 
@@ -103,31 +105,61 @@ func (sa *shellAnalyzer) scanCode(name string, code arg, cwd string) {
 }
 
 // stdinProgram analyses a program an interpreter reads from standard
-// input: a literal heredoc or here-string is analysed (as shell text for
-// shells, by scanning otherwise); a pipe or file is unproven.
-func (sa *shellAnalyzer) stdinProgram(name string, cwd string, s *syntax.Stmt, shell bool) {
-	for _, r := range s.Redirs {
-		var w *syntax.Word
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			w = r.Hdoc
-		case syntax.WordHdoc:
-			w = r.Word
-		default:
-			continue
-		}
-		text, ok := literalText(w)
-		switch {
-		case !ok:
-			sa.unprove(name + " reads a program that is not literal")
-		case shell:
-			sa.nested(text, cwd)
-		default:
-			sa.scanCode(name, arg{val: text, known: true}, cwd)
-		}
+// input: the last redirection of fd 0 decides what that is (a later `<`
+// or a second heredoc replaces an earlier one). A literal heredoc or
+// here-string is analysed (as shell text for shells, by scanning
+// otherwise); a pipe, a file or an inherited input is unproven.
+func (sa *shellAnalyzer) stdinProgram(name string, inv *invocation, shell bool) {
+	r := stdinRedirect(inv.stmt)
+	if r == nil {
+		sa.unprove(name + " reads its program from standard input")
 		return
 	}
-	sa.unprove(name + " reads its program from standard input")
+	var w *syntax.Word
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		w = r.Hdoc
+	case syntax.WordHdoc:
+		w = r.Word
+	default:
+		sa.unprove(name + " reads its program from a file or stream the guard does not read")
+		return
+	}
+	text, ok := literalText(w)
+	switch {
+	case !ok:
+		sa.unprove(name + " reads a program that is not literal")
+	case shell:
+		sa.nested(text, inv.dir)
+	default:
+		sa.scanCode(name, arg{val: text, known: true}, inv.cwd)
+	}
+}
+
+// stdinRedirect returns the statement's last redirection of fd 0, or nil.
+func stdinRedirect(s *syntax.Stmt) *syntax.Redirect {
+	if s == nil {
+		return nil
+	}
+	var last *syntax.Redirect
+	for _, r := range s.Redirs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if fd == "" || fd == "0" {
+				last = r
+			}
+		case syntax.RdrAll, syntax.AppAll:
+		default:
+			if fd == "0" {
+				last = r
+			}
+		}
+	}
+	return last
 }
 
 func literalText(w *syntax.Word) (string, bool) {

@@ -33,6 +33,7 @@ type Policy struct {
 type Compiled struct {
 	canon        Canonicalizer
 	cwd          string
+	pwd          string // the working directory as the policy spelt it: bash's $PWD
 	workspace    rootSet
 	readOnly     rootSet
 	blockedWrite rootSet
@@ -53,7 +54,7 @@ func (p Policy) Compile(home string) (*Compiled, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cwd: %w", err)
 		}
-		c.cwd = cwd
+		c.cwd, c.pwd = cwd, filepath.Clean(p.Cwd)
 	}
 	lists := []struct {
 		name  string

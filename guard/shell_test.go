@@ -21,7 +21,7 @@ func TestShellBenign(t *testing.T) {
 		"jq '.name' package.json", "jq --arg v 1 '.x = $v' a.json > b.json", "sort -o sorted.txt main.go",
 		"head -n 5 main.go", "tail -n 20 -f log.txt", "wc -l *.go", "stat -c %s main.go",
 		"env GOOS=linux go build ./...", "timeout 10 go test ./...", "nohup ./build.sh > build.log 2>&1 &",
-		"command -v go", "chmod +x build.sh", "chmod -x build.sh", "ln -s /usr/lib/libfoo.so lib.so",
+		"command -v go", "chmod +x build.sh", "chmod -x build.sh", "ln -s src/a.txt lib.txt",
 		"tar czf out.tgz src", "curl -o page.html https://example.com/x/y", "cat {R}/doc.md",
 		"du -sh .", "dd if=main.go of=copy.go bs=1M", "touch a b c && rm a b c", "mv main.go main2.go",
 		"cat /dev/null > empty.txt", "touch newfile && mkdir -p newdir/x", "git add . && git commit -m x", "exec >out.log", "export FOO=bar; echo $FOO", "true && false || echo x",

@@ -2,34 +2,9 @@ package guard
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
-
-// cdCommand moves the working directory. A target the guard cannot know
-// (a variable, `cd -`) makes the directory unknown, and so every relative
-// path after it unproven.
-func cdCommand(sa *shellAnalyzer, inv *invocation) []string {
-	p := optSpec{}.parse(inv.args)
-	target := arg{val: "~", known: true}
-	if len(p.pos) > 0 {
-		target = p.pos[0]
-	} else if inv.name == "pushd" {
-		return []string{""}
-	}
-	if !target.known || target.val == "-" {
-		return []string{""}
-	}
-	if inv.cwd == "" && !filepath.IsAbs(target.val) && !strings.HasPrefix(target.val, "~") {
-		return []string{""}
-	}
-	dir, err := sa.p.canon.Canonical(target.val, inv.cwd, true)
-	if err != nil {
-		return []string{""}
-	}
-	return []string{dir}
-}
-
-func forgetCwd(sa *shellAnalyzer, inv *invocation) []string { return []string{""} }
 
 // worktreeGit are git subcommands that may rewrite files in the working
 // tree (and so a protected file in it); the others write only .git.
@@ -57,13 +32,13 @@ var safeGitConfig = []string{"user.", "color.", "core.quotepath", "advice.", "in
 // write all of it, the rest write only the repository's own data.
 // Paths that leave the working directory, and config that can run programs,
 // go through the unknown-command rule or are unproven.
-func gitCommand(sa *shellAnalyzer, inv *invocation) []string {
+func gitCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	cwd, args := inv.cwd, inv.args
 	for len(args) > 0 {
 		a := args[0]
 		if !a.known {
 			sa.unprove("git given a non-literal option " + a.val)
-			return []string{inv.cwd}
+			return inv.stay()
 		}
 		if !strings.HasPrefix(a.val, "-") {
 			break
@@ -71,8 +46,12 @@ func gitCommand(sa *shellAnalyzer, inv *invocation) []string {
 		args = args[1:]
 		switch {
 		case a.val == "-C" && len(args) > 0:
-			next := cdCommand(sa, &invocation{name: "cd", args: args[:1], cwd: cwd})
-			cwd, args = next[0], args[1:]
+			from := cwd
+			cwd = ""
+			if next := sa.chdir(dirState{cwd: from}, args[0].val, true); args[0].known && len(next) == 1 {
+				cwd = next[0].cwd
+			}
+			args = args[1:]
 		case a.val == "-c" && len(args) > 0:
 			sa.gitConfig(args[0])
 			args = args[1:]
@@ -92,7 +71,7 @@ func gitCommand(sa *shellAnalyzer, inv *invocation) []string {
 	}
 	sa.path(op, arg{val: ".", known: true}, cwd, o)
 	sa.gitArgs(args, cwd)
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 func (sa *shellAnalyzer) gitConfig(kv arg) {
@@ -120,7 +99,7 @@ func (sa *shellAnalyzer) gitArgs(args []arg, cwd string) {
 
 // findCommand: the leading paths are searched recursively; -delete makes that
 // a recursive delete, -fprint writes a file, and -exec cannot be proven.
-func findCommand(sa *shellAnalyzer, inv *invocation) []string {
+func findCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	args := inv.args
 	o := accessOpts{tree: true}
 	for len(args) > 0 && args[0].known && (args[0].val == "-L" || args[0].val == "-H" || args[0].val == "-P") {
@@ -157,7 +136,7 @@ func findCommand(sa *shellAnalyzer, inv *invocation) []string {
 			sa.path(OpRead, r, inv.cwd, o)
 		}
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 func isFindExpr(s string) bool {
@@ -204,7 +183,7 @@ func isWordByte(b byte) bool {
 // sedCommand: the script is the first positional unless -e or -f gave it;
 // files are read, and written with -i. w/r commands name files in the
 // script, which the code scan checks.
-func sedCommand(sa *shellAnalyzer, inv *invocation) []string {
+func sedCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	p := optSpec{values: "efl", longValues: []string{"expression", "file", "line-length"}}.parse(inv.args)
 	scripts := p.values("e", "expression")
 	files := p.pos
@@ -226,13 +205,13 @@ func sedCommand(sa *shellAnalyzer, inv *invocation) []string {
 			sa.path(OpWrite, f, inv.cwd, accessOpts{})
 		}
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 // awkRuns matches awk constructs that start programs.
 var awkRuns = lazyRegexp(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|`)
 
-func awkCommand(sa *shellAnalyzer, inv *invocation) []string {
+func awkCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	p := optSpec{values: "fvFW", longValues: []string{"file", "assign", "field-separator"}}.parse(inv.args)
 	files := p.pos
 	if !p.has("f", "file") && len(files) > 0 {
@@ -252,63 +231,158 @@ func awkCommand(sa *shellAnalyzer, inv *invocation) []string {
 		}
 		sa.path(OpRead, f, inv.cwd, accessOpts{})
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 // copyCommand handles cp, install and mv: sources get srcOp, the destination
 // (last positional, or -t DIR) gets dstOp. mv acts on its sources' links,
-// not their targets.
+// not their targets. What lands at the destination is recorded for the
+// rest of the line (copyResult).
 func copyCommand(srcOp, dstOp Op) handler {
-	return func(sa *shellAnalyzer, inv *invocation) []string {
+	return func(sa *shellAnalyzer, inv *invocation) []dirState {
 		p := optSpec{values: "tSmogb", longValues: []string{"target-directory", "suffix", "mode", "owner", "group", "backup"}}.parse(inv.args)
 		o := accessOpts{tree: p.has("r", "R", "a", "recursive", "archive")}
 		srcOpts := o
 		srcOpts.follow = o.tree && p.has("L", "dereference")
 		srcOpts.noFollow = srcOp == OpMove
 		srcs, dst := p.pos, p.values("t", "target-directory")
+		intoDir := len(dst) > 0
 		if len(dst) == 0 && len(srcs) > 1 && !p.has("d") {
 			srcs, dst = srcs[:len(srcs)-1], srcs[len(srcs)-1:]
 		}
 		if p.has("d") { // install -d: create directories
 			srcs, dst = nil, p.pos
 		}
+		hard := inv.name == "cp" && p.has("l", "link")
 		for _, a := range srcs {
 			sa.path(srcOp, a, inv.cwd, srcOpts)
+			if hard { // a hard link makes the source writable from the destination
+				sa.path(OpWrite, a, inv.cwd, accessOpts{tree: o.tree, noFollow: p.has("P", "d", "no-dereference")})
+			}
 		}
 		for _, a := range dst {
 			sa.path(dstOp, a, inv.cwd, o)
 		}
-		return []string{inv.cwd}
+		if len(dst) == 1 {
+			sa.copyResult(inv, p, srcs, dst[0], intoDir || len(srcs) > 1)
+		}
+		return inv.stay()
 	}
 }
 
-// linkCommand: a hard link makes its target reachable (and writable) from
-// the link's place, so both are writes; a symlink's target is not touched.
-func linkCommand(sa *shellAnalyzer, inv *invocation) []string {
-	p := optSpec{values: "St", longValues: []string{"suffix", "target-directory"}}.parse(inv.args)
-	targets, links := p.pos, p.values("t", "target-directory")
-	if len(links) == 0 && len(targets) > 1 {
-		targets, links = targets[:len(targets)-1], targets[len(targets)-1:]
-	}
-	if p.has("s", "symbolic") {
-		for _, a := range targets {
-			if !a.known {
-				sa.unprove("ln target " + a.val + " is not literal")
+// copyResult records what each source leaves at the destination: mv and
+// cp -P/-a/-r/-l carry links along (a moved relative link now points
+// elsewhere), cp -s makes a link to the source, and mv removes the source.
+func (sa *shellAnalyzer) copyResult(inv *invocation, p parsedArgs, srcs []arg, dst arg, intoDir bool) {
+	recursive := p.has("r", "R", "a", "recursive", "archive")
+	keepsLinks := inv.name == "mv" || p.has("P", "d", "no-dereference", "a", "archive", "l", "link") ||
+		(recursive && !p.has("L", "dereference"))
+	for _, src := range srcs {
+		if !src.known || !dst.known {
+			continue
+		}
+		srcC, err := sa.canonical(src.val, inv.cwd, false)
+		if err != nil {
+			continue
+		}
+		for _, loc := range sa.destinations(src.val, dst.val, inv.cwd, intoDir, p.has("T", "no-target-directory")) {
+			switch {
+			case inv.name == "cp" && p.has("s", "symbolic-link"):
+				sa.makeLink(loc, src.val, inv.cwd)
+			case keepsLinks:
+				sa.copyEntry(srcC, loc, inv.cwd)
+			default:
+				sa.record(overlayEntry{path: loc, kind: entPlain})
 			}
 		}
-		targets = nil
+		if inv.name == "mv" {
+			sa.removed(srcC)
+		}
 	}
-	for _, a := range append(targets, links...) {
+}
+
+// destinations returns the canonical places (last component not followed)
+// where src lands when copied, moved or linked to dst: inside dst when dst
+// is a folder, else dst itself; both when the guard cannot tell.
+func (sa *shellAnalyzer) destinations(src, dst, cwd string, intoDir, noTargetDir bool) []string {
+	var out []string
+	add := func(p string) {
+		if c, err := sa.canonical(p, cwd, false); err == nil && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	isDir, maybe := sa.dirAt(dst, cwd)
+	if !intoDir && (noTargetDir || !isDir || maybe) {
+		add(dst)
+	}
+	if !noTargetDir && (intoDir || isDir || maybe) {
+		add(strings.TrimSuffix(dst, "/") + "/" + filepath.Base(src))
+	}
+	return out
+}
+
+// linkCommand: ln, and link (ln without options). A hard link makes its
+// target reachable (and writable) from the link's place, so both are
+// writes; a hard link to a symlink, like ln -s, makes a new link, whose
+// target the session must be allowed to read (makeLink).
+func linkCommand(sa *shellAnalyzer, inv *invocation) []dirState {
+	p := optSpec{values: "St", longValues: []string{"suffix", "target-directory"}}.parse(inv.args)
+	targets, links := p.pos, p.values("t", "target-directory")
+	intoDir := len(links) > 0
+	switch {
+	case len(links) == 0 && len(targets) > 1:
+		targets, links = targets[:len(targets)-1], targets[len(targets)-1:]
+		intoDir = len(targets) > 1
+	case len(links) == 0 && len(targets) == 1:
+		links, intoDir = []arg{{val: ".", known: true}}, true
+	}
+	symbolic := p.has("s", "symbolic")
+	for _, a := range targets {
+		switch {
+		case !a.known:
+			sa.unprove("ln target " + a.val + " is not literal")
+		case !symbolic:
+			sa.path(OpWrite, a, inv.cwd, accessOpts{noFollow: !p.has("L", "logical")})
+		}
+	}
+	for _, a := range links {
 		sa.path(OpWrite, a, inv.cwd, accessOpts{noFollow: true})
 	}
-	return []string{inv.cwd}
+	if len(links) == 1 && links[0].known {
+		sa.linkResult(inv, p, targets, links[0].val, intoDir)
+	}
+	return inv.stay()
+}
+
+// linkResult records the links ln makes, for the rest of the line.
+func (sa *shellAnalyzer) linkResult(inv *invocation, p parsedArgs, targets []arg, link string, intoDir bool) {
+	symbolic := p.has("s", "symbolic")
+	for _, t := range targets {
+		if !t.known {
+			continue
+		}
+		text := t.val
+		if p.has("r", "relative") && !filepath.IsAbs(text) {
+			text = inv.cwd + "/" + text
+		}
+		for _, loc := range sa.destinations(t.val, link, inv.cwd, intoDir, p.has("T", "no-target-directory", "n", "no-dereference")) {
+			sa.path(OpWrite, arg{val: loc, known: true}, inv.cwd, accessOpts{noFollow: true})
+			if symbolic {
+				sa.makeLink(loc, text, inv.cwd)
+				continue
+			}
+			if src, err := sa.canonical(t.val, inv.cwd, p.has("L", "logical")); err == nil {
+				sa.copyEntry(src, loc, inv.cwd)
+			}
+		}
+	}
 }
 
 // chmodMode matches a symbolic or octal mode, including modes that start
 // with '-' (chmod -x file), which getopt would take for options.
 var chmodMode = lazyRegexp(`^[-+=ugoa0-7rwxXst,]+$`)
 
-func chmodCommand(sa *shellAnalyzer, inv *invocation) []string {
+func chmodCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	var files []arg
 	tree, modeSeen := false, false
 	for _, a := range inv.args {
@@ -329,10 +403,10 @@ func chmodCommand(sa *shellAnalyzer, inv *invocation) []string {
 	for _, a := range files {
 		sa.path(OpWrite, a, inv.cwd, accessOpts{tree: tree})
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
-func ddCommand(sa *shellAnalyzer, inv *invocation) []string {
+func ddCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	for _, a := range inv.args {
 		if !a.known {
 			sa.unprove("dd operand " + a.val + " is not literal")
@@ -345,12 +419,12 @@ func ddCommand(sa *shellAnalyzer, inv *invocation) []string {
 			sa.path(OpWrite, arg{val: v, known: true}, inv.cwd, accessOpts{})
 		}
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 // jqCommand: the filter is the first positional unless -f gave it;
 // --arg/--argjson take two values; --slurpfile/--rawfile read a file.
-func jqCommand(sa *shellAnalyzer, inv *invocation) []string {
+func jqCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	var files []arg
 	filterSeen := false
 	args := inv.args
@@ -382,11 +456,11 @@ func jqCommand(sa *shellAnalyzer, inv *invocation) []string {
 	for _, f := range files {
 		sa.path(OpRead, f, inv.cwd, accessOpts{})
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 // uniqCommand: uniq [INPUT [OUTPUT]].
-func uniqCommand(sa *shellAnalyzer, inv *invocation) []string {
+func uniqCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	p := optSpec{values: "fsw", longValues: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}.parse(inv.args)
 	for i, a := range p.pos {
 		op := OpRead
@@ -395,11 +469,11 @@ func uniqCommand(sa *shellAnalyzer, inv *invocation) []string {
 		}
 		sa.path(op, a, inv.cwd, accessOpts{})
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }
 
 // testCommand treats operands that look like paths as reads of metadata.
-func testCommand(sa *shellAnalyzer, inv *invocation) []string {
+func testCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	for _, a := range inv.args {
 		if !a.known {
 			continue
@@ -408,5 +482,5 @@ func testCommand(sa *shellAnalyzer, inv *invocation) []string {
 			sa.path(OpRead, a, inv.cwd, accessOpts{})
 		}
 	}
-	return []string{inv.cwd}
+	return inv.stay()
 }

@@ -25,11 +25,18 @@ type arg struct {
 // braces and globs expanded against the real file system (so a glob is
 // judged by exactly what it matches). It also analyses the substitutions the
 // words contain.
-func (sa *shellAnalyzer) expand(words []*syntax.Word, cwd string, runSubsts bool) []arg {
+func (sa *shellAnalyzer) expand(words []*syntax.Word, d dirState, runSubsts bool) []arg {
 	var out []arg
+	cwd := d.cwd
 	for _, w := range words {
 		if runSubsts {
-			sa.substs(w, []string{cwd})
+			sa.substs(w, []dirState{d})
+		}
+		if tw, ok := tildeWord(w, d); !ok {
+			out = append(out, arg{val: printWord(w)})
+			continue
+		} else if tw != nil {
+			w = tw
 		}
 		if len(w.Parts) == 1 {
 			if _, ok := w.Parts[0].(*syntax.ProcSubst); ok {
@@ -109,7 +116,7 @@ func (sa *shellAnalyzer) globConfig(cwd string) *expand.Config {
 	}
 	cfg := &expand.Config{
 		Env:      expand.ListEnviron(env...),
-		ReadDir2: readAbsDir,
+		ReadDir2: sa.readDir,
 	}
 	if sa.configs == nil {
 		sa.configs = map[string]*expand.Config{}
@@ -118,11 +125,20 @@ func (sa *shellAnalyzer) globConfig(cwd string) *expand.Config {
 	return cfg
 }
 
-var errRelativeGlob = errors.New("relative glob with an unknown working directory")
+var (
+	errRelativeGlob = errors.New("relative glob with an unknown working directory")
+	errChangedGlob  = errors.New("glob over a folder changed earlier in the line")
+)
 
-func readAbsDir(dir string) ([]fs.DirEntry, error) {
+// readDir lists a folder for globbing as bash will see it. A folder that
+// links or moves made earlier in the line touch cannot be listed from disk,
+// so its glob stays unknown.
+func (sa *shellAnalyzer) readDir(dir string) ([]fs.DirEntry, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, errRelativeGlob
+	}
+	if sa.ov.touches(dir) {
+		return nil, errChangedGlob
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -146,7 +162,7 @@ func (sa *shellAnalyzer) path(op Op, a arg, cwd string, o accessOpts) {
 		sa.unprove(fmt.Sprintf("%s of %s: the working directory is unknown", op, a.val))
 		return
 	}
-	if err := sa.add(sa.p, op, a.val, cwd, o); err != nil {
+	if err := sa.add(sa.p, sa.resolver(cwd), op, a.val, o); err != nil {
 		sa.unprove(fmt.Sprintf("%s of %s: %v", op, a.val, err))
 		return
 	}
@@ -157,8 +173,8 @@ func (sa *shellAnalyzer) path(op Op, a arg, cwd string, o accessOpts) {
 
 // redirect records the file a redirection opens, and analyses heredoc and
 // here-string substitutions.
-func (sa *shellAnalyzer) redirect(r *syntax.Redirect, cwd string) {
-	cwds := []string{cwd}
+func (sa *shellAnalyzer) redirect(r *syntax.Redirect, d dirState) {
+	cwds, cwd := []dirState{d}, d.cwd
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		sa.substs(r.Hdoc, cwds)
@@ -181,7 +197,7 @@ func (sa *shellAnalyzer) redirect(r *syntax.Redirect, cwd string) {
 	default:
 		ops = []Op{OpWrite}
 	}
-	args := sa.expand([]*syntax.Word{r.Word}, cwd, true)
+	args := sa.expand([]*syntax.Word{r.Word}, d, true)
 	if len(args) != 1 {
 		sa.unprove(fmt.Sprintf("redirect target %s is ambiguous", printWord(r.Word)))
 		return
@@ -201,4 +217,34 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// tildeWord handles the tilde prefixes that depend on the directory state
+// (~+, ~-, ~N, ~+N, ~-N) and refuses ~user, whose home the guard does not
+// look up. It returns nil when the word has no such prefix, and ok false
+// when its value cannot be known.
+func tildeWord(w *syntax.Word, d dirState) (*syntax.Word, bool) {
+	if len(w.Parts) == 0 {
+		return nil, true
+	}
+	lit, isLit := w.Parts[0].(*syntax.Lit)
+	if !isLit || !strings.HasPrefix(lit.Value, "~") {
+		return nil, true
+	}
+	prefix, rest, slash := strings.Cut(lit.Value, "/")
+	if prefix == "~" {
+		return nil, true
+	}
+	if !slash && len(w.Parts) > 1 {
+		return nil, false
+	}
+	dir, ok := tildeDir(d, prefix)
+	if !ok || strings.ContainsAny(dir, "*?[]{}\\~") {
+		return nil, false
+	}
+	if slash {
+		dir += "/" + rest
+	}
+	parts := append([]syntax.WordPart{&syntax.Lit{Value: dir}}, w.Parts[1:]...)
+	return &syntax.Word{Parts: parts}, true
 }
