@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -22,7 +27,91 @@ func TestAgentsCodexCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real agent clients are not run in -short mode")
 	}
-	runAgentScenarios(t, newCodexClient(t), nil)
+	c := newCodexClient(t).(*codexClient)
+	e := runAgentScenarios(t, c, nil)
+
+	t.Run("Codex lists the hooks as enabled and trusted", func(t *testing.T) {
+		hooks := c.hooksList(t, e)
+		events := map[string]bool{}
+		for _, h := range hooks {
+			if strings.Contains(h.Command, "pathgrant-hook") {
+				events[h.EventName] = true
+				if !h.Enabled || h.TrustStatus != "trusted" {
+					t.Errorf("hook %+v: want enabled and trusted", h)
+				}
+			}
+		}
+		if !events["preToolUse"] || !events["permissionRequest"] {
+			t.Errorf("pathgrant hooks for %v, want preToolUse and permissionRequest: %+v", events, hooks)
+		}
+	})
+
+	t.Run("uninstall leaves config.toml and hooks.json as they were", func(t *testing.T) {
+		e.pathgrant("install-hooks", "codex", "--uninstall")
+		cfg, _ := os.ReadFile(filepath.Join(e.home, ".codex", "config.toml"))
+		if want := fmt.Sprintf(codexConfig, c.url); string(cfg) != want {
+			t.Errorf("config.toml after uninstall:\n%s\nwant:\n%s", cfg, want)
+		}
+		if hooks, _ := os.ReadFile(filepath.Join(e.home, ".codex", "hooks.json")); strings.Contains(string(hooks), "pathgrant-hook") {
+			t.Errorf("hooks.json after uninstall: %s", hooks)
+		}
+	})
+}
+
+// codexHook is one entry of Codex's own hook list (app-server hooks/list).
+type codexHook struct {
+	Key         string `json:"key"`
+	EventName   string `json:"eventName"`
+	Command     string `json:"command"`
+	Enabled     bool   `json:"enabled"`
+	TrustStatus string `json:"trustStatus"`
+	CurrentHash string `json:"currentHash"`
+}
+
+// hooksList asks Codex which hooks it would run in the workspace, and
+// whether each is trusted: `codex app-server` over stdio, initialize then
+// hooks/list. This is how a health check can tell an installed hook that
+// Codex would skip.
+func (c *codexClient) hooksList(t *testing.T, e *agentsEnv) []codexHook {
+	t.Helper()
+	in := strings.Join([]string{
+		`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"pathgrant-e2e","version":"0"}}}`,
+		`{"method":"initialized"}`,
+		fmt.Sprintf(`{"id":2,"method":"hooks/list","params":{"cwds":[%q]}}`, e.work),
+	}, "\n") + "\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, "app-server")
+	cmd.Dir, cmd.Env = e.work, e.baseEnv("TMPDIR="+filepath.Join(e.root, "tmp"))
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("codex app-server: %v", err)
+	}
+	defer func() { stdin.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	io.WriteString(stdin, in)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     int `json:"id"`
+			Result struct {
+				Data []struct {
+					Hooks []codexHook `json:"hooks"`
+				} `json:"data"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID != 2 {
+			continue
+		}
+		var out []codexHook
+		for _, d := range msg.Result.Data {
+			out = append(out, d.Hooks...)
+		}
+		return out
+	}
+	t.Fatalf("codex app-server gave no hooks/list answer: %v", sc.Err())
+	return nil
 }
 
 // codexClient drives Codex CLI 0.169.0's native binary.

@@ -56,8 +56,9 @@ var agentScenarios = []agentScenario{
 }
 
 // runAgentScenarios sets c up in a fresh environment and runs every
-// scenario, recording pass or fail per scenario in outcome (when not nil).
-func runAgentScenarios(t *testing.T, c agentClient, outcome map[string]bool) {
+// scenario, recording pass or fail per scenario in outcome (when not nil);
+// it returns the environment for checks of the client's own.
+func runAgentScenarios(t *testing.T, c agentClient, outcome map[string]bool) *agentsEnv {
 	e := newAgentsEnv(t)
 	seedSecrets(t, e)
 	c.setup(t, e)
@@ -67,6 +68,7 @@ func runAgentScenarios(t *testing.T, c agentClient, outcome map[string]bool) {
 			outcome[s.name] = ok
 		}
 	}
+	return e
 }
 
 // seedSecrets puts what no agent may read next to the workspace: an ssh

@@ -52,7 +52,7 @@ func installCodex(path string, argv []string, uninstall bool) (bool, string, err
 		}
 	}
 	cfg := filepath.Join(codexUserDir(filepath.Dir(path)), "config.toml")
-	cfgChanged, err := editCodexConfig(cfg, trusts, uninstall)
+	cfgChanged, err := editCodexConfig(cfg, codexKeySource(path), trusts, uninstall)
 	if err != nil {
 		return changed, backup, fmt.Errorf("codex hook trust in %s: %w", cfg, err)
 	}
@@ -178,17 +178,18 @@ func codexHookHash(label string, matcher *string, h codexHandler) (string, error
 }
 
 // editCodexConfig rewrites config.toml at path: it drops the hooks.state
-// tables install-hooks wrote before (and any table for the same keys),
+// tables install-hooks wrote before for the hooks.json at source (and any
+// table for the same keys),
 // switches back what it switched on when uninstalling, and otherwise
 // appends one marked table per trust and switches the hooks feature on if
 // it was set to false. The rest of the file is kept as it was.
-func editCodexConfig(path string, trusts []codexTrust, uninstall bool) (bool, error) {
+func editCodexConfig(path, source string, trusts []codexTrust, uninstall bool) (bool, error) {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
 	exists := err == nil
-	text := dropCodexTrust(string(old), trusts)
+	text := dropCodexTrust(string(old), source, trusts)
 	text = switchCodexFeature(text, !uninstall)
 	if !uninstall {
 		for _, tr := range trusts {
@@ -211,10 +212,11 @@ func editCodexConfig(path string, trusts []codexTrust, uninstall bool) (bool, er
 // tomlHeader matches a table header line, capturing its key.
 var tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*(.*?)\s*\]\]?\s*(#.*)?$`)
 
-// dropCodexTrust removes the marked tables, with their marker line, and
-// the tables whose key is one of trusts' (a trust Codex itself wrote for
-// the same hook).
-func dropCodexTrust(text string, trusts []codexTrust) string {
+// dropCodexTrust removes the marked tables of the hooks.json at source,
+// with their marker line, and the tables whose key is one of trusts' (a
+// trust Codex itself wrote for the same hook).
+func dropCodexTrust(text, source string, trusts []codexTrust) string {
+	ours := "hooks.state." + strings.TrimSuffix(tomlString(source+":"), `"`)
 	drop := map[string]bool{}
 	for _, tr := range trusts {
 		drop["hooks.state."+tomlString(tr.key)] = true
@@ -224,10 +226,11 @@ func dropCodexTrust(text string, trusts []codexTrust) string {
 	for _, line := range strings.SplitAfter(text, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if m := tomlHeader.FindStringSubmatch(trimmed); m != nil && !strings.HasPrefix(trimmed, "#") {
-			if marked && !skipping {
+			mine := marked && strings.HasPrefix(m[1], ours)
+			if mine && !skipping {
 				out = out[:len(out)-1] // the marker
 			}
-			skipping = marked || drop[m[1]]
+			skipping = mine || drop[m[1]]
 		}
 		marked = trimmed == codexTrustMarker
 		if !skipping {

@@ -43,6 +43,7 @@ func TestEditCodexConfig(t *testing.T) {
 		{"empty file", "", ""},
 		{"settings and the feature off", own, "hooks = true " + codexFeatureNote},
 		{"a trust Codex wrote for the same key", "[hooks.state.\"/h/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:old\"\n", ""},
+		{"pathgrant's trust of another hooks.json stays", codexTrustMarker + "\n[hooks.state.\"/p/.codex/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:cc\"\n", ""},
 	}
 	trusts := []codexTrust{{"/h/.codex/hooks.json:pre_tool_use:0:0", "sha256:aa"}, {"/h/.codex/hooks.json:permission_request:0:0", "sha256:bb"}}
 	for _, tc := range tests {
@@ -52,7 +53,7 @@ func TestEditCodexConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 2 {
-				if _, err := editCodexConfig(path, trusts, false); err != nil {
+				if _, err := editCodexConfig(path, "/h/.codex/hooks.json", trusts, false); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -67,7 +68,7 @@ func TestEditCodexConfig(t *testing.T) {
 			if tc.feature != "" && !strings.Contains(got, tc.feature) {
 				t.Errorf("want %q in:\n%s", tc.feature, got)
 			}
-			if _, err := editCodexConfig(path, nil, true); err != nil {
+			if _, err := editCodexConfig(path, "/h/.codex/hooks.json", nil, true); err != nil {
 				t.Fatal(err)
 			}
 			data, _ = os.ReadFile(path)
