@@ -22,12 +22,13 @@ type dirState struct {
 var unknownDir = dirState{stackUnknown: true}
 
 // startDir is the state a line starts in: the policy's working directory,
-// with $PWD as the policy spelt it and no $OLDPWD or stack known.
+// with $PWD as the policy spelt it, $OLDPWD unknown, and the empty stack
+// of a new shell.
 func startDir(cwd, pwd string) dirState {
 	if pwd == "" {
 		pwd = cwd
 	}
-	return dirState{cwd: cwd, pwd: pwd, stackUnknown: true}
+	return dirState{cwd: cwd, pwd: pwd}
 }
 
 func (d dirState) known() bool { return d.cwd != "" }

@@ -69,8 +69,8 @@ func parseShell(text string) (*syntax.File, error) {
 }
 
 // nested analyses the literal text of `bash -c` or a heredoc fed to a
-// shell. The new shell starts in the caller's directory with $PWD inherited
-// and no stack.
+// shell. The new shell starts in the caller's directory with $PWD and
+// $OLDPWD inherited and an empty stack.
 func (sa *shellAnalyzer) nested(text string, d dirState) {
 	if sa.depth >= maxShellDepth {
 		sa.unprove("shell commands nested too deeply")
@@ -78,7 +78,7 @@ func (sa *shellAnalyzer) nested(text string, d dirState) {
 	}
 	sa.depth++
 	defer func() { sa.depth-- }()
-	d.stack, d.stackUnknown = "", true
+	d.stack, d.stackUnknown = "", false
 	if err := sa.script(text, []dirState{d}); err != nil {
 		sa.unprove(fmt.Sprintf("nested shell text: %v", err))
 	}
