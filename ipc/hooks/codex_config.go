@@ -75,8 +75,9 @@ func codexUserDir(dir string) string {
 // codexTrust is one hooks.state entry: the hook's key and its hash.
 type codexTrust struct{ key, hash string }
 
-// codexEventLabels are Codex's key labels for the events pathgrant hooks.
-var codexEventLabels = map[string]string{"PreToolUse": "pre_tool_use", "PermissionRequest": "permission_request"}
+// codexEvents are the events pathgrant hooks with Codex's key label for
+// each, in a fixed order so that reinstalling writes the same file.
+var codexEvents = [][2]string{{"PreToolUse", "pre_tool_use"}, {"PermissionRequest", "permission_request"}}
 
 // codexHookTrusts reads hooks.json at path and returns the trust entry of
 // every pathgrant hook in it, keyed as Codex keys them.
@@ -96,8 +97,9 @@ func codexHookTrusts(path string) ([]codexTrust, error) {
 	}
 	source := codexKeySource(path)
 	var out []codexTrust
-	for event, label := range codexEventLabels {
-		for gi, g := range doc.Hooks[event] {
+	for _, ev := range codexEvents {
+		label := ev[1]
+		for gi, g := range doc.Hooks[ev[0]] {
 			for hi, raw := range g.Hooks {
 				var h codexHandler
 				if json.Unmarshal(raw, &h) != nil || h.Type != "command" || !isOurCommand(h.Command, "codex") {
