@@ -25,7 +25,8 @@ func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Reque
 	r, isNew, err := s.queue.submit(Request{
 		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
 		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
-		RequestID: req.RequestID,
+		RequestID:      req.RequestID,
+		RequestContext: RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
 	})
 	if err != nil {
 		rec.Reason = err.Error()
