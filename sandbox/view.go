@@ -105,7 +105,14 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 	vb.hide(cfg.Hidden)
 	p := in.Policy
 	for _, area := range vb.writeAreas() {
-		noWrite := vb.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite, ownProtected(area, fsys)))
+		if t, err := fsys.Type(area); err != nil || t != TypeDir {
+			continue
+		}
+		var own []string
+		if slices.ContainsFunc(p.Workspace, func(w string) bool { return filepath.Clean(w) == area }) {
+			own = ownProtected(area, fsys)
+		}
+		noWrite := vb.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite, own))
 		for _, path := range noWrite {
 			switch {
 			case path == area || !guard.Within(area, path):
@@ -130,7 +137,7 @@ type viewBuilder struct {
 	binds   []bind
 	links   []Mount
 	byMount []string
-	// points are the mount points protect made: each is made once, so a
+	// points are the mount points protect made, true when read-only: a
 	// later pin never covers an earlier read-only mount.
 	points map[string]bool
 	// readOnly are the read-only mount points protect made.
@@ -139,16 +146,18 @@ type viewBuilder struct {
 
 func (vb *viewBuilder) add(ms ...Mount) { vb.mounts = append(vb.mounts, ms...) }
 
-// addPoints adds the mounts whose mount points are new.
+// addPoints adds the mounts whose mount points are new, or that make a
+// pinned (read-write) mount point read-only.
 func (vb *viewBuilder) addPoints(ms []Mount) {
 	for _, m := range ms {
-		if m.Op == "--remount-ro" || !vb.points[m.Dst] {
-			vb.add(m)
+		prev, seen := vb.points[m.Dst]
+		readOnly := m.Op == "--ro-bind" || m.Op == "--remount-ro"
+		if seen && (prev || !readOnly) {
+			continue
 		}
-	}
-	for _, m := range ms {
-		vb.points[m.Dst] = true
-		if m.Op == "--ro-bind" || m.Op == "--remount-ro" {
+		vb.add(m)
+		vb.points[m.Dst] = prev || readOnly
+		if readOnly {
 			vb.readOnly = append(vb.readOnly, m.Dst)
 		}
 	}
@@ -217,6 +226,9 @@ func (vb *viewBuilder) device(paths []string, rw bool, why string) {
 		c, err := vb.fs.Canonical(p)
 		if err != nil {
 			continue
+		}
+		if _, err := vb.fs.Type(c); err != nil {
+			continue // not on this machine: nothing to mount
 		}
 		vb.binds = append(vb.binds, bind{c, rw, why})
 		if c != filepath.Clean(p) {

@@ -1,0 +1,397 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pathgrant/ipc"
+	"pathgrant/sandbox"
+	"pathgrant/sandbox/kernel"
+)
+
+// requireFullConfinement skips unless this machine confines with a
+// bubblewrap view and Landlock.
+func requireFullConfinement(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs commands confined")
+	}
+	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
+		t.Skipf("confinement here is %q, not %q: %v", c.Level, sandbox.LevelFull, c.Gaps)
+	}
+}
+
+// need returns the path of tool, or skips saying it is missing.
+func need(t *testing.T, tool string) string {
+	t.Helper()
+	path, err := exec.LookPath(tool)
+	if err != nil {
+		t.Skipf("%s is not installed: %v", tool, err)
+	}
+	return path
+}
+
+// outside is something the test starts outside the sandbox for a confined
+// command to try to reach.
+type outside struct {
+	name  string
+	setup func(t *testing.T, e *execEnv) (script string) // "" skips
+}
+
+// TestExecEscapes: each command tries to reach something outside its
+// sandbox that it must not, and fails.
+func TestExecEscapes(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	cases := []outside{
+		{"connect to the daemon's socket", func(t *testing.T, e *execEnv) string {
+			return pyConnect(t, e.sock)
+		}},
+		{"connect to a socket in the hidden runtime folder", func(t *testing.T, e *execEnv) string {
+			return pyConnect(t, listenUnix(t, e.root+"/run/other.sock"))
+		}},
+		{"signal the test process", func(t *testing.T, e *execEnv) string {
+			return "kill -0 " + strconv.Itoa(os.Getpid())
+		}},
+		{"signal a sleep started outside", func(t *testing.T, e *execEnv) string {
+			return "kill -TERM " + strconv.Itoa(startSleep(t))
+		}},
+		{"D-Bus session bus by path", func(t *testing.T, e *execEnv) string {
+			return dbusSend(t, startDBus(t, "unix:path="+e.root+"/run/bus"))
+		}},
+		{"D-Bus session bus, abstract socket", func(t *testing.T, e *execEnv) string {
+			return dbusSend(t, startDBus(t, fmt.Sprintf("unix:abstract=pathgrant-test-%d", os.Getpid())))
+		}},
+		{"X11 client", func(t *testing.T, e *execEnv) string {
+			need(t, "xdotool")
+			return "DISPLAY=" + startXvfb(t) + " xdotool getmouselocation"
+		}},
+		{"tmux server by socket path", func(t *testing.T, e *execEnv) string {
+			sock := e.root + "/run/tmux.sock"
+			startTmux(t, "-S", sock)
+			return "tmux -S " + sock + " send-keys -t 0 'touch " + e.root + "/pwned' Enter"
+		}},
+		{"tmux server on its default socket", func(t *testing.T, e *execEnv) string {
+			name := fmt.Sprintf("pathgrant-test-%d", os.Getpid())
+			startTmux(t, "-L", name)
+			return "tmux -L " + name + " send-keys -t 0 'touch " + e.root + "/pwned' Enter"
+		}},
+		{"read a file outside the workspace", func(t *testing.T, e *execEnv) string { return "cat " + e.secret }},
+		{"create the agent's settings in a missing folder", func(t *testing.T, e *execEnv) string {
+			return "mkdir -p .gemini && echo '{}' > .gemini/settings.json"
+		}},
+		{"create the agent's local settings", func(t *testing.T, e *execEnv) string {
+			return "echo '{}' > .claude/settings.local.json"
+		}},
+		{"create codex hooks", func(t *testing.T, e *execEnv) string { return "echo '{}' > .codex/hooks.json" }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			script := c.setup(t, e)
+			r := runCmd(t, e.execCmd(bin, "--", "sh", "-c", script))
+			if r.code == 0 {
+				t.Errorf("%q succeeded confined; stdout %q stderr %q", script, r.stdout, r.stderr)
+			}
+		})
+	}
+	for _, p := range []string{e.root + "/pwned", e.work + "/.gemini/settings.json", e.work + "/.claude/settings.local.json",
+		e.work + "/.codex/hooks.json"} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s exists", p)
+		}
+	}
+}
+
+// TestExecConfinedWork: what real work needs works confined.
+func TestExecConfinedWork(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	writeExecFile(t, e.home+"/.gitconfig", "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
+	cases := []struct {
+		name   string
+		tools  []string
+		env    []string
+		script string
+		want   string
+	}{
+		{"a file at the workspace root", nil, nil, "echo hi > top.txt && cat top.txt && rm top.txt", "hi"},
+		{"sh", []string{"sh"}, nil, "echo $((6*7))", "42"},
+		{"system python", []string{"python3"}, nil, "/usr/bin/python3 -c 'print(6*7)'", "42"},
+		{"private /tmp", nil, nil, "echo x > /tmp/f && cat /tmp/f", "x"},
+		{"go build", []string{"go"}, goEnv(e), "mkdir -p gomod && cd gomod && printf 'module m\\ngo 1.21\\n' > go.mod && " +
+			"printf 'package main\\nfunc main() { println(\"built\") }\\n' > main.go && go build -o m . && ./m", "built"},
+		{"git init and commit", []string{"git"}, nil, "mkdir repo && cd repo && git init -q && echo a > a && git add a && " +
+			"git commit -qm first && git log --format=%an", "Test"},
+		{"python venv", []string{"python3"}, nil, "/usr/bin/python3 -m venv --without-pip venv && " +
+			"echo 'import sys; print(sys.prefix)' > s.py && venv/bin/python s.py", e.work + "/venv"},
+		{"npm", []string{"npm"}, nil, "npm --version", "."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, tool := range c.tools {
+				need(t, tool)
+			}
+			cmd := e.execCmd(bin, "--", "sh", "-c", c.script)
+			cmd.Env = append(cmd.Env, c.env...)
+			r := runCmd(t, cmd)
+			if r.code != 0 || !strings.Contains(r.stdout+r.stderr, c.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 0 and %q", r.code, r.stdout, r.stderr, c.want)
+			}
+		})
+	}
+}
+
+// goEnv puts the go command on PATH and its caches in the device
+// policy's default caches under the session's home.
+func goEnv(e *execEnv) []string {
+	goroot := ""
+	if path, err := exec.LookPath("go"); err == nil {
+		goroot, _ = filepath.EvalSymlinks(filepath.Dir(path))
+	}
+	for _, d := range []string{e.home + "/.cache", e.home + "/go/pkg/mod"} {
+		os.MkdirAll(d, 0o700)
+	}
+	return []string{"PATH=" + goroot + ":/usr/bin:/bin", "GOCACHE=" + e.home + "/.cache/go-build",
+		"GOMODCACHE=" + e.home + "/go/pkg/mod", "GOPATH=" + e.home + "/go", "GOTOOLCHAIN=local", "GOFLAGS=", "CGO_ENABLED=0"}
+}
+
+// pyConnect is a script connecting to the Unix socket at path.
+func pyConnect(t *testing.T, path string) string {
+	need(t, "python3")
+	return fmt.Sprintf(`/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(%q); print("connected")'`, path)
+}
+
+// listenUnix listens on a Unix socket at path until the test ends.
+func listenUnix(t *testing.T, path string) string {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return path
+}
+
+// startSleep starts a sleep outside the sandbox and returns its pid.
+func startSleep(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}
+
+// startDBus starts a session bus on address and returns the address it
+// prints.
+func startDBus(t *testing.T, address string) string {
+	t.Helper()
+	need(t, "dbus-daemon")
+	need(t, "dbus-send")
+	cmd := exec.Command("dbus-daemon", "--session", "--address="+address, "--nofork", "--print-address")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	buf := make([]byte, 512)
+	n, err := out.Read(buf)
+	if err != nil {
+		t.Fatalf("dbus-daemon: %v", err)
+	}
+	addr := strings.TrimSpace(string(buf[:n]))
+	// The address works from outside.
+	if out, err := exec.Command("sh", "-c", dbusSend(t, addr)).CombinedOutput(); err != nil {
+		t.Fatalf("the bus does not answer outside the sandbox: %v\n%s", err, out)
+	}
+	return addr
+}
+
+func dbusSend(t *testing.T, addr string) string {
+	return "DBUS_SESSION_BUS_ADDRESS='" + addr + "' dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ListNames"
+}
+
+// startXvfb starts an X server (its sockets are /tmp/.X11-unix/XN and the
+// abstract @/tmp/.X11-unix/XN) and returns its display.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	need(t, "Xvfb")
+	n := 90 + os.Getpid()%100
+	display := fmt.Sprintf(":%d", n)
+	cmd := exec.Command("Xvfb", display, "-nolisten", "tcp")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		probe := exec.Command("xdotool", "getmouselocation")
+		probe.Env = append(os.Environ(), "DISPLAY="+display)
+		if probe.Run() == nil {
+			return display
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("Xvfb %s did not start", display)
+	return ""
+}
+
+// startTmux starts a tmux server outside the sandbox on the given socket
+// (-S PATH or -L NAME).
+func startTmux(t *testing.T, sock ...string) {
+	t.Helper()
+	need(t, "tmux")
+	args := append(sock, "new-session", "-d", "sh")
+	cmd := exec.Command("tmux", args...)
+	cmd.Env = append(os.Environ(), "TMUX=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", append(sock, "kill-server")...).Run() })
+	ls := exec.Command("tmux", append(sock, "list-sessions")...)
+	if out, err := ls.CombinedOutput(); err != nil {
+		t.Fatalf("the tmux server does not answer outside the sandbox: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkConfinedOverhead measures, paired in each iteration, a bare
+// `true`, a bare `bwrap --ro-bind / / true` and `pathgrant exec -- true`
+// (bubblewrap view and Landlock). added-ms is what confinement adds to
+// `true`, bwrap-added-ms what bare bubblewrap adds, ratio the one over
+// the other. The parts: startup-ms is the binary starting at all
+// (`pathgrant exec --help`); policy-ms the pre-flight check and policy
+// round trips (made here, in process); view-ms bubblewrap with exec's
+// view running `true` directly; inner-ms exec's inner step (a second
+// start of the binary, the Landlock ruleset and restriction) running
+// `true`, without bubblewrap. Each is over a bare `true`.
+func BenchmarkConfinedOverhead(b *testing.B) {
+	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
+		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
+	}
+	bin := buildBinary(b)
+	e := newExecEnv(b)
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bwrap := sandbox.Probe().Bwrap
+	view, job := e.benchView(b, bin, truePath)
+	run := func(cmd *exec.Cmd) time.Duration {
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+		}
+		return time.Since(start)
+	}
+	var plain, bare, confined, startup, policy, viewT, inner []time.Duration
+	for b.Loop() {
+		plain = append(plain, run(exec.Command(truePath)))
+		bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
+		confined = append(confined, run(e.execCmd(bin, "--", "true")))
+		startup = append(startup, run(e.execCmd(bin, "--help")))
+		policy = append(policy, e.policyRoundTrips(b))
+		viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
+		inner = append(inner, run(job()))
+	}
+	p := median(plain)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	added, bwrapAdded := median(confined)-p, median(bare)-p
+	b.ReportMetric(ms(p), "true-ms")
+	b.ReportMetric(ms(median(confined)), "exec-ms")
+	b.ReportMetric(ms(added), "added-ms")
+	b.ReportMetric(ms(bwrapAdded), "bwrap-added-ms")
+	b.ReportMetric(float64(added)/float64(bwrapAdded), "ratio")
+	b.ReportMetric(ms(median(startup)-p), "startup-ms")
+	b.ReportMetric(ms(median(policy)), "policy-ms")
+	b.ReportMetric(ms(median(viewT)-p), "view-ms")
+	b.ReportMetric(ms(median(inner)-p), "inner-ms")
+}
+
+// benchView builds exec's view for the session, and returns it with a
+// maker of inner-step commands (a fresh job descriptor each) that run
+// `true` under the session's rules.
+func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, func() *exec.Cmd) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pol, err := e.client().Policy(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmp, err := sandbox.SessionTmpDir(sandbox.TmpBase(func(k string) string { return map[string]string{"TMPDIR": e.tmp}[k] }), pol.Session)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := sandbox.Input{Policy: pol, TmpDir: tmp, System: sandbox.SystemRules()}
+	view, err := sandbox.BuildView(in, sandbox.ViewConfig{Exe: bin}, sandbox.OSFS{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.ByMount, in.PrivateTmp = view.ByMount, true
+	rules, err := sandbox.Build(in, sandbox.OSFS{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := json.Marshal(kernel.Job{Rules: rules, Path: truePath, Argv: []string{"true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jobFile := filepath.Join(b.TempDir(), "job")
+	if err := os.WriteFile(jobFile, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return view, func() *exec.Cmd {
+		f, err := os.Open(jobFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		cmd := exec.Command(bin, "exec", innerFlag, "3")
+		cmd.ExtraFiles = []*os.File{f}
+		return cmd
+	}
+}
+
+func (e *execEnv) client() *ipc.Client {
+	return &ipc.Client{Socket: e.sock, Session: e.sess.ID, Token: e.sess.Token}
+}
+
+// policyRoundTrips times exec's two daemon round trips on a new client.
+func (e *execEnv) policyRoundTrips(b *testing.B) time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c := e.client()
+	defer c.CloseIdle()
+	start := time.Now()
+	if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Policy(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
