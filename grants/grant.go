@@ -70,6 +70,9 @@ type Grant struct {
 	UseCount  uint64    `json:"use_count"`
 	RevokedAt time.Time `json:"revoked_at,omitzero"`
 	Ended     End       `json:"ended,omitempty"`
+	// EndReason says why the session a session-ended grant served ended
+	// (EndReasonAgentExited, EndReasonSessionEnd, …); empty otherwise.
+	EndReason EndReason `json:"end_reason,omitempty"`
 }
 
 // Guard returns the part of g the guard's policy reasons about.
@@ -88,9 +91,12 @@ func (g Grant) expired(now time.Time) bool {
 }
 
 // State names g's state at now: "live", "expired" (even before the sweeper
-// records it), or how it ended.
+// records it), or how it ended: a grant whose session ended for a known
+// reason reads "ended (agent exited)", "ended (session end)", ….
 func (g Grant) State(now time.Time) string {
 	switch {
+	case g.Ended == EndSessionEnded && g.EndReason != "":
+		return "ended (" + string(g.EndReason) + ")"
 	case g.Ended != "":
 		return string(g.Ended)
 	case g.expired(now):

@@ -135,7 +135,7 @@ func (s *Store) RevokeSessionGrants(session string) ([]Grant, error) {
 	var ended []Grant
 	err := s.update(func(tx *bolt.Tx) (err error) {
 		ended, err = s.endWhere(tx, sessionPrefix(session), func(Grant) bool { return true },
-			EndRevoked, KindRevoke, "session revoked by user")
+			EndRevoked, KindRevoke, "session revoked by user", "")
 		return err
 	})
 	if err != nil {
@@ -157,8 +157,9 @@ func (s *Store) endGrant(tx *bolt.Tx, g *Grant, end End, kind Kind, reason strin
 	return s.appendAudit(tx, grantRecord(kind, *g, reason))
 }
 
-// endWhere ends the not yet ended grants of a session that match keep.
-func (s *Store) endWhere(tx *bolt.Tx, prefix []byte, keep func(Grant) bool, end End, kind Kind, reason string) ([]Grant, error) {
+// endWhere ends the not yet ended grants of a session that match keep;
+// why, when set, is stored on each as its EndReason.
+func (s *Store) endWhere(tx *bolt.Tx, prefix []byte, keep func(Grant) bool, end End, kind Kind, reason string, why EndReason) ([]Grant, error) {
 	var ids []string
 	c := tx.Bucket(bucketBySession).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -173,6 +174,7 @@ func (s *Store) endWhere(tx *bolt.Tx, prefix []byte, keep func(Grant) bool, end 
 		if g.Ended != "" || !keep(g) {
 			continue
 		}
+		g.EndReason = why
 		if err := s.endGrant(tx, &g, end, kind, reason); err != nil {
 			return nil, err
 		}
