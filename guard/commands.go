@@ -58,6 +58,9 @@ func buildCommands() map[string]handler {
 	for name, h := range varCommands {
 		add(name, h)
 	}
+	for name, r := range refusingCommands {
+		add(name, refusingCommand(r))
+	}
 	for name, in := range interpreters {
 		add(name, in.handle)
 	}

@@ -194,7 +194,7 @@ func (sa *shellAnalyzer) arithmAssigns(node syntax.Node) {
 		var target syntax.ArithmExpr
 		switch x := n.(type) {
 		case *syntax.BinaryArithm:
-			if x.Op >= syntax.Assgn && x.Op <= syntax.ShrAssgn {
+			if arithmAssignOps[x.Op] {
 				target = x.X
 			}
 		case *syntax.UnaryArithm:
@@ -248,3 +248,9 @@ var varCommands = map[string]handler{
 	"getopts":   varCommand(optSpec{}, nil, -1, ""),
 	"unset":     varCommand(optSpec{}, nil, 0, ""),
 }
+
+var arithmAssignOps = map[syntax.BinAritOperator]bool{syntax.Assgn: true, syntax.AddAssgn: true,
+	syntax.SubAssgn: true, syntax.MulAssgn: true, syntax.QuoAssgn: true, syntax.RemAssgn: true,
+	syntax.AndAssgn: true, syntax.OrAssgn: true, syntax.XorAssgn: true, syntax.ShlAssgn: true,
+	syntax.ShrAssgn: true, syntax.AndBoolAssgn: true, syntax.OrBoolAssgn: true, syntax.XorBoolAssgn: true,
+	syntax.PowAssgn: true}

@@ -24,8 +24,23 @@ var readOnlyGit = map[string]bool{
 }
 
 // safeGitConfig are -c keys that cannot run a program or move the repository.
-var safeGitConfig = []string{"user.", "color.", "core.quotepath", "advice.", "init.defaultbranch",
-	"log.", "diff.renames", "diff.algorithm", "pager.", "column.", "i18n.", "safe.directory"}
+var safeGitConfig = []string{"user.name", "user.email", "color.", "core.quotepath", "advice.", "init.defaultbranch",
+	"log.date", "log.decorate", "log.abbrevcommit", "diff.renames", "diff.algorithm", "column.", "i18n.",
+	"safe.directory", "core.autocrlf", "core.safecrlf", "merge.conflictstyle", "pull.rebase", "commit.gpgsign=false"}
+
+// safeGitGlobal are git's global options that move nothing and run nothing.
+var safeGitGlobal = map[string]bool{"--no-pager": true, "-P": true, "--no-replace-objects": true,
+	"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
+	"--no-optional-locks": true, "--version": true, "--help": true, "--no-advice": true, "--no-lazy-fetch": true}
+
+// gitRunsOption are subcommand options that run a program or hook text.
+var gitRunsOption = []string{"-x", "--exec", "--extcmd", "--tool", "--upload-pack", "--receive-pack",
+	"--template", "--config", "--sequence-editor", "--ext-diff"}
+
+// gitRunsCommand are subcommands that run programs the command line names.
+var gitRunsCommand = map[string]bool{"difftool": true, "mergetool": true, "bisect": true, "filter-branch": true,
+	"submodule": true, "send-email": true, "web--browse": true, "instaweb": true, "daemon": true, "credential": true,
+	"upload-pack": true, "receive-pack": true, "archive": true, "hook": true, "config": true, "var": false}
 
 // gitCommand: git works on the repository at its working directory (moved
 // by -C): inspection subcommands read the tree, working-tree subcommands
@@ -55,10 +70,12 @@ func gitCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 		case a.val == "-c" && len(args) > 0:
 			sa.gitConfig(args[0])
 			args = args[1:]
-		case strings.HasPrefix(a.val, "--git-dir") || strings.HasPrefix(a.val, "--work-tree") ||
-			strings.HasPrefix(a.val, "--exec-path") || strings.HasPrefix(a.val, "--config-env"):
-			sa.unprove("git " + a.val + " moves the repository or its programs")
+		case !safeGitGlobal[a.val]:
+			sa.unprove("git " + a.val + " is a global option that may move the repository or run a program")
 		}
+	}
+	if len(args) > 0 && args[0].known && gitRunsCommand[args[0].val] {
+		sa.gitRuns(args)
 	}
 	op, o := OpWrite, accessOpts{}
 	switch {
@@ -72,6 +89,34 @@ func gitCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	sa.path(op, arg{val: ".", known: true}, cwd, o)
 	sa.gitArgs(args, cwd)
 	return inv.stay()
+}
+
+// gitRuns checks a subcommand that may run programs: git config only
+// reads, or sets a safe key; the others are unproven.
+func (sa *shellAnalyzer) gitRuns(args []arg) {
+	if args[0].val != "config" {
+		sa.unprove("git " + args[0].val + " runs programs")
+		return
+	}
+	var pos []arg
+	for _, a := range args[1:] {
+		switch {
+		case !a.known:
+			sa.unprove("git config given a non-literal argument")
+			return
+		case a.val == "--global" || a.val == "--system" || strings.HasPrefix(a.val, "--file") || a.val == "-f" ||
+			strings.HasPrefix(a.val, "--blob") || strings.HasPrefix(a.val, "--includes"):
+			sa.unprove("git config " + a.val + " reads or writes a file outside the repository")
+			return
+		case a.val == "--get" || a.val == "--get-all" || a.val == "--get-regexp" || a.val == "-l" || a.val == "--list" || a.val == "get" || a.val == "list":
+			return
+		case !strings.HasPrefix(a.val, "-"):
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) >= 2 {
+		sa.gitConfig(arg{val: pos[0].val + "=" + pos[1].val, known: true})
+	}
 }
 
 func (sa *shellAnalyzer) gitConfig(kv arg) {
@@ -92,6 +137,11 @@ func (sa *shellAnalyzer) gitArgs(args []arg, cwd string) {
 		if a.known && (a.val == "-m" || a.val == "--message") && i+1 < len(args) {
 			i++
 			continue
+		}
+		for _, o := range gitRunsOption {
+			if a.known && (a.val == o || strings.HasPrefix(a.val, o+"=") || (len(o) == 2 && strings.HasPrefix(a.val, o) && !strings.HasPrefix(a.val, "--"))) {
+				sa.unprove("git " + a.val + " runs a program")
+			}
 		}
 		sa.externalArg("git", a, cwd, i > 0)
 	}
@@ -348,16 +398,19 @@ func jqCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 			}
 			i += 2
 		case a.known && (a.val == "-f" || a.val == "--from-file"):
-			if i+1 < len(args) {
-				sa.path(OpRead, args[i+1], inv.cwd, accessOpts{})
-			}
+			sa.unprove("jq reads its filter from a file the guard does not read")
 			i++
 			filterSeen = true
 		case a.known && (a.val == "--args" || a.val == "--jsonargs"):
 			i = len(args)
+		case a.known && (a.val == "-L" || strings.HasPrefix(a.val, "--library-path") || (strings.HasPrefix(a.val, "-L") && !strings.HasPrefix(a.val, "--"))):
+			sa.unprove("jq -L loads modules from a folder")
 		case a.known && strings.HasPrefix(a.val, "-") && a.val != "-":
 		case !filterSeen:
 			filterSeen = true
+			if !a.known || strings.Contains(a.val, "import") || strings.Contains(a.val, "include") {
+				sa.unprove("jq filter may load modules from the user's files")
+			}
 		default:
 			files = append(files, a)
 		}
