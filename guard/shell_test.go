@@ -26,6 +26,13 @@ func TestShellBenign(t *testing.T) {
 		"du -sh .", "dd if=main.go of=copy.go bs=1M", "touch a b c && rm a b c", "mv main.go main2.go",
 		"cat /dev/null > empty.txt", "touch newfile && mkdir -p newdir/x", "git add . && git commit -m x", "exec >out.log", "export FOO=bar; echo $FOO", "true && false || echo x",
 		"time go test ./...", "while read l; do echo $l; done < main.go", "case x in a) ls;; *) pwd;; esac",
+		"cd src && cat a.txt && cd .. && ls", "cd src && ls && cd .. && cat main.go", "pushd sub && cat x.txt; popd",
+		"sed -i -e 's/a/b/' -e 's/c/d/' main.go src/a.txt", "sed -n '/^func/p' main.go | sort | uniq",
+		"cat > notes.md <<'EOF'\n# notes\nEOF", "python3 - <<'EOF'\nprint(1)\nEOF", "go vet ./... && go test -race ./...",
+		"git log --oneline -10 | cat", "git diff --stat && git status --short", "grep -rn TODO --include='*.go' .",
+		"find . -type f -name '*.go' -newer main.go | head", "awk -F, 'NR>1 {s+=$2} END {print s}' src/a.txt",
+		"ls -la | grep -v '^d' | wc -l", "mkdir -p out && cp main.go out/ && ls out", "mv out/main.go out/m.go && rm -r out",
+		"(cd src && ls) && ls sub", "cd sub && touch y.txt && cd - && ls sub", "ln -sf ../main.go sub/m.go",
 	}
 	var cases []evalCase
 	for _, c := range cmds {
