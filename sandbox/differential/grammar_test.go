@@ -36,7 +36,9 @@ func (g *grammar) path() string {
 	return g.pick(insidePaths)
 }
 
-func (g *grammar) newName() string { return g.pick([]string{"l1", "l2", "sub/l3", "d1", "new.txt", "sub/new"}) }
+func (g *grammar) newName() string {
+	return g.pick([]string{"l1", "l2", "sub/l3", "d1", "new.txt", "sub/new"})
+}
 
 // simple returns one simple command.
 func (g *grammar) simple() string {
