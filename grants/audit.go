@@ -18,7 +18,7 @@ type Kind string
 
 // The audit kinds. The store writes approve, expire, revoke, use,
 // invalidate, foreign-device and prune itself; the daemon adds request, deny,
-// conflict, forged and stale through Audit.
+// conflict, forged, stale and tool through Audit.
 const (
 	KindRequest       Kind = "request"
 	KindApprove       Kind = "approve"
@@ -32,12 +32,16 @@ const (
 	KindStale         Kind = "stale"
 	KindForeignDevice Kind = "foreign-device"
 	KindPrune         Kind = "prune"
+	// KindTool is a call of a tool pathgrant ran itself (the tool routes
+	// and the MCP bridge): the tool, the access it was allowed on, and how
+	// it ended; never the file's content or the command's output.
+	KindTool Kind = "tool"
 )
 
 var kinds = map[Kind]bool{
 	KindRequest: true, KindApprove: true, KindDeny: true, KindExpire: true,
 	KindRevoke: true, KindUse: true, KindInvalidate: true, KindConflict: true,
-	KindForged: true, KindStale: true, KindForeignDevice: true, KindPrune: true,
+	KindForged: true, KindStale: true, KindForeignDevice: true, KindPrune: true, KindTool: true,
 }
 
 // maxReason bounds the free-text reason so that a record cannot carry a
