@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,7 @@ import (
 
 const (
 	pendingUsageText = "usage: pathgrant pending [--json] [--socket PATH]"
-	approveUsageText = "usage: pathgrant approve ID --scope once|session|device [--folder] [--yes] [--socket PATH]"
+	approveUsageText = "usage: pathgrant approve ID --scope once|session|device [--folder] [--code CODE] [--yes] [--socket PATH]"
 	denyUsageText    = "usage: pathgrant deny ID [--socket PATH]"
 )
 
@@ -53,15 +52,52 @@ func isTerminal(fd int) bool {
 // anything else, end of input included, declines.
 func (c confirmer) ask(question string) (bool, error) {
 	fmt.Fprintf(c.out, "%s [y/N] ", question)
-	line, err := bufio.NewReader(c.in).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("read the answer: %w", err)
+	line, err := c.readLine()
+	if err != nil {
+		return false, err
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	switch strings.ToLower(line) {
 	case "y", "yes":
 		return true, nil
 	}
 	return false, nil
+}
+
+// line writes the prompt and reads one line, trimmed; an empty answer is
+// an error.
+func (c confirmer) line(prompt string) (string, error) {
+	fmt.Fprintf(c.out, "%s ", prompt)
+	line, err := c.readLine()
+	if err != nil {
+		return "", err
+	}
+	if line == "" {
+		return "", errors.New("no approval code given; nothing approved")
+	}
+	return line, nil
+}
+
+// readLine reads one line from in, byte by byte so that nothing after it
+// is consumed: the next question reads the next line.
+func (c confirmer) readLine() (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := c.in.Read(buf)
+		if n == 1 && buf[0] == '\n' {
+			break
+		}
+		if n == 1 {
+			b.WriteByte(buf[0])
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("read the answer: %w", err)
+		}
+	}
+	return strings.TrimSpace(b.String()), nil
 }
 
 // runPending implements `pathgrant pending`: the approval requests waiting
@@ -71,7 +107,8 @@ func runPending(args []string, stdout, stderr io.Writer) int {
 }
 
 // runApprove implements `pathgrant approve`: it asks c for confirmation
-// unless --yes, and never approves without one or the other.
+// unless --yes, and never approves without one or the other; and it sends
+// the request's approval code, from --code or asked at the terminal.
 func runApprove(args []string, stdout, stderr io.Writer, c confirmer) int {
 	return daemonExit("approve", approveUsageText, approve(args, stdout, c), stdout, stderr)
 }
@@ -181,8 +218,8 @@ func age(d time.Duration) string {
 
 // approveArgs are the parsed arguments of `pathgrant approve`.
 type approveArgs struct {
-	id, scope, socket string
-	folder, yes       bool
+	id, scope, socket, code string
+	folder, yes             bool
 }
 
 func parseApproveArgs(args []string) (approveArgs, error) {
@@ -191,6 +228,7 @@ func parseApproveArgs(args []string) (approveArgs, error) {
 	fs.StringVar(&a.scope, "scope", "", "once, session or device")
 	fs.BoolVar(&a.folder, "folder", false, "grant the folder holding the requested file")
 	fs.BoolVar(&a.yes, "yes", false, "approve without asking for confirmation")
+	fs.StringVar(&a.code, "code", "", "the request's approval code, from the prompt window or the daemon's log line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return a, err
@@ -213,13 +251,21 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 	if !a.yes && !c.tty {
 		return usagef("stdin is not a terminal, so nobody can confirm: pass --yes to approve %s", a.id)
 	}
+	if a.code == "" && !c.tty {
+		return usagef("pass --code CODE to approve %s: its approval code is in the prompt window or the daemon's log line for it", a.id)
+	}
 	client := ipc.NewClient(a.socket)
 	if !a.yes {
 		if err := confirmApproval(client, a, c); err != nil {
 			return err
 		}
 	}
-	d := ipc.Decision{Scope: a.scope}
+	if a.code == "" {
+		if a.code, err = c.line(fmt.Sprintf("Approval code for %s (shown in the prompt window or the daemon's log):", a.id)); err != nil {
+			return err
+		}
+	}
+	d := ipc.Decision{Scope: a.scope, Code: a.code}
 	if a.folder {
 		d.Kind = guard.KindFolder
 	}

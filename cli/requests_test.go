@@ -80,6 +80,7 @@ type daemonEnv struct {
 	store                      *grants.Store
 	srv                        *ipc.Server
 	sess                       ipc.SessionResponse
+	person                     *ipctest.Person // reads each request's code off the daemon's log line
 }
 
 func newDaemonEnv(t *testing.T) *daemonEnv {
@@ -88,7 +89,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &daemonEnv{root: root, home: root + "/home", sock: root + "/run/pathgrant.sock"}
+	e := &daemonEnv{root: root, home: root + "/home", sock: root + "/run/pathgrant.sock", person: &ipctest.Person{}}
 	e.work, e.dl = e.home+"/work", e.home+"/Downloads"
 	for _, f := range []string{e.work + "/main.go", e.dl + "/report.csv", e.dl + "/other.csv"} {
 		writeTestFile(t, f, "a,b\n")
@@ -100,7 +101,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet,
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet, Approver: e.person.Approver(),
 		Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, storePath, e.sock)})
 	e.serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -247,28 +248,38 @@ func TestDecisionCommands(t *testing.T) {
 		state    string // the request's state afterwards
 		grant    guard.GrantKind
 	}{
-		{name: "approve --yes", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes"},
+		{name: "approve --yes", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
 			stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
-		{name: "approve device folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes"},
+		{name: "approve device folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes", "--code", "{code}"},
 			stdout: "scope device", state: ipc.StateApproved, grant: guard.KindFolder},
-		{name: "no --yes and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once"},
+		{name: "code in lower case", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "{lowercode}"},
+			stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+		{name: "no --yes and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--code", "{code}"},
 			code: 2, stderr: "pass --yes", state: ipc.StatePending},
-		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n",
+		{name: "no code and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"},
+			code: 2, stderr: "pass --code", state: ipc.StatePending},
+		{name: "wrong code", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "ABCDEFGH"},
+			code: 1, stderr: "wrong approval code", state: ipc.StatePending},
+		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n{code}\n",
 			question: "Allow read {dl}/report.csv for session? [y/N]", stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
-		{name: "yes in full", from: "agent", args: []string{"approve", "{id}", "--scope", "once"}, tty: true, answer: " YES \n",
+		{name: "code asked at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "{code}\n",
+			question: "Approval code for {id}", stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+		{name: "no code typed", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "\n",
+			code: 1, stderr: "no approval code", state: ipc.StatePending},
+		{name: "yes in full", from: "agent", args: []string{"approve", "{id}", "--scope", "once"}, tty: true, answer: " YES \n{code}\n",
 			state: ipc.StateApproved, grant: guard.KindFile},
 		{name: "declined at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--folder"}, tty: true, answer: "n\n",
 			question: "Allow read {dl}/ (the folder", code: 1, stderr: "not approved", state: ipc.StatePending},
 		{name: "no answer declines", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true,
 			code: 1, stderr: "not approved", state: ipc.StatePending},
 		{name: "deny", from: "agent", args: []string{"deny", "{id}"}, stdout: "denied", state: ipc.StateDenied},
-		{name: "approve unknown id", args: []string{"approve", "nope", "--scope", "once", "--yes"}, code: 1, stderr: "no approval request nope"},
+		{name: "approve unknown id", args: []string{"approve", "nope", "--scope", "once", "--yes", "--code", "ABCDEFGH"}, code: 1, stderr: "no approval request nope"},
 		{name: "confirm unknown id", args: []string{"approve", "nope", "--scope", "once"}, tty: true, answer: "y\n", code: 1, stderr: "no approval request nope"},
 		{name: "deny unknown id", args: []string{"deny", "nope"}, code: 1, stderr: "no approval request nope"},
 		{name: "bad scope", from: "agent", args: []string{"approve", "{id}", "--scope", "deny", "--yes"}, code: 2, stderr: "--scope", state: ipc.StatePending},
 		{name: "no id", args: []string{"approve", "--scope", "once", "--yes"}, code: 2, stderr: "exactly one request ID"},
 		{name: "deny two ids", args: []string{"deny", "a", "b"}, code: 2, stderr: "exactly one request ID"},
-		{name: "agent approving itself", from: "self", args: []string{"approve", "{id}", "--scope", "session", "--yes"},
+		{name: "agent approving itself", from: "self", args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
 			code: 1, stderr: "refused", state: ipc.StatePending},
 		{name: "agent denying", from: "self", args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: ipc.StatePending},
 	}
@@ -282,13 +293,17 @@ func TestDecisionCommands(t *testing.T) {
 			case "self":
 				id = e.requestFromSelf(t, "report.csv")
 			}
-			subst := strings.NewReplacer("{id}", id, "{dl}", e.dl)
+			code := ""
+			if id != "" {
+				code = e.person.Code(t, id)
+			}
+			subst := strings.NewReplacer("{id}", id, "{dl}", e.dl, "{code}", code, "{lowercode}", strings.ToLower(code))
 			args := append([]string{}, tc.args...)
 			for i := range args {
 				args[i] = subst.Replace(args[i])
 			}
 			var question bytes.Buffer
-			r := daemonCmd(tc.answer, tc.tty, &question, append(args, "--socket", e.sock)...)
+			r := daemonCmd(subst.Replace(tc.answer), tc.tty, &question, append(args, "--socket", e.sock)...)
 			if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
 			}
@@ -327,7 +342,7 @@ func (e *daemonEnv) checkOutcome(t *testing.T, id, state string, kind guard.Gran
 func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "none", "pathgrant.sock")
 	tests := [][]string{
-		{"pending"}, {"pending", "--json"}, {"approve", "abc", "--scope", "once", "--yes"}, {"deny", "abc"},
+		{"pending"}, {"pending", "--json"}, {"approve", "abc", "--scope", "once", "--yes", "--code", "ABCDEFGH"}, {"deny", "abc"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -353,9 +368,9 @@ func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 func TestGrantsThroughDaemon(t *testing.T) {
 	e := newDaemonEnv(t)
 	id := e.requestFromAgent(t, "report.csv")
-	daemonCmd("", false, nil, "approve", id, "--scope", "session", "--yes", "--socket", e.sock).ok(t)
+	daemonCmd("", false, nil, "approve", id, "--scope", "session", "--yes", "--code", e.person.Code(t, id), "--socket", e.sock).ok(t)
 	other := e.requestFromAgent(t, "other.csv")
-	daemonCmd("", false, nil, "approve", other, "--scope", "device", "--yes", "--socket", e.sock).ok(t)
+	daemonCmd("", false, nil, "approve", other, "--scope", "device", "--yes", "--code", e.person.Code(t, other), "--socket", e.sock).ok(t)
 	granted := e.grants(t)
 	if len(granted) != 2 {
 		t.Fatalf("grants %+v, want 2", granted)

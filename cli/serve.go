@@ -87,17 +87,19 @@ func socketArg(flagValue, sock string) string {
 	return " --socket " + sock
 }
 
-// headlessApprover tells the user about approval requests in the log, once
-// each, with the commands that decide them.
+// headlessApprover tells the person about approval requests in the
+// daemon's own log, once each, with the commands that decide them.
 type headlessApprover struct {
 	log       *slog.Logger
 	socketArg string
 }
 
-// Show logs a new approval request. It does not block.
-func (h headlessApprover) Show(r ipc.Request) {
-	h.log.Info("approval requested", "id", r.ID, "session", r.Session, "op", r.Op, "path", r.Path,
-		"approve", fmt.Sprintf("pathgrant approve %s --scope once|session|device%s", r.ID, h.socketArg),
+// Show logs a new approval request: its id and its one-time approval code
+// on the same line, so the person (or a script of theirs reading this
+// log) can approve it. It does not block.
+func (h headlessApprover) Show(r ipc.Request, code string) {
+	h.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path,
+		"approve", fmt.Sprintf("pathgrant approve %s --scope once|session|device [--folder] --code %s%s", r.ID, code, h.socketArg),
 		"deny", fmt.Sprintf("pathgrant deny %s%s", r.ID, h.socketArg))
 }
 

@@ -49,14 +49,16 @@ func TestHeadlessApprover(t *testing.T) {
 		socketArg string
 		want      []string
 	}{
-		{"default socket", "", []string{"id=r1", "session=s1", "op=read", "path=/d/x.csv", `"pathgrant approve r1 --scope once|session|device"`, `deny="pathgrant deny r1"`}},
-		{"other socket", " --socket /x.sock", []string{"pathgrant approve r1 --scope once|session|device --socket /x.sock", "pathgrant deny r1 --socket /x.sock"}},
+		{"default socket", "", []string{"id=r1 code=K7MP3QXA", "session=s1", "op=read", "path=/d/x.csv",
+			`"pathgrant approve r1 --scope once|session|device [--folder] --code K7MP3QXA"`, `deny="pathgrant deny r1"`}},
+		{"other socket", " --socket /x.sock", []string{"id=r1 code=K7MP3QXA",
+			"pathgrant approve r1 --scope once|session|device [--folder] --code K7MP3QXA --socket /x.sock", "pathgrant deny r1 --socket /x.sock"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			a := headlessApprover{log: slog.New(slog.NewTextHandler(&buf, nil)), socketArg: tc.socketArg}
-			a.Show(ipc.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"})
+			a.Show(ipc.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"}, "K7MP3QXA")
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 			if len(lines) != 1 {
 				t.Fatalf("Show logged %d lines, want 1: %q", len(lines), buf.String())

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 )
 
 // The real agent clients, offline, with their hooks installed by
@@ -50,7 +51,7 @@ func TestAgentsClaudeCode(t *testing.T) {
 		if req.Agent != "claude" || req.Tool != "Read" || req.Op != "read" || req.State != ipc.StatePending {
 			t.Errorf("approval request %+v", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once"}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
 			t.Fatalf("approve from outside the agent: %v\n%s", err, e.log())
 		}
 		out := run.wait(t)
@@ -147,7 +148,7 @@ func TestAgentsGeminiCLI(t *testing.T) {
 		if req.Agent != "gemini-cli" || req.Tool != "read_file" || req.State != ipc.StatePending {
 			t.Errorf("approval request %+v: want one in the session pathgrant run registered", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once"}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
 			t.Fatalf("approve from outside the agent: %v", err)
 		}
 		out := run.wait(t)

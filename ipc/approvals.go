@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 
@@ -22,12 +23,12 @@ func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Reque
 		s.audit(rec)
 		return Request{}, false
 	}
-	r, isNew, err := s.queue.submit(Request{
+	r, code, isNew, err := s.queue.submit(Request{
 		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
 		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
 		RequestID:      req.RequestID,
 		RequestContext: RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
-	})
+	}, ceilingFor(*d.Suggested, sess.policy.Offerable))
 	if err != nil {
 		rec.Reason = err.Error()
 		s.audit(rec)
@@ -40,7 +41,7 @@ func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Reque
 		ans.Pending = r.ID
 		s.hub.publish(Event{Type: EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
 		if s.cfg.Approver != nil {
-			s.cfg.Approver.Show(r)
+			s.cfg.Approver.Show(r, code)
 		}
 	}
 	return r, true
@@ -55,9 +56,21 @@ func firstDenied(d guard.Decision) guard.Access {
 	return guard.Access{}
 }
 
+// authority is where a decision comes from: the person in the app's own
+// windows (in process), or a caller over the socket, who must hold the
+// request's approval code to approve.
+type authority int
+
+const (
+	byPerson authority = iota // the prompt and settings windows, in process
+	byCode                    // the decision route: approving needs the code
+)
+
 // decide turns a decision into a grant (or a deny) and ends the request.
-// Decisions are serialised so exactly one wins.
-func (s *Server) decide(id string, dec Decision) (Request, *apiError) {
+// Decisions are serialised so exactly one wins. A denial needs no code;
+// an approval over the socket needs the request's code, within its
+// ceiling.
+func (s *Server) decide(id string, dec Decision, by authority) (Request, *apiError) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	req, _, ok := s.queue.get(id)
@@ -68,11 +81,19 @@ func (s *Server) decide(id string, dec Decision) (Request, *apiError) {
 		return req, errorf(http.StatusConflict, "", "approval request %s is already %s", id, req.State)
 	}
 	if dec.Scope == "deny" {
-		return s.finish(id, StateDenied, "deny", "")
+		return s.finish(id, StateDenied, "deny", "", "denied by the user")
 	}
 	scope, err := grants.ParseScope(dec.Scope)
 	if err != nil {
 		return Request{}, errorf(http.StatusBadRequest, "", "%v (or deny)", err)
+	}
+	if dec.Kind != "" && dec.Kind != guard.KindFile && dec.Kind != guard.KindFolder {
+		return Request{}, errorf(http.StatusBadRequest, "", "unknown kind %q (want file or folder)", dec.Kind)
+	}
+	if by == byCode {
+		if aerr := s.unlock(req, dec, scope); aerr != nil {
+			return Request{}, aerr
+		}
 	}
 	sess := s.sessions.get(req.Session)
 	if sess == nil || !s.chainLive(sess) {
@@ -91,7 +112,7 @@ func (s *Server) decide(id string, dec Decision) (Request, *apiError) {
 		}
 		return Request{}, errorf(status, "", "grant: %v", err)
 	}
-	return s.finish(id, StateApproved, string(scope), g.ID)
+	return s.finish(id, StateApproved, string(scope), g.ID, "")
 }
 
 // grantTarget is the scope the user chose: the suggested one, or (kind
@@ -112,16 +133,16 @@ func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope,
 	return t, nil
 }
 
-func (s *Server) finish(id, state, scope, grant string) (Request, *apiError) {
+// finish ends the request in state; why is the audit reason of a denial.
+func (s *Server) finish(id, state, scope, grant, why string) (Request, *apiError) {
 	r, err := s.queue.decide(id, state, scope, grant)
 	if err != nil {
 		return r, errorf(http.StatusConflict, "", "approval request %s: %v", id, err)
 	}
-	reason := "approved: " + scope
-	if state != StateApproved {
-		reason = "denied by the user"
+	if state == StateApproved {
+		why = "approved: " + scope
 	}
-	s.requestEnded(r, reason)
+	s.requestEnded(r, why)
 	return r, nil
 }
 
@@ -140,4 +161,43 @@ func (s *Server) requestEnded(r Request, reason string) {
 	if s.cfg.Approver != nil {
 		s.cfg.Approver.Withdraw(r.ID)
 	}
+}
+
+// unlock checks an approval sent over the socket against the request's
+// code and ceiling. A missing code, a wrong one and a choice above the
+// ceiling are 403 and audited (never with the code); the fifth wrong code
+// denies the request. Called with decideMu held.
+func (s *Server) unlock(req Request, dec Decision, scope grants.Scope) *apiError {
+	rec := grants.Record{Kind: grants.KindForged, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
+		Tool: req.Tool, RequestID: req.RequestID, Op: req.Op, Path: req.Path}
+	if dec.Code == "" {
+		rec.Reason = "approval without the request's code refused"
+		s.audit(rec)
+		return errorf(http.StatusForbidden, grants.KindForged,
+			"approving request %s needs its approval code, shown only in the prompt window or the daemon's log line for it", req.ID)
+	}
+	c := s.queue.tryCode(req.ID, dec.Code)
+	switch {
+	case !c.ok && c.wrong >= maxCodeTries:
+		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, maxCodeTries)
+		s.audit(rec)
+		_, _ = s.finish(req.ID, StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", maxCodeTries))
+		return errorf(http.StatusForbidden, grants.KindForged, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, maxCodeTries)
+	case !c.ok:
+		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, maxCodeTries)
+		s.audit(rec)
+		return errorf(http.StatusForbidden, grants.KindForged, "wrong approval code for request %s (%d tries left)", req.ID, maxCodeTries-c.wrong)
+	case !c.ceiling.allows(scope, dec.Kind, req.Suggested):
+		rec.Reason = fmt.Sprintf("approval above what was offered refused: %s %s", scope, orFile(dec.Kind))
+		s.audit(rec)
+		return errorf(http.StatusForbidden, grants.KindForged, "request %s was not offered as %s for %s: its code does not allow it", req.ID, scope, orFile(dec.Kind))
+	}
+	return nil
+}
+
+func orFile(k guard.GrantKind) string {
+	if k == "" {
+		return "the suggested target"
+	}
+	return "its " + string(k)
 }

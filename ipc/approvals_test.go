@@ -167,7 +167,9 @@ func TestDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := pending(tt.path)
-			r, err := e.client.Decide(context.Background(), id, tt.dec)
+			dec := tt.dec
+			dec.Code = e.code(id)
+			r, err := e.client.Decide(context.Background(), id, dec)
 			if statusOf(err) != tt.status {
 				t.Fatalf("decide: %v, want status %d", err, tt.status)
 			}
@@ -199,7 +201,7 @@ func TestDecidedTwice(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "session"}); err == nil {
+			if _, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "session", Code: e.code(ans.Pending)}); err == nil {
 				mu.Lock()
 				wins++
 				mu.Unlock()

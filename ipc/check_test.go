@@ -51,7 +51,7 @@ func TestApproveWhileWaiting(t *testing.T) {
 	}()
 	p := e.waitPending(1)
 	e.as(userLineage)
-	if _, err := e.client.Decide(context.Background(), p[0].ID, Decision{Scope: "once"}); err != nil {
+	if _, err := e.client.Decide(context.Background(), p[0].ID, Decision{Scope: "once", Code: e.code(p[0].ID)}); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"pathgrant/grants"
@@ -32,10 +34,15 @@ type Client struct {
 // maxIdle bounds the connections a client keeps open between calls.
 const maxIdle = 4
 
+// maxAnswer bounds an answer the client reads: lists come in pages far
+// smaller, and the grants and audit lists stay well within it.
+const maxAnswer = 16 << 20
+
 type clientConn struct {
 	net.Conn
-	br *bufio.Reader
-	bw *bufio.Writer
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	reused bool // kept from an earlier call
 }
 
 // NewClient returns a client for the socket at path.
@@ -64,12 +71,14 @@ func (c *Client) CloseIdle() {
 	c.idle = nil
 }
 
+// conn returns a kept connection or a new one.
 func (c *Client) conn(ctx context.Context) (*clientConn, error) {
 	c.mu.Lock()
 	if n := len(c.idle); n > 0 {
 		cc := c.idle[n-1]
 		c.idle = c.idle[:n-1]
 		c.mu.Unlock()
+		cc.reused = true
 		return cc, nil
 	}
 	c.mu.Unlock()
@@ -79,6 +88,13 @@ func (c *Client) conn(ctx context.Context) (*clientConn, error) {
 		return nil, fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
 	}
 	return &clientConn{Conn: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}, nil
+}
+
+// closedUnread reports whether an exchange failed because the daemon had
+// closed the connection before answering anything: writing hit a closed
+// socket, or reading found its end with no byte of an answer.
+func closedUnread(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func (c *Client) release(cc *clientConn) {
@@ -105,6 +121,14 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	stop := context.AfterFunc(ctx, func() { cc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	resp, err := cc.exchange(req)
+	if err != nil && cc.reused && ctx.Err() == nil && closedUnread(err) {
+		// The daemon closed the kept connection (idle timeout, or room
+		// made under load) before reading this request: send it again
+		// on a new connection.
+		cc.Close()
+		stop()
+		return c.do(ctx, method, path, in, out)
+	}
 	if err != nil {
 		cc.Close()
 		if ctx.Err() != nil {
@@ -113,7 +137,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		return fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
 	}
 	err = decodeResponse(resp, out)
-	_, derr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+	_, derr := io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
 	if derr != nil || resp.Close || !stop() {
 		cc.Close()
 	} else {
@@ -164,7 +188,7 @@ func decodeResponse(resp *http.Response, out any) error {
 	if out == nil {
 		return nil
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBody)).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(out); err != nil {
 		return fmt.Errorf("decode answer: %w", err)
 	}
 	return nil
@@ -192,10 +216,38 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (Answer, error) {
 	return out, c.do(ctx, http.MethodPost, "/v1/check", req, &out)
 }
 
-// Pending lists the approval requests waiting for the user.
+// Pending lists every approval request waiting for the user, oldest
+// first, reading the daemon's pages one after the other.
 func (c *Client) Pending(ctx context.Context) ([]Request, error) {
-	var out []Request
-	return out, c.do(ctx, http.MethodGet, "/v1/requests", nil, &out)
+	var all []Request
+	err := c.PendingPages(ctx, func(p []Request) error {
+		all = append(all, p...)
+		return nil
+	})
+	return all, err
+}
+
+// PendingPages calls each with every page of the pending approval
+// requests in turn, oldest first, until the last page or an error.
+func (c *Client) PendingPages(ctx context.Context, each func([]Request) error) error {
+	after := ""
+	for {
+		q := url.Values{}
+		if after != "" {
+			q.Set("after", after)
+		}
+		var p RequestPage
+		if err := c.do(ctx, http.MethodGet, "/v1/requests?"+q.Encode(), nil, &p); err != nil {
+			return err
+		}
+		if err := each(p.Requests); err != nil {
+			return err
+		}
+		if p.Next == "" || len(p.Requests) == 0 {
+			return nil
+		}
+		after = p.Next
+	}
 }
 
 // Request returns one approval request.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,9 +52,10 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 	e.role.Store(&agentLineage)
 	cfg := Config{
 		Store: e.store, Home: e.home, Approver: e.approver,
-		Device:  guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Lineage: func(int32) []lineageEntry { return *e.role.Load() },
+		Device:    guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Lineage:   func(int32) ([]lineageEntry, error) { return *e.role.Load(), nil },
+		ProcAlive: func(Proc) bool { return true }, // the played lineages are made up: they never exit
 	}
 	for _, m := range mutate {
 		m(&cfg)
@@ -118,14 +120,30 @@ func mustWrite(t testing.TB, path, content string) {
 	}
 }
 
-// recordingApprover counts what the daemon asked it to show.
+// recordingApprover counts what the daemon asked it to show, and keeps
+// each request's approval code as the person reads it in the prompt.
 type recordingApprover struct {
 	shown, withdrawn atomic.Int64
 	last             atomic.Pointer[Request]
+	codes            sync.Map // request id -> code
 }
 
-func (a *recordingApprover) Show(r Request)  { a.shown.Add(1); a.last.Store(&r) }
+func (a *recordingApprover) Show(r Request, code string) {
+	a.codes.Store(r.ID, code)
+	a.shown.Add(1)
+	a.last.Store(&r)
+}
 func (a *recordingApprover) Withdraw(string) { a.withdrawn.Add(1) }
+
+// code is the approval code the prompt showed for request id.
+func (e *testEnv) code(id string) string {
+	e.t.Helper()
+	c, ok := e.approver.codes.Load(id)
+	if !ok {
+		e.t.Fatalf("no approval code was shown for request %s", id)
+	}
+	return c.(string)
+}
 
 func statusOf(err error) int {
 	var ae *APIError

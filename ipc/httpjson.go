@@ -35,8 +35,9 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.status, Error{Error: e.msg, Kind: string(e.kind)})
 }
 
-// decodeStrict reads one JSON object with no unknown fields and nothing
-// after it. A body over the limit is 413; anything malformed is 400.
+// decodeStrict reads one JSON object with no unknown fields, no key named
+// twice in any object, and nothing after it. A body over the limit is
+// 413; anything malformed is 400.
 func decodeStrict(r *http.Request, v any) *apiError {
 	data, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
@@ -45,6 +46,9 @@ func decodeStrict(r *http.Request, v any) *apiError {
 	}
 	if err != nil {
 		return errorf(http.StatusBadRequest, "", "read body: %v", err)
+	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return errorf(http.StatusBadRequest, "", "malformed JSON: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -51,18 +51,33 @@ type lineageEntry struct {
 
 // lineageOf is one peer's process lineage, read from /proc only as far up
 // as a question needs: which agent sent a check needs two or three levels,
-// whether an approver runs under an agent needs them all.
+// whether an approver runs under an agent needs them all. A walk that
+// cannot finish (a process gone, /proc unreadable, the peer's pid now
+// naming another process, a lineage deeper than maxLineage) is failed:
+// the callers that guard decisions then treat the peer as an agent.
 type lineageOf struct {
-	mu   sync.Mutex
-	next int32 // the pid to read next; 0 when done
-	got  []lineageEntry
+	mu     sync.Mutex
+	next   int32  // the pid to read next; 0 when done
+	start  uint64 // the peer's start time seen at accept; 0: unknown
+	got    []lineageEntry
+	failed bool
 }
 
 // newLineage starts a lazy walk up from pid.
 func newLineage(pid int32) *lineageOf { return &lineageOf{next: pid} }
 
-// fixedLineage is a lineage already known (tests, and Config.Lineage).
-func fixedLineage(l []lineageEntry) *lineageOf { return &lineageOf{got: l} }
+// peerLineage starts a lazy walk up from a peer whose start time was read
+// when its connection was accepted: if pid names another process by the
+// time the walk starts, the lineage is failed.
+func peerLineage(pid int32, start uint64) *lineageOf {
+	return &lineageOf{next: pid, start: start, failed: start == 0}
+}
+
+// fixedLineage is a lineage already known (tests, and Config.Lineage); a
+// reader's error makes it failed.
+func fixedLineage(l []lineageEntry, err error) *lineageOf {
+	return &lineageOf{got: l, failed: err != nil}
+}
 
 // upTo reads ancestors until stop says enough, or init is reached.
 func (l *lineageOf) upTo(stop func([]lineageEntry) bool) []lineageEntry {
@@ -73,16 +88,31 @@ func (l *lineageOf) upTo(stop func([]lineageEntry) bool) []lineageEntry {
 	defer l.mu.Unlock()
 	for l.next > 1 && len(l.got) < maxLineage && !stop(l.got) {
 		ppid, p, comm, err := procInfo(l.next)
-		if err != nil {
+		if err != nil || (len(l.got) == 0 && l.start != 0 && p.Start != l.start) {
+			l.failed, l.next = true, 0
 			break
 		}
 		l.got = append(l.got, lineageEntry{Proc: p, Comm: comm})
 		l.next = ppid
 	}
+	if l.next > 1 && len(l.got) >= maxLineage {
+		l.failed = true
+	}
 	if l.next <= 1 || len(l.got) >= maxLineage {
 		l.next = 0
 	}
 	return l.got
+}
+
+// whole is the whole lineage, and whether it could be read to the end.
+func (l *lineageOf) whole() ([]lineageEntry, bool) {
+	if l == nil {
+		return nil, false
+	}
+	got := l.all()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return got, !l.failed
 }
 
 // all is the whole lineage up to (not including) init.

@@ -28,15 +28,22 @@ type peerKey struct{}
 // lineage (a walk up /proc) is read once, when a request first needs it.
 type connInfo struct {
 	peer    Peer
+	start   uint64 // the peer process's start time at accept; 0 if unreadable
 	once    sync.Once
 	lineage *lineageOf
 }
 
 // withPeer is the server's ConnContext: it reads the peer's credentials
-// once per connection, before any request on it is handled.
+// once per connection, before any request on it is handled, and the peer
+// process's start time, so that a peer that exits and whose pid is reused
+// is never mistaken for the new process.
 func withPeer(ctx context.Context, c net.Conn) context.Context {
 	if p, ok := peerOf(c); ok {
-		return context.WithValue(ctx, peerKey{}, &connInfo{peer: p})
+		ci := &connInfo{peer: p}
+		if _, proc, _, err := procInfo(p.PID); err == nil {
+			ci.start = proc.Start
+		}
+		return context.WithValue(ctx, peerKey{}, ci)
 	}
 	return ctx
 }

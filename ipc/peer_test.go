@@ -51,7 +51,7 @@ func TestAgentCannotApprove(t *testing.T) {
 	if err != nil || ans.Pending == "" {
 		t.Fatal(ans, err)
 	}
-	_, err = e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "device"})
+	_, err = e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "device", Code: e.code(ans.Pending)})
 	if statusOf(err) != 403 || !strings.Contains(err.Error(), "agent") {
 		t.Fatalf("self-approval: %v, want 403", err)
 	}

@@ -44,15 +44,19 @@ const (
 )
 
 // Approver shows approval requests to the user. Show is called once per new
-// request, never per repeat, and must not block; Withdraw when the request
-// was decided or expired, so a prompt can close.
+// request, never per repeat, and must not block; code is the request's
+// one-time approval code, for the person's eyes only (the prompt window,
+// the headless daemon's log line): never in a notification, an event or an
+// answer. Withdraw is called when the request was decided or expired, so a
+// prompt can close.
 type Approver interface {
-	Show(Request)
+	Show(r Request, code string)
 	Withdraw(id string)
 }
 
 var (
 	errQueueFull  = errors.New("too many pending approval requests for this session")
+	errQueueTotal = errors.New("too many pending approval requests on this device")
 	errNotPending = errors.New("approval request is no longer pending")
 )
 
@@ -64,48 +68,80 @@ type coalesceKey struct {
 
 type entry struct {
 	req  Request
+	lock codeLock      // the approval code's digest and ceiling; spent once decided
 	done chan struct{} // closed when decided or expired
 }
 
 // queue holds approval requests. It coalesces identical denials, caps each
-// session's pending requests, and ends a request not decided within its
-// TTL as a one-time deny, never as a grant.
+// session's pending requests and all pending requests together, and ends a
+// request not decided within its TTL as a one-time deny, never as a grant.
 type queue struct {
 	mu         sync.Mutex
 	byID       map[string]*entry
 	byKey      map[coalesceKey]*entry
 	perSession map[string]int
-	cap        int
+	cap        int // per session
+	total      int // all sessions
 	ttl        time.Duration
 	now        func() time.Time
 }
 
-func newQueue(capPerSession int, ttl time.Duration, now func() time.Time) *queue {
+func newQueue(capPerSession, total int, ttl time.Duration, now func() time.Time) *queue {
 	return &queue{
 		byID: map[string]*entry{}, byKey: map[coalesceKey]*entry{}, perSession: map[string]int{},
-		cap: capPerSession, ttl: ttl, now: now,
+		cap: capPerSession, total: total, ttl: ttl, now: now,
 	}
 }
 
 // submit adds r, or counts a repeat of the identical pending request. It
-// returns the pending request and whether it is new.
-func (q *queue) submit(r Request) (Request, bool, error) {
+// returns the pending request, whether it is new and, when new, its
+// approval code, bound to the request and to ceil. Only the code's digest
+// is kept.
+func (q *queue) submit(r Request, ceil ceiling) (Request, string, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
 	if e, ok := q.byKey[k]; ok {
 		e.req.Count++
-		return e.req, false, nil
+		return e.req, "", false, nil
 	}
-	if q.perSession[r.Session] >= q.cap {
-		return Request{}, false, errQueueFull
+	switch {
+	case q.perSession[r.Session] >= q.cap:
+		return Request{}, "", false, errQueueFull
+	case len(q.byKey) >= q.total:
+		return Request{}, "", false, errQueueTotal
 	}
 	now := q.now()
 	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, StatePending, now, now.Add(q.ttl)
-	e := &entry{req: r, done: make(chan struct{})}
+	code := newApprovalCode()
+	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{})}
 	q.byID[r.ID], q.byKey[k] = e, e
 	q.perSession[r.Session]++
-	return r, true, nil
+	return r, code, true, nil
+}
+
+// codeCheck is the outcome of presenting a code for a pending request.
+type codeCheck struct {
+	ok      bool    // the code is the request's
+	wrong   int     // wrong tries so far, this one included
+	ceiling ceiling // what the code may authorise
+}
+
+// tryCode compares code with the pending request's in constant time and
+// counts a wrong one. A request that is not pending matches nothing.
+func (q *queue) tryCode(id, code string) codeCheck {
+	d := codeDigest(id, code)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	if e == nil || e.req.State != StatePending {
+		return codeCheck{}
+	}
+	if e.lock.matches(d) {
+		return codeCheck{ok: true, wrong: e.lock.wrong, ceiling: e.lock.ceiling}
+	}
+	e.lock.wrong++
+	return codeCheck{wrong: e.lock.wrong, ceiling: e.lock.ceiling}
 }
 
 // get returns a request by id, pending or decided.
@@ -129,6 +165,7 @@ func (q *queue) decide(id, state, scope, grant string) (Request, error) {
 		return Request{}, errNotPending
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
+	e.lock = codeLock{} // spent: the code never approves again
 	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})
 	q.perSession[e.req.Session]--
 	close(e.done)
@@ -186,6 +223,15 @@ func (q *queue) wait(ctx context.Context, id string) (Request, bool) {
 	}
 }
 
+// sortRequests orders requests oldest first, by id within one instant,
+// so that a page cursor names one place in the order.
 func sortRequests(rs []Request) {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Created.Before(rs[j].Created) })
+	sort.Slice(rs, func(i, j int) bool { return requestBefore(rs[i], rs[j]) })
+}
+
+func requestBefore(a, b Request) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.Before(b.Created)
+	}
+	return a.ID < b.ID
 }

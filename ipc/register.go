@@ -34,8 +34,8 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	token, hash := newToken()
 	sess.tokenHash = hash
-	if err := s.addSession(sess); err != nil {
-		writeError(w, errorf(http.StatusInternalServerError, "", "register session: %v", err))
+	if err := s.addSession(sess, peerProc(lineage)); err != nil {
+		writeError(w, registerError(err, "register session"))
 		return
 	}
 	writeJSON(w, http.StatusCreated, SessionResponse{ID: sess.ID, Token: token, Kind: sess.Kind, Expires: sess.Expires})
@@ -58,16 +58,23 @@ func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *line
 		return nil, errorf(http.StatusBadRequest, grants.KindStale, "register session %s: %v", id, err)
 	}
 	sess.agent = chain[len(chain)-1]
-	if err := s.addSession(sess); err != nil {
+	if err := s.addSession(sess, sess.agent); err != nil {
 		if errors.Is(err, errSessionExists) { // registered concurrently: resolve it as usual
 			return s.lookupSession(idSources{Body: id}, "", lineage, nil)
 		}
-		return nil, errorf(http.StatusInternalServerError, "", "register session %s: %v", id, err)
+		return nil, registerError(err, "register session "+id)
 	}
 	return sess, nil
 }
 
-func (s *Server) addSession(sess *session) error {
+// addSession admits sess within the session caps (see admitSession),
+// owned by owner, and records it.
+func (s *Server) addSession(sess *session, owner Proc) error {
+	s.admitMu.Lock()
+	defer s.admitMu.Unlock()
+	if aerr := s.admitSession(owner); aerr != nil {
+		return aerr
+	}
 	if err := s.sessions.add(sess); err != nil {
 		return err
 	}
@@ -81,7 +88,28 @@ func (s *Server) addSession(sess *session) error {
 		s.sessions.end(sess.ID)
 		return fmt.Errorf("record session: %w", err)
 	}
+	s.owners.add(sess.ID, owner, sess.tokenHash == [32]byte{})
 	return nil
+}
+
+// registerError is a refusal from addSession as it is answered: a cap's
+// own status (429), else 500.
+func registerError(err error, what string) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return errorf(http.StatusInternalServerError, "", "%s: %v", what, err)
+}
+
+// peerProc is the process at the other end of the request, the first of
+// its lineage; the zero Proc when it cannot be read.
+func peerProc(l *lineageOf) Proc {
+	got := l.upTo(func(got []lineageEntry) bool { return len(got) > 0 })
+	if len(got) == 0 {
+		return Proc{}
+	}
+	return got[0].Proc
 }
 
 // newSession validates a registration and compiles its policy. A child's

@@ -1,11 +1,94 @@
 package ipc
 
 import (
+	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 )
 
+// Page bounds of GET /v1/requests: a page holds at most limit requests
+// and, past its first request, at most pageBytes of JSON, so every answer
+// stays small whatever the agents asked.
+const (
+	defaultPageLimit = 100
+	maxPageLimit     = 500
+	pageBytes        = 256 << 10
+)
+
+// RequestPage is one page of the pending approval requests, oldest first.
+// Next, when not empty, is the cursor of the following page (?after=).
+type RequestPage struct {
+	Requests []Request `json:"requests"`
+	Next     string    `json:"next,omitempty"`
+}
+
+// handleListRequests answers one page of the pending requests: the ones
+// after the cursor ?after=, at most ?limit= of them.
 func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.queue.pending())
+	q := r.URL.Query()
+	limit, aerr := pageLimit(q.Get("limit"))
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	after, ok := parseCursor(q.Get("after"))
+	if !ok {
+		writeError(w, errorf(http.StatusBadRequest, "", "malformed cursor %q: pass the next value of the previous page", q.Get("after")))
+		return
+	}
+	writeJSON(w, http.StatusOK, page(s.queue.pending(), after, limit))
+}
+
+func pageLimit(v string) (int, *apiError) {
+	if v == "" {
+		return defaultPageLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxPageLimit {
+		return 0, errorf(http.StatusBadRequest, "", "limit must be 1 to %d, not %q", maxPageLimit, v)
+	}
+	return n, nil
+}
+
+// page cuts the sorted requests after the cursor into one page.
+func page(all []Request, after *Request, limit int) RequestPage {
+	out := RequestPage{Requests: []Request{}}
+	size := 0
+	for _, req := range all {
+		if after != nil && !requestBefore(*after, req) {
+			continue
+		}
+		data, _ := json.Marshal(req)
+		if len(out.Requests) == limit || (len(out.Requests) > 0 && size+len(data) > pageBytes) {
+			last := out.Requests[len(out.Requests)-1]
+			out.Next = cursor(last)
+			return out
+		}
+		size += len(data)
+		out.Requests = append(out.Requests, req)
+	}
+	return out
+}
+
+// cursor names a place in the order of requests: its creation time and id.
+func cursor(r Request) string {
+	return strconv.FormatInt(r.Created.UnixNano(), 10) + "." + r.ID
+}
+
+// parseCursor reads a cursor back as the request it follows; "" is the
+// start.
+func parseCursor(v string) (*Request, bool) {
+	if v == "" {
+		return nil, true
+	}
+	ns, id, ok := strings.Cut(v, ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return nil, false
+	}
+	return &Request{ID: id, Created: time.Unix(0, n)}, true
 }
 
 func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
@@ -17,8 +100,10 @@ func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, req)
 }
 
-// handleDecision applies the user's decision. It refuses any process acting
-// for an agent, any malformed or unknown-field body, and any scope the
+// handleDecision applies a decision sent over the socket. It refuses any
+// process acting for an agent (or whose lineage cannot be read), any
+// malformed, unknown-field or duplicate-key body, an approval without the
+// request's code or above what the person was offered, and any scope the
 // request was not eligible for; only then does a grant exist.
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	if err := s.refuseAgents(r); err != nil {
@@ -30,7 +115,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	done, err := s.decide(r.PathValue("id"), dec)
+	done, err := s.decide(r.PathValue("id"), dec, byCode)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -38,11 +123,13 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, done)
 }
 
-// Decide applies a decision the user made in the daemon's own UI. It is
-// the same path as the decision route, minus the HTTP caller checks: the
-// UI runs inside the daemon, never under an agent.
+// Decide applies a decision the person made in the daemon's own windows
+// (the prompt, the settings window), in process. It is the same path as
+// the decision route minus the caller checks and the code: those windows
+// run inside the daemon, never under an agent, and are where the code is
+// shown.
 func (s *Server) Decide(id string, d Decision) (Request, error) {
-	r, err := s.decide(id, d)
+	r, err := s.decide(id, d, byPerson)
 	if err != nil {
 		return r, err
 	}

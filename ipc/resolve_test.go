@@ -26,7 +26,7 @@ func TestResolveSession(t *testing.T) {
 	}
 	e.srv.sessions.end(parent.ID)
 	hook := &CheckRequest{Cwd: e.work, Agent: "claude"}
-	if _, err := e.srv.resolveSession(idSources{Body: "hook-1"}, "", fixedLineage(agentLineage), hook); err != nil {
+	if _, err := e.srv.resolveSession(idSources{Body: "hook-1"}, "", fixedLineage(agentLineage, nil), hook); err != nil {
 		t.Fatalf("auto-register hook session: %v", err)
 	}
 	otherAgent := []lineageEntry{{Proc{PID: 7001, Start: 9}, "pathgrant-hook"}, {Proc{PID: 7000, Start: 9}, "claude"}}
@@ -74,7 +74,7 @@ func TestResolveSession(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := auditCount(t, e, "")
-			sess, err := e.srv.resolveSession(tt.src, tt.token, fixedLineage(tt.lineage), tt.auto)
+			sess, err := e.srv.resolveSession(tt.src, tt.token, fixedLineage(tt.lineage, nil), tt.auto)
 			after := auditCount(t, e, "")
 			if tt.status == 0 {
 				if err != nil || sess.ID != tt.want {

@@ -32,8 +32,20 @@ type Config struct {
 	Retention time.Duration
 
 	// Lineage reads a peer's whole process lineage; nil means /proc, read
-	// lazily. Tests set it to play an agent and the user from one process.
-	Lineage func(pid int32) []lineageEntry
+	// lazily. Tests set it to play an agent and the user from one process;
+	// an error is a lineage that cannot be read (treated as an agent's).
+	Lineage func(pid int32) ([]lineageEntry, error)
+	// ProcAlive reports whether a process still runs (same pid, same
+	// start time); nil means /proc. Processes that sent checks stay
+	// marked as agents until it says they are gone.
+	ProcAlive func(Proc) bool
+
+	// Abuse bounds; zero means the default.
+	PendingTotal          int // pending requests on the device (default 4096)
+	MaxConns              int // open connections (default 1024)
+	MaxConnsPerPeer       int // open connections of one peer process (default 256)
+	MaxSessions           int // live sessions of this user (default 1024)
+	MaxSessionsPerProcess int // live sessions registered by, or bound to, one process (default 128)
 }
 
 func (c Config) withDefaults() Config {
@@ -57,6 +69,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Retention <= 0 {
 		c.Retention = DefaultRetention
+	}
+	c.PendingTotal = orDefault(c.PendingTotal, 4096)
+	c.MaxConns = orDefault(c.MaxConns, 1024)
+	c.MaxConnsPerPeer = orDefault(c.MaxConnsPerPeer, 256)
+	c.MaxSessions = orDefault(c.MaxSessions, 1024)
+	c.MaxSessionsPerProcess = orDefault(c.MaxSessionsPerProcess, 128)
+	if c.ProcAlive == nil {
+		c.ProcAlive = procAlive
 	}
 	if home, err := (guard.Canonicalizer{}).Canonical(c.Home, "/", true); err == nil {
 		c.Home = home
@@ -86,6 +106,9 @@ type Server struct {
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Serve, then the sweeper
 	decideMu sync.Mutex // one decision at a time: exactly one wins
+	conns    *connLimiter
+	admitMu  sync.Mutex // one session admission at a time, so the caps hold
+	owners   *sessionOwners
 
 	ctx    context.Context // canceled on Shutdown: ends waits and event streams
 	cancel context.CancelFunc
@@ -99,7 +122,8 @@ func New(cfg Config) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(),
-		queue: newQueue(cfg.PendingCap, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
+		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
+		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(),
 	}
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -107,6 +131,7 @@ func New(cfg Config) *Server {
 		ReadTimeout:       10 * time.Second,
 		IdleTimeout:       30 * time.Second,
 		ConnContext:       withPeer,
+		ConnState:         s.conns.state,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
@@ -175,17 +200,21 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.HandleFunc(rt.pattern, h)
 	}
-	return s.checkPeer(limitBody(mux))
+	return s.checkPeer(refuseDuplicates(limitBody(mux)))
 }
 
-// Serve accepts connections on ln until Shutdown. It first prunes what is
-// past retention, and runs the sweeper that ends approval requests nobody
+// Serve accepts connections on ln, within the connection bounds, until
+// Shutdown. It first raises the open-file limit, prunes what is past
+// retention, and runs the sweeper that ends approval requests nobody
 // decided in time and prunes again each day.
 func (s *Server) Serve(ln net.Listener) error {
+	if err := raiseFileLimit(); err != nil {
+		s.log.Warn("cannot raise the open-file limit", "err", err)
+	}
 	s.prune()
 	s.wg.Add(1)
 	go s.sweep()
-	err := s.http.Serve(ln)
+	err := s.http.Serve(limitListener{Listener: ln, lim: s.conns})
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -220,7 +249,7 @@ func (s *Server) sweep() {
 			for _, r := range s.queue.expire(time.Hour) {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
-			s.agents.prune(s.sessionLive)
+			s.agents.prune(s.cfg.ProcAlive)
 			if !s.now().Before(s.pruneDue) {
 				s.prune()
 			}
@@ -261,8 +290,15 @@ func (s *Server) lineage(r *http.Request) *lineageOf {
 		if s.cfg.Lineage != nil {
 			ci.lineage = fixedLineage(s.cfg.Lineage(ci.peer.PID))
 		} else {
-			ci.lineage = newLineage(ci.peer.PID)
+			ci.lineage = peerLineage(ci.peer.PID, ci.start)
 		}
 	})
 	return ci.lineage
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

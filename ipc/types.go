@@ -79,10 +79,13 @@ type Answer struct {
 	Grants    []string      `json:"grants,omitempty"`
 }
 
-// Decision is the body of POST /v1/requests/{id}/decision.
+// Decision is the body of POST /v1/requests/{id}/decision. Code is the
+// request's one-time approval code: an approval over the socket needs it,
+// a denial does not, and the app's own windows (in process) never do.
 type Decision struct {
 	Scope string          `json:"scope"` // once | session | device | deny
 	Kind  guard.GrantKind `json:"kind,omitempty"`
+	Code  string          `json:"code,omitempty"`
 }
 
 // Event is one server-sent event on GET /v1/events.

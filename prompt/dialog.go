@@ -45,6 +45,9 @@ type Dialog struct {
 	Once, Session, Device, Deny *widget.Button // Device is nil unless the request is a read
 	Target                      *widget.RadioGroup
 	Expiry                      *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
+	// Code shows the request's one-time approval code and the command
+	// that approves from a terminal; hidden until SetCode gives one.
+	Code *widget.Label
 
 	decide  func(ipc.Decision)
 	once    sync.Once
@@ -69,9 +72,29 @@ func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
 	d.Target.Required = true
 	d.Target.SetSelected(d.targets()[0])
 	d.Expiry = widget.NewLabel("")
+	d.Code = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	d.Code.Wrapping = fyne.TextWrapWord
+	d.Code.Hide()
 	d.Tick(time.Now())
 	d.content = d.layout()
 	return d
+}
+
+// SetCode shows the request's approval code: only the person sees this
+// window, and the code is what lets them approve from a terminal instead.
+// UI goroutine only.
+func (d *Dialog) SetCode(code string) {
+	if code == "" {
+		d.Code.Hide()
+		return
+	}
+	d.Code.SetText(CodeText(d.Request.ID, code))
+	d.Code.Show()
+}
+
+// CodeText is the line that shows a request's approval code.
+func CodeText(id, code string) string {
+	return fmt.Sprintf("Approval code: %s — to approve from a terminal: pathgrant approve %s --code %s", code, id, code)
 }
 
 // Tick sets the countdown to the request's expiry as seen at now: the
@@ -193,7 +216,7 @@ func (d *Dialog) layout() fyne.CanvasObject {
 		buttons.Add(d.Device)
 	}
 	buttons.Add(d.Deny)
-	return container.NewVBox(head, path, form, widget.NewSeparator(), buttons)
+	return container.NewVBox(head, path, form, widget.NewSeparator(), buttons, d.Code)
 }
 
 // otherRoots lists the workspace roots, one a line, unless the workspace

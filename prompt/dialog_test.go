@@ -151,10 +151,14 @@ func TestPrompterArms(t *testing.T) {
 		decided = append(decided, d)
 		return nil
 	}}
-	p.Show(readRequest())
+	p.Show(readRequest(), "K7MP3QXA")
 	d := p.dialog("r1")
 	if d == nil || d.Armed() {
 		t.Fatal("allow armed at once")
+	}
+	want := "Approval code: K7MP3QXA — to approve from a terminal: pathgrant approve r1 --code K7MP3QXA"
+	if !d.Code.Visible() || d.Code.Text != want {
+		t.Fatalf("code line %q (shown %v), want %q", d.Code.Text, d.Code.Visible(), want)
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for !d.Armed() && time.Now().Before(deadline) {
@@ -261,5 +265,35 @@ func TestDialogCountdown(t *testing.T) {
 				t.Errorf("open until %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNotificationHidesCode: the one notification per request names who
+// asks and what, never the approval code, which only the window shows.
+func TestNotificationHidesCode(t *testing.T) {
+	a := test.NewTempApp(t)
+	got := make(chan string, 1)
+	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil },
+		Notify: func(title, msg string) error { got <- title + "\n" + msg; return nil }}
+	p.Show(readRequest(), "K7MP3QXA")
+	select {
+	case text := <-got:
+		if strings.Contains(text, "K7MP3QXA") || !strings.Contains(text, "/home/u/Downloads/report.csv") {
+			t.Fatalf("notification %q", text)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification")
+	}
+	if d := p.dialog("r1"); d == nil || !strings.Contains(d.Code.Text, "K7MP3QXA") {
+		t.Fatal("the window does not show the code")
+	}
+}
+
+// TestDialogWithoutCode: a window opened with no code (the settings
+// window of another process) shows no code line.
+func TestDialogWithoutCode(t *testing.T) {
+	d, _, _ := newTestDialog(t, readRequest())
+	if d.Code.Visible() {
+		t.Fatalf("code line shown without a code: %q", d.Code.Text)
 	}
 }

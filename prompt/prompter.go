@@ -30,18 +30,19 @@ type Prompter struct {
 
 	mu         sync.Mutex
 	pending    map[string]ipc.Request
+	codes      map[string]string // request id -> approval code, shown in its window only
 	windows    map[string]*promptWindow
 	notifyOnce sync.Once
 }
 
-// Show implements ipc.Approver: it notifies and opens the prompt. It never
-// blocks the daemon.
-func (p *Prompter) Show(r ipc.Request) {
+// Show implements ipc.Approver: it notifies and opens the prompt, which
+// shows the approval code (the notification never does). It never blocks
+// the daemon.
+func (p *Prompter) Show(r ipc.Request, code string) {
 	p.mu.Lock()
-	if p.pending == nil {
-		p.pending, p.windows = map[string]ipc.Request{}, map[string]*promptWindow{}
-	}
+	p.init()
 	p.pending[r.ID] = r
+	p.codes[r.ID] = code
 	n := len(p.pending)
 	p.mu.Unlock()
 	go p.notify(r)
@@ -55,6 +56,7 @@ func (p *Prompter) Show(r ipc.Request) {
 func (p *Prompter) Withdraw(id string) {
 	p.mu.Lock()
 	delete(p.pending, id)
+	delete(p.codes, id)
 	w := p.windows[id]
 	delete(p.windows, id)
 	n := len(p.pending)
@@ -109,12 +111,17 @@ func (p *Prompter) Count() int {
 // Review button. UI goroutine only.
 func (p *Prompter) Open(r ipc.Request) {
 	p.mu.Lock()
-	if p.pending == nil {
-		p.pending, p.windows = map[string]ipc.Request{}, map[string]*promptWindow{}
-	}
+	p.init()
 	p.pending[r.ID] = r
 	p.mu.Unlock()
 	p.open(r)
+}
+
+// init makes the maps on first use. Called with mu held.
+func (p *Prompter) init() {
+	if p.pending == nil {
+		p.pending, p.codes, p.windows = map[string]ipc.Request{}, map[string]string{}, map[string]*promptWindow{}
+	}
 }
 
 // open shows r's window, creating it if needed. UI goroutine only.
@@ -127,6 +134,10 @@ func (p *Prompter) open(r ipc.Request) {
 		return
 	}
 	d := NewDialog(r, func(dec ipc.Decision) { p.decided(r, dec) })
+	p.mu.Lock()
+	code := p.codes[r.ID]
+	p.mu.Unlock()
+	d.SetCode(code)
 	w = &promptWindow{Window: p.App.NewWindow(WindowTitle + " — " + string(r.Op) + " " + r.Path), d: d}
 	w.SetContent(d.Content())
 	w.SetCloseIntercept(func() { d.Closed() })

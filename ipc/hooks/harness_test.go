@@ -97,6 +97,7 @@ type daemon struct {
 	store                *grants.Store
 	srv                  *ipc.Server
 	client               *ipc.Client
+	person               ipctest.Person // reads each request's approval code off the daemon's log
 }
 
 func newDaemon(t testing.TB) *daemon {
@@ -117,7 +118,12 @@ func newDaemon(t testing.TB) *daemon {
 	}
 	d.srv = ipc.New(ipc.Config{
 		Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Device: guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: protected},
+		Device:   guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: protected},
+		Approver: d.person.Approver(),
+		// Every process lives on, so what a hook leaves pending stays
+		// pending after its stand-in agent exits; sessionend_test.go
+		// watches the real processes.
+		ProcAlive: func(ipc.Proc) bool { return true },
 	})
 	ipctest.Serve(t, d.srv, d.sock)
 	d.client = ipc.NewClient(d.sock)

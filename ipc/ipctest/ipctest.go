@@ -3,14 +3,20 @@
 package ipctest
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"pathgrant/grants"
 	"pathgrant/ipc"
+	"pathgrant/tools"
+	"pathgrant/tools/confine"
 )
 
 // Quiet is a logger that discards everything.
@@ -49,3 +55,92 @@ func Serve(t testing.TB, srv *ipc.Server, sock string) {
 		}
 	})
 }
+
+// Person reads approval codes the way the person at a headless daemon
+// does: from the daemon's log line for each request. Its Approver writes
+// that line (as `pathgrant serve --headless` does) into a log only the
+// test reads, and Code finds a request's code there, nowhere else.
+type Person struct {
+	mu  sync.Mutex
+	log bytes.Buffer
+}
+
+// Approver returns an ipc.Approver that logs each new request with its
+// code to p's log.
+func (p *Person) Approver() ipc.Approver {
+	return personLog{p: p, log: slog.New(slog.NewTextHandler(p, nil))}
+}
+
+// Write appends to the log; it is the approver's log handler's output.
+func (p *Person) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.Write(b)
+}
+
+// Log is everything logged so far.
+func (p *Person) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+// Code waits up to 5 s for the log line of request id and returns the
+// code on it; the test fails when there is none.
+func (p *Person) Code(t testing.TB, id string) string {
+	t.Helper()
+	return LogCode(t, p.Log, id)
+}
+
+// LogCode waits up to 5 s for a daemon's log (read by log, e.g. the
+// file a `pathgrant serve --headless` writes) to carry the line of
+// request id, and returns the code on it; the test fails when there is
+// none.
+func LogCode(t testing.TB, log func() string, id string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		text := log()
+		if code := CodeFromLog(text, id); code != "" {
+			return code
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no approval code logged for request %s:\n%s", id, text)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// CodeFromLog returns the code logged (code=…) on the line of request id
+// (id=…) in a daemon's log, "" when there is none.
+func CodeFromLog(log, id string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.Contains(line, " id="+id+" ") {
+			continue
+		}
+		if m := logCode.FindStringSubmatch(line); m != nil {
+			return strings.Trim(m[1], `"`)
+		}
+	}
+	return ""
+}
+
+var logCode = regexp.MustCompile(`\bcode=("[^"]*"|\S+)`)
+
+// personLog is the headless daemon's approval log line.
+type personLog struct {
+	p   *Person
+	log *slog.Logger
+}
+
+func (l personLog) Show(r ipc.Request, code string) {
+	l.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path)
+}
+
+func (l personLog) Withdraw(id string) { l.log.Info("approval request closed", "id", id) }
+
+// Confiner is what the daemon runs the tool routes' shell commands under
+// (confine.Landlock), for tests that run execute_shell_command the way
+// the daemon does. A Config without one refuses shell commands, which
+// is the default for tests that do not care.
+func Confiner() tools.Confiner { return confine.Landlock{} }
