@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -9,8 +10,10 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"pathgrant/grants"
 	"pathgrant/guard"
 )
 
@@ -26,17 +29,29 @@ type session struct {
 	Cwd      string
 	Env      map[string]string // never logged, audited or published
 	Expires  time.Time
-	Ended    bool
 
 	roots     guard.SessionPolicy // canonical
 	tokenHash [32]byte            // set for sessions registered with a token
 	agent     Proc                // set for sessions bound to a process lineage
+	launcher  Proc                // set for token sessions that end with their launcher
 	policy    *guard.Compiled
+	ended     atomic.Bool      // read by every request, set once by whatever ends it
+	endReason grants.EndReason // why it ended; written before ended is set, under the registry's lock
+}
+
+// bound is the process the session ends with: the agent of a hook-only
+// session, or the launcher of one registered to end with it; zero for
+// none.
+func (s *session) bound() Proc {
+	if s.agent != (Proc{}) {
+		return s.agent
+	}
+	return s.launcher
 }
 
 // Live reports whether the session may still be used at now.
 func (s *session) Live(now time.Time) bool {
-	return !s.Ended && now.Before(s.Expires)
+	return !s.ended.Load() && now.Before(s.Expires)
 }
 
 // tokenMatches compares in constant time; a lineage-bound session has no
@@ -65,11 +80,12 @@ func (s *session) boundTo(token string, lineage *lineageOf) bool {
 type registry struct {
 	mu       sync.RWMutex
 	sessions map[string]*session
-	aliases  map[string]string // client's own session id -> session id
+	aliases  map[string]string             // client's own session id -> session id
+	watches  map[string]context.CancelFunc // session id -> stops the watch on its bound process
 }
 
 func newRegistry() *registry {
-	return &registry{sessions: map[string]*session{}, aliases: map[string]string{}}
+	return &registry{sessions: map[string]*session{}, aliases: map[string]string{}, watches: map[string]context.CancelFunc{}}
 }
 
 // alias returns the session a client session id is bound to.
@@ -124,15 +140,57 @@ func (r *registry) add(s *session) error {
 	return nil
 }
 
-func (r *registry) end(id string) bool {
+func (r *registry) end(id string) bool { return r.endFor(id, grants.EndReasonSessionEnd) }
+
+// endFor marks the session ended for why and stops the watch on its
+// process. It reports whether this call ended it.
+func (r *registry) endFor(id string, why grants.EndReason) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if stop, ok := r.watches[id]; ok {
+		stop()
+		delete(r.watches, id)
+	}
 	s, ok := r.sessions[id]
-	if !ok || s.Ended {
+	if !ok || s.ended.Load() {
 		return false
 	}
-	s.Ended = true
+	s.endReason = why
+	s.ended.Store(true)
 	return true
+}
+
+// reason is why the session ended ("" while it lives).
+func (s *session) reason() grants.EndReason {
+	if !s.ended.Load() {
+		return ""
+	}
+	return s.endReason
+}
+
+// watching records how to stop the watch on a session's process; a
+// session that already ended stops it at once.
+func (r *registry) watching(id string, stop context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; !ok || s.ended.Load() {
+		stop()
+		return
+	}
+	r.watches[id] = stop
+}
+
+// children returns the sessions whose parent is id.
+func (r *registry) children(id string) []*session {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []*session
+	for _, s := range r.sessions {
+		if s.Parent != nil && s.Parent.ID == id {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 var errSessionExists = errors.New("session exists")

@@ -77,7 +77,7 @@ type codexTrust struct{ key, hash string }
 
 // codexEvents are the events pathgrant hooks with Codex's key label for
 // each, in a fixed order so that reinstalling writes the same file.
-var codexEvents = [][2]string{{"PreToolUse", "pre_tool_use"}, {"PermissionRequest", "permission_request"}}
+var codexEvents = [][2]string{{"PreToolUse", "pre_tool_use"}, {"PermissionRequest", "permission_request"}, {"SessionEnd", "session_end"}}
 
 // codexHookTrusts reads hooks.json at path and returns the trust entry of
 // every pathgrant hook in it, keyed as Codex keys them.

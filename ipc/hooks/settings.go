@@ -18,17 +18,33 @@ import (
 // before the client gives up on it, which for Codex would run the tool.
 const hookTimeoutSeconds = 60
 
-// Claude Code: hooks.PreToolUse[] = {matcher, hooks: [{type, command, timeout}]}.
-func editClaude(doc *ihObject, command string, uninstall bool) error {
-	entry := newIHObject("type", "command", "command", command, "timeout", json.Number(fmt.Sprint(hookTimeoutSeconds)))
-	return editGroups(doc, []string{"PreToolUse"}, "claude", entry, "*", uninstall)
+// endTimeoutSeconds is the timeout of the session-end hook: it answers
+// within endTimeout, and a client waits for it on the way out.
+const endTimeoutSeconds = 5
+
+// commandEntry is a {type: command} hook entry with a timeout in seconds.
+func commandEntry(command string, seconds int) *ihObject {
+	return newIHObject("type", "command", "command", command, "timeout", json.Number(fmt.Sprint(seconds)))
 }
 
-// Codex: hooks.PreToolUse[] and hooks.PermissionRequest[] = {hooks:
-// [{type, command, timeout}]}, no matcher (every tool).
+// Claude Code: hooks.PreToolUse[] = {matcher, hooks: [{type, command,
+// timeout}]}, and hooks.SessionEnd[] = {hooks: [...]}, which ends the
+// session in pathgrant when Claude's ends.
+func editClaude(doc *ihObject, command string, uninstall bool) error {
+	if err := editGroups(doc, []string{"PreToolUse"}, "claude", commandEntry(command, hookTimeoutSeconds), "*", uninstall); err != nil {
+		return err
+	}
+	return editGroups(doc, []string{"SessionEnd"}, "claude", commandEntry(command, endTimeoutSeconds), "", uninstall)
+}
+
+// Codex: hooks.PreToolUse[], hooks.PermissionRequest[] and
+// hooks.SessionEnd[] = {hooks: [{type, command, timeout}]}, no matcher
+// (every tool).
 func editCodex(doc *ihObject, command string, uninstall bool) error {
-	entry := newIHObject("type", "command", "command", command, "timeout", json.Number(fmt.Sprint(hookTimeoutSeconds)))
-	return editGroups(doc, []string{"PreToolUse", "PermissionRequest"}, "codex", entry, "", uninstall)
+	if err := editGroups(doc, []string{"PreToolUse", "PermissionRequest"}, "codex", commandEntry(command, hookTimeoutSeconds), "", uninstall); err != nil {
+		return err
+	}
+	return editGroups(doc, []string{"SessionEnd"}, "codex", commandEntry(command, endTimeoutSeconds), "", uninstall)
 }
 
 // Gemini CLI: hooksConfig.enabled, and hooks.BeforeTool[] = {hooks:
@@ -45,9 +61,14 @@ func editGemini(doc *ihObject, command string, uninstall bool) error {
 	if was != "" {
 		desc += " (" + geminiEnabledNote + was + ")"
 	}
-	entry := newIHObject("name", "pathgrant", "type", "command", "command", command,
-		"timeout", json.Number(fmt.Sprint(hookTimeoutSeconds*1000)), "description", desc)
-	if err := editGroups(doc, []string{"BeforeTool"}, "gemini", entry, "", uninstall); err != nil {
+	entry := func(seconds int) *ihObject {
+		return newIHObject("name", "pathgrant", "type", "command", "command", command,
+			"timeout", json.Number(fmt.Sprint(seconds*1000)), "description", desc)
+	}
+	if err := editGroups(doc, []string{"BeforeTool"}, "gemini", entry(hookTimeoutSeconds), "", uninstall); err != nil {
+		return err
+	}
+	if err := editGroups(doc, []string{"SessionEnd"}, "gemini", entry(endTimeoutSeconds), "", uninstall); err != nil {
 		return err
 	}
 	cfg, err := doc.object("hooksConfig", !uninstall)
@@ -114,9 +135,10 @@ func geminiEnabledBefore(doc *ihObject) (string, error) {
 }
 
 // Cursor: version 1, and hooks.<event>[] = {command, timeout, failClosed}
-// for beforeShellExecution, beforeReadFile and beforeMCPExecution.
+// for beforeShellExecution, beforeReadFile and beforeMCPExecution, and
+// for sessionEnd, which ends the session in pathgrant.
 func editCursor(doc *ihObject, command string, uninstall bool) error {
-	events := []string{"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}
+	events := []string{"beforeShellExecution", "beforeReadFile", "beforeMCPExecution", "sessionEnd"}
 	h, err := doc.object("hooks", !uninstall)
 	if err != nil {
 		return err

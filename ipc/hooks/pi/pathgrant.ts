@@ -11,8 +11,12 @@ import { spawn } from "node:child_process";
 const HOOK = __PATHGRANT_HOOK_ARGV__;
 // Below this the hook always answers: it stops waiting for the user first.
 const TIMEOUT_MS = 60000;
+// The session-end hook answers within 2 s; Pi waits for it on the way out.
+const END_TIMEOUT_MS = 5000;
 
-function ask(payload) {
+// ask runs the hook on payload; onAllow gets an allowing answer before the
+// tool runs (a bash command comes back rewritten to run confined).
+function ask(payload, timeoutMs = TIMEOUT_MS, onAllow = () => {}) {
   return new Promise((resolve) => {
     let done = false;
     let timer;
@@ -33,7 +37,7 @@ function ask(payload) {
     timer = setTimeout(() => {
       child.kill("SIGKILL");
       blocked("pathgrant: no answer in time: denied");
-    }, TIMEOUT_MS);
+    }, timeoutMs);
     let out = "";
     let errText = "";
     child.stdout.on("data", (d) => (out += d));
@@ -47,6 +51,12 @@ function ask(payload) {
         answer = undefined;
       }
       if (code === 0 && answer && answer.block === false) {
+        try {
+          onAllow(answer);
+        } catch (err) {
+          blocked(`pathgrant: cannot rewrite the command to run confined: ${err && err.message}: denied`);
+          return;
+        }
         finish(undefined);
         return;
       }
@@ -59,15 +69,32 @@ function ask(payload) {
   });
 }
 
+function sessionOf(ctx) {
+  try {
+    return ctx.sessionManager.getSessionId() || "";
+  } catch {
+    return "";
+  }
+}
+
 export default function (pi) {
+  // The session ends in pathgrant with Pi's (quit, new, resume, fork; the
+  // hook leaves it alone on a reload). Nothing here can block Pi.
+  pi.on("session_shutdown", async (event, ctx) => {
+    try {
+      await ask({
+        hook_event_name: "session_shutdown",
+        session_id: sessionOf(ctx),
+        cwd: ctx.cwd,
+        reason: event && event.reason,
+      }, END_TIMEOUT_MS);
+    } catch {
+      // the session still ends when Pi's process exits
+    }
+  });
   pi.on("tool_call", async (event, ctx) => {
     try {
-      let session = "";
-      try {
-        session = ctx.sessionManager.getSessionId() || "";
-      } catch {
-        session = "";
-      }
+      const session = sessionOf(ctx);
       return await ask({
         hook_event_name: "tool_call",
         session_id: session,
@@ -75,6 +102,10 @@ export default function (pi) {
         tool_name: event.toolName,
         tool_call_id: event.toolCallId,
         input: event.input,
+      }, TIMEOUT_MS, (answer) => {
+        if (typeof answer.command === "string") {
+          event.input.command = answer.command;
+        }
       });
     } catch (err) {
       return { block: true, reason: `pathgrant: ${err && err.message}: denied` };
