@@ -268,6 +268,9 @@ func TestInstallHooksNewFile(t *testing.T) {
 	path := e.home + "/.claude/settings.json"
 	want := "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"*\",\n        \"hooks\": [\n          {\n" +
 		"            \"type\": \"command\",\n            \"command\": \"" + e.hook + " claude\",\n            \"timeout\": 60\n" +
+		"          }\n        ]\n      }\n    ],\n" +
+		"    \"SessionEnd\": [\n      {\n        \"hooks\": [\n          {\n" +
+		"            \"type\": \"command\",\n            \"command\": \"" + e.hook + " claude\",\n            \"timeout\": 5\n" +
 		"          }\n        ]\n      }\n    ]\n  }\n}\n"
 	if got := string(mustRead(t, path)); got != want {
 		t.Errorf("new settings file:\n%s\nwant\n%s", got, want)

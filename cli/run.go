@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"pathgrant/appdirs"
 	"pathgrant/ipc"
 )
@@ -105,7 +107,9 @@ func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
 		}
 		return out
 	}
-	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(appdirs.SessionEnv)}
+	// EndWithLauncher: the daemon ends the session when this process
+	// exits, even if it is killed before it can say so.
+	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(appdirs.SessionEnv), EndWithLauncher: true}
 	ws := []string(a.workspace)
 	if len(ws) == 0 {
 		ws = []string{cwd}
@@ -141,10 +145,18 @@ func launchEnv(env []string, sess ipc.SessionResponse, sock string) []string {
 }
 
 // launchCommand runs argv with env and the standard streams, and returns
-// its exit status. SIGTERM and SIGHUP sent to pathgrant are passed on;
-// SIGINT and SIGQUIT from the terminal already reach the command (it is
-// in the same foreground process group), so pathgrant only outlives them.
+// its exit status. pathgrant is the command's child subreaper: whatever
+// the command starts and detaches (setsid, a double fork) stays a
+// descendant of this process rather than of init, so it is still seen
+// under the agent, and is reaped here when it exits. SIGTERM and SIGHUP
+// sent to pathgrant are passed on; SIGINT and SIGQUIT from the terminal
+// already reach the command (it is in the same foreground process group),
+// so pathgrant only outlives them.
 func launchCommand(argv, env []string, stderr io.Writer) int {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintf(stderr, "pathgrant run: cannot become the command's subreaper: %s\n", oneLine(err.Error()))
+		return exitFail
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -168,18 +180,49 @@ func launchCommand(argv, env []string, stderr io.Writer) int {
 			}
 		}
 	}()
-	err := cmd.Wait()
+	ws, err := reapUntil(cmd.Process.Pid)
 	close(done)
-	var ee *exec.ExitError
+	_ = cmd.Process.Release()
+	reapExited()
 	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ee.ExitCode()
+	case err != nil:
+		fmt.Fprintf(stderr, "pathgrant run: wait for %s: %s\n", argv[0], oneLine(err.Error()))
+		return exitFail
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
 	}
-	fmt.Fprintf(stderr, "pathgrant run: %s\n", oneLine(err.Error()))
-	return 1
+	return ws.ExitStatus()
+}
+
+// reapUntil waits for any child, reaping the detached descendants this
+// subreaper adopted as they exit, until the command itself exits; it
+// returns the command's status.
+func reapUntil(pid int) (unix.WaitStatus, error) {
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+		case err != nil:
+			return ws, err
+		case got == pid:
+			return ws, nil
+		}
+	}
+}
+
+// reapExited reaps adopted descendants that have already exited; those
+// still running outlive the command and are reparented when pathgrant
+// exits.
+func reapExited() {
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || got <= 0 {
+			return
+		}
+	}
 }
