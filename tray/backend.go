@@ -15,6 +15,7 @@ import (
 // this process (Local), or one reached over its socket (Remote).
 type Backend interface {
 	Pending() ([]ipc.Request, error)
+	// Grants lists every grant, live or ended; the window filters them.
 	Grants() ([]grants.Grant, error)
 	Audit(grants.AuditFilter) ([]grants.Record, error)
 	Revoke(id string) error
@@ -32,7 +33,10 @@ type Local struct {
 func (l Local) Pending() ([]ipc.Request, error) { return l.Server.Pending(), nil }
 
 // Grants implements Backend.
-func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(grants.Filter{}) }
+func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(everyGrant) }
+
+// everyGrant selects live and ended grants alike.
+var everyGrant = grants.Filter{IncludeRevoked: true, IncludeExpired: true}
 
 // Audit implements Backend.
 func (l Local) Audit(f grants.AuditFilter) ([]grants.Record, error) { return l.Store.AuditRecords(f) }
@@ -76,7 +80,7 @@ func (r Remote) Pending() ([]ipc.Request, error) {
 }
 
 // Grants implements Backend.
-func (r Remote) Grants() ([]grants.Grant, error) { return r.admin().List(grants.Filter{}) }
+func (r Remote) Grants() ([]grants.Grant, error) { return r.admin().List(everyGrant) }
 
 // Audit implements Backend.
 func (r Remote) Audit(f grants.AuditFilter) ([]grants.Record, error) { return r.admin().Audit(f) }

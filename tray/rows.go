@@ -61,10 +61,17 @@ func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
 	if !ok {
 		return
 	}
-	detail := fmt.Sprintf("%s %s · %s · session %s%s · created %s · expires %s · last used %s · %d uses",
-		g.Op, g.Kind, g.Scope, short(g.Session), orEmpty(" / ", g.Workflow), when(g.Created), when(g.Expires),
+	state := g.State(time.Now())
+	detail := fmt.Sprintf("%s %s · %s · %s · session %s%s · created %s · expires %s · last used %s · %d uses",
+		g.Op, g.Kind, g.Scope, state, short(g.Session), orEmpty(" / ", g.Workflow), when(g.Created), when(g.Expires),
 		when(g.LastUsed), g.UseCount)
+	if state != "live" { // nothing left to revoke
+		fillRow(o, g.Path, detail, "Ended", func() {})
+		o.(*fyne.Container).Objects[1].(*widget.Button).Disable()
+		return
+	}
 	fillRow(o, g.Path, detail, "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) })
+	o.(*fyne.Container).Objects[1].(*widget.Button).Enable()
 }
 
 func (s *Settings) auditCount() int { return count(s, &s.records) }

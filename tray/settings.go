@@ -34,15 +34,16 @@ type Settings struct {
 	// synchronous.
 	background func(func())
 
-	mu      sync.Mutex
-	grants  []grants.Grant
-	records []grants.Record
-	pending []ipc.Request
+	mu        sync.Mutex
+	allGrants []grants.Grant // every grant the backend has, live or ended
+	grants    []grants.Grant // those the state filter shows
+	records   []grants.Record
+	pending   []ipc.Request
 
-	grantList, auditList, pendingList *widget.List
-	sessionPick, auditSession, kind   *widget.Select
-	status                            *widget.Label
-	stop, stopped                     chan struct{}
+	grantList, auditList, pendingList        *widget.List
+	sessionPick, auditSession, kind, stateIs *widget.Select
+	status                                   *widget.Label
+	stop, stopped                            chan struct{}
 }
 
 // NewSettings builds the window; review opens a prompt for a pending
@@ -106,8 +107,9 @@ func (s *Settings) Reload() {
 	slices.Reverse(recs) // newest first
 	s.mu.Lock()
 	if gerr == nil {
-		s.grants = gs
+		s.allGrants = gs
 	}
+	s.grants = filterGrants(s.allGrants, s.stateFilter(), time.Now())
 	if aerr == nil {
 		s.records = recs
 	}
@@ -144,7 +146,37 @@ func (s *Settings) sessions() []string {
 	return out
 }
 
+// The grant state filter: live grants (the default), ended ones (revoked,
+// expired, used up, invalidated, or ended with their session, which says
+// why: "ended (agent exited)"), or all.
+const (
+	stateLive  = "Live"
+	stateEnded = "Ended"
+)
+
+func (s *Settings) stateFilter() string {
+	if s.stateIs == nil || s.stateIs.Selected == "" {
+		return stateLive
+	}
+	return s.stateIs.Selected
+}
+
+// filterGrants returns the grants the state filter shows at now.
+func filterGrants(gs []grants.Grant, filter string, now time.Time) []grants.Grant {
+	var out []grants.Grant
+	for _, g := range gs {
+		live := g.State(now) == "live"
+		if filter == allFilter || live == (filter == stateLive) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 func (s *Settings) grantsBar() fyne.CanvasObject {
+	s.stateIs = widget.NewSelect([]string{stateLive, stateEnded, allFilter}, nil)
+	s.stateIs.SetSelected(stateLive)
+	s.stateIs.OnChanged = func(string) { s.background(s.Reload) }
 	s.sessionPick = widget.NewSelect(nil, nil)
 	s.sessionPick.PlaceHolder = "Session…"
 	revokeAll := widget.NewButton("Revoke all of session", func() {
@@ -152,7 +184,7 @@ func (s *Settings) grantsBar() fyne.CanvasObject {
 			s.act(func() error { _, err := s.backend.RevokeSession(sess); return err })
 		}
 	})
-	return container.NewHBox(s.sessionPick, revokeAll)
+	return container.NewHBox(widget.NewLabel("Show"), s.stateIs, s.sessionPick, revokeAll)
 }
 
 func (s *Settings) auditBar() fyne.CanvasObject {

@@ -241,3 +241,48 @@ func TestSettingsFollowsChanges(t *testing.T) {
 	b.mu.Unlock()
 	waitFor(t, func() bool { return s.grantCount() == 1 })
 }
+
+// TestSettingsEndedFilter: a grant that ended with its session is not
+// shown as live; the Ended filter shows it with why it ended, and it
+// cannot be revoked again.
+func TestSettingsEndedFilter(t *testing.T) {
+	b := fixtureBackend()
+	b.grants = append(b.grants, grants.Grant{ID: "g3", Scope: grants.ScopeSession, Op: guard.OpRead,
+		Path: "/home/u/Downloads/gone.csv", Kind: guard.KindFile, Session: "sessCCCC3333", Created: time.Now(),
+		Ended: grants.EndSessionEnded, EndReason: grants.EndReasonAgentExited})
+	s := newTestSettings(t, b, nil)
+	tests := []struct {
+		filter string
+		want   []string // a path and a state, per row
+	}{
+		{stateLive, []string{"/home/u/Downloads/a.csv · live", "/home/u/Downloads/data · live"}},
+		{stateEnded, []string{"/home/u/Downloads/gone.csv · ended (agent exited)"}},
+		{allFilter, []string{"a.csv · live", "data · live", "gone.csv · ended (agent exited)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter, func(t *testing.T) {
+			s.stateIs.SetSelected(tc.filter)
+			s.Reload()
+			rows := rowTexts(s.grantList, s.grantCount())
+			if len(rows) != len(tc.want) {
+				t.Fatalf("rows %q, want %d", rows, len(tc.want))
+			}
+			for i, w := range tc.want {
+				path, state, _ := strings.Cut(w, " · ")
+				if !strings.Contains(rows[i], path) || !strings.Contains(rows[i], "· "+state+" ·") {
+					t.Errorf("row %d = %q, want %s shown as %s", i, rows[i], path, state)
+				}
+			}
+		})
+	}
+	s.stateIs.SetSelected(stateEnded)
+	s.Reload()
+	row := s.grantList.CreateItem()
+	s.updateGrant(0, row)
+	tapRowButton(row)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.revoked) != 0 {
+		t.Errorf("an ended grant was revoked again: %v", b.revoked)
+	}
+}
