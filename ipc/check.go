@@ -21,6 +21,12 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCa
 		writeError(w, aerr)
 		return
 	}
+	if req.Command != "" {
+		ans.Exec = s.execInfo(c.sess, *req, ans)
+		if ans.Decision == guard.Allow && !ans.Exec.Confine {
+			ans.Reason += "; " + unconfinedWhy(ans.Exec.Level)
+		}
+	}
 	writeJSON(w, http.StatusOK, ans)
 }
 

@@ -26,6 +26,9 @@ type Client struct {
 	Socket  string
 	Session string
 	Token   string
+	// Capability and CommandHash present an exec capability (see
+	// ExecInfo): `pathgrant exec` in a hook's rewritten command.
+	Capability, CommandHash string
 
 	mu   sync.Mutex
 	idle []*clientConn
@@ -164,6 +167,10 @@ func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*
 	}
 	if c.Token != "" {
 		req.Header.Set(HeaderToken, c.Token)
+	}
+	if c.Capability != "" {
+		req.Header.Set(HeaderCapability, c.Capability)
+		req.Header.Set(HeaderCommandHash, c.CommandHash)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil

@@ -11,8 +11,11 @@ import (
 
 // workspaceProtected are the agents' hook settings inside a workspace,
 // relative to it: a session must never be able to rewrite the hooks that
-// guard it.
-var workspaceProtected = hooks.ProjectProtected()
+// guard it. A repository's hooks and config are protected too: both make
+// git run programs of the writer's choosing (core.hooksPath, core.pager,
+// a hook script) outside any confinement, the next time the person runs
+// git there.
+var workspaceProtected = append(hooks.ProjectProtected(), ".git/hooks", ".git/config")
 
 // DefaultDevicePolicy is the device policy the daemon runs with. Reads
 // under the XDG Downloads folder are eligible for approval. Protected are

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 )
@@ -11,6 +12,10 @@ import (
 // handlePolicy returns the resolved session's effective permissions now:
 // its roots, the device's protected paths, and the read grants it may use.
 // `pathgrant exec` builds its kernel ruleset from exactly this.
+// With an exec capability it also carries the grants the hook's check used
+// (Used), and always the device policy file's toolchains, caches,
+// read-only files, ssh agent and confinement switches, so exec need not
+// read the file itself.
 func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionCall) {
 	sess := c.sess
 	gs, gerr := s.usableGrants(sess.ID)
@@ -19,10 +24,27 @@ func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionC
 		return
 	}
 	d := s.devicePolicy(sess.roots.Workspace)
-	writeJSON(w, http.StatusOK, Policy{
+	file := s.deviceFile()
+	confine := file.Confinement
+	pol := Policy{
 		Session: sess.ID, Cwd: sess.Cwd, Workspace: nonNil(sess.roots.Workspace), ReadOnly: nonNil(sess.roots.ReadOnly),
 		BlockedWrite: nonNil(sess.roots.BlockedWrite), Protected: nonNil(d.Protected), Grants: gs,
-	})
+		Toolchains: file.Toolchains, Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent,
+		Confinement: &confine,
+	}
+	if c.cap != nil {
+		pol.Used = c.cap.used
+	}
+	writeJSON(w, http.StatusOK, pol)
+}
+
+// deviceFile is the device policy file in force; without one configured,
+// its defaults' switches (confined, no ssh agent) and no extra roots.
+func (s *Server) deviceFile() devicepolicy.Policy {
+	if s.cfg.DeviceFile == nil {
+		return devicepolicy.Policy{Confinement: true}
+	}
+	return s.cfg.DeviceFile()
 }
 
 // usableGrants lists the live grants the session may use: its own and this

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 )
@@ -35,6 +36,14 @@ type Config struct {
 	// lazily. Tests set it to play an agent and the user from one process;
 	// an error is a lineage that cannot be read (treated as an agent's).
 	Lineage func(pid int32) ([]lineageEntry, error)
+
+	// Confinement is the machine's confinement level (sandbox.Probe's:
+	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
+	// is the device policy file in force (devicepolicy.Watcher.Policy);
+	// nil means its defaults without extra roots. Together they decide
+	// whether hooks rewrite shell commands to run confined.
+	Confinement string
+	DeviceFile  func() devicepolicy.Policy
 	// ProcAlive reports whether a process still runs (same pid, same
 	// start time); nil means /proc. Processes that sent checks stay
 	// marked as agents until it says they are gone.
@@ -103,6 +112,7 @@ type Server struct {
 	queue    *queue
 	hub      *hub
 	agents   *agentSet
+	caps     *capStore
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Serve, then the sweeper
 	decideMu sync.Mutex // one decision at a time: exactly one wins
@@ -121,7 +131,7 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(),
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(), caps: newCapStore(),
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
 		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(),
 	}
@@ -174,8 +184,8 @@ func (s *Server) routes() []route {
 		withBody("POST /s/{session}/v1/check", srcURL|checkSources, newCheckBody, s.handleCheck),
 		acting("GET /v1/events", srcQuery|srcHeader, s.handleEvents),
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
-		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
-		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
+		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy).takesCapability(),
+		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy).takesCapability(),
 		withBody("POST /v1/tools/{tool}", toolSources, newToolBody, s.handleTool),
 		withBody("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, newToolBody, s.handleTool),
 		plain("GET /v1/requests", s.handleListRequests),

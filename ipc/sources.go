@@ -64,6 +64,7 @@ type sessionCall struct {
 	sess    *session
 	lineage *lineageOf
 	body    sessionBody // nil for routes without a body
+	cap     *capEntry   // the exec capability the session came from, if any
 }
 
 // sessionHandler serves a route that acts for a session; it runs only
@@ -77,6 +78,9 @@ type sessionRoute struct {
 	sources source
 	body    func() sessionBody // nil: the route takes no body
 	act     sessionHandler
+	// capability: the route also takes an exec capability instead of
+	// the session's own identity (GET policy only; see ExecInfo).
+	capability bool
 }
 
 // serveSession reads the route's body, resolves its session through
@@ -91,7 +95,13 @@ func (s *Server) serveSession(sr *sessionRoute) http.HandlerFunc {
 				return
 			}
 		}
-		c, err := s.resolveRequest(sr.sources, r, body)
+		var c sessionCall
+		var err *apiError
+		if r.Header.Get(HeaderCapability) != "" {
+			c, err = s.resolveCapabilityCall(sr, r, body)
+		} else {
+			c, err = s.resolveRequest(sr.sources, r, body)
+		}
 		if err != nil {
 			writeError(w, err)
 			return

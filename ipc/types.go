@@ -56,6 +56,10 @@ type CheckRequest struct {
 	Cwd            string   `json:"cwd,omitempty"`
 	WorkspaceRoots []string `json:"workspace_roots,omitempty"`
 	WaitMS         int      `json:"wait_ms,omitempty"`
+	// ExecCommand is the shell text the caller will run under `pathgrant
+	// exec` if the command is allowed: it asks for an exec capability
+	// bound to that text (see ExecInfo).
+	ExecCommand string `json:"exec_command,omitempty"`
 }
 
 // Answer is the daemon's decision on a check, and the payload of the event
@@ -77,6 +81,8 @@ type Answer struct {
 	Suggested *guard.Scope  `json:"suggested_scope"`
 	Pending   string        `json:"pending,omitempty"`
 	Grants    []string      `json:"grants,omitempty"`
+	// Exec is set for shell commands: whether and how they are confined.
+	Exec *ExecInfo `json:"exec,omitempty"`
 }
 
 // Decision is the body of POST /v1/requests/{id}/decision. Code is the
@@ -129,6 +135,17 @@ type Policy struct {
 	BlockedWrite []string      `json:"blocked_write"`
 	Protected    []string      `json:"protected"`
 	Grants       []guard.Scope `json:"grants"`
+	// Used are the grants the hook's check used for the command presenting
+	// an exec capability (a once grant is spent by then).
+	Used []guard.Scope `json:"used,omitempty"`
+	// The device policy file's part of a confined command's view:
+	// absolute paths. Confinement is nil from a daemon that does not send
+	// them.
+	Toolchains    []string `json:"toolchains,omitempty"`
+	Caches        []string `json:"caches,omitempty"`
+	ReadOnlyFiles []string `json:"read_only_files,omitempty"`
+	SSHAgent      bool     `json:"ssh_agent,omitempty"`
+	Confinement   *bool    `json:"confinement,omitempty"`
 }
 
 // RequestContext is where an approval request comes from and why the guard

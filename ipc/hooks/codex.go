@@ -139,7 +139,10 @@ func (codexAdapter) render(c Call, v Verdict) Output {
 		}
 		return jsonOutput(codexPermissionOutput{codexPermission{"PermissionRequest", codexBehavior{"deny", v.Reason}}})
 	}
-	if v.Allow {
+	switch {
+	case v.Allow && v.Rewrite != nil: // Codex takes updatedInput only with an explicit allow
+		return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason, v.Rewrite}})
+	case v.Allow:
 		return Output{}
 	}
 	return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason, nil}})

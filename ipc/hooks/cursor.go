@@ -51,6 +51,7 @@ func (cursorAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, malformed("beforeShellExecution: no command")
 		}
 		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, in.Command))
+		c.Shell, c.ToolInput = true, raw // its "command" is the shell text; Cursor cannot rewrite it
 	case "beforeReadFile":
 		c.Tool = "read_file"
 		if in.FilePath == "" {

@@ -16,6 +16,9 @@ import (
 //
 // and blocks unless the answer is exactly {"block": false} with exit
 // status 0; any other answer, exit status, timeout or spawn error blocks.
+// An allowed bash call's answer may carry "command": the command to run
+// instead (confined under `pathgrant exec`), which the extension writes
+// into the call's input (Pi's tool_call input is mutable).
 // Tools: bash {command}, read {path}, write {path}, edit {path},
 // grep {pattern, path}, find {pattern, path}, ls {path}.
 
@@ -79,6 +82,7 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
+		c.Shell, c.ToolInput = true, in.Input
 	case "read":
 		p, err := f.need(in.ToolName, "path", "file_path")
 		if err != nil {
@@ -119,13 +123,23 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 	return c, nil
 }
 
+// piOutput is the extension's answer; Command, on an allow, is the bash
+// command to run instead (confined), which the extension writes into the
+// tool call's input.
 type piOutput struct {
-	Block  bool   `json:"block"`
-	Reason string `json:"reason,omitempty"`
+	Block   bool   `json:"block"`
+	Reason  string `json:"reason,omitempty"`
+	Command string `json:"command,omitempty"`
 }
 
 func (piAdapter) render(_ Call, v Verdict) Output {
 	if v.Allow {
+		var in struct {
+			Command string `json:"command"`
+		}
+		if v.Rewrite != nil && json.Unmarshal(v.Rewrite, &in) == nil {
+			return jsonOutput(piOutput{Block: false, Command: in.Command})
+		}
 		return jsonOutput(piOutput{Block: false})
 	}
 	return jsonOutput(piOutput{Block: true, Reason: v.Reason})

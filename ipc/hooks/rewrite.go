@@ -2,41 +2,132 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 )
 
-// appdirs.ExecEnv turns on kernel enforcement of shell commands: with
-// PATHGRANT_EXEC=1 in the hook's environment, an allowed shell command is
-// rewritten, where the client supports input rewriting (Claude Code's
-// updatedInput, Gemini CLI's hookSpecificOutput.tool_input), to run under
-// `pathgrant exec`, so approved read-only access is enforced by Landlock as
-// well as checked by the guard.
+// Every shell command a hook lets through runs confined, by default,
+// wherever the machine can confine (the daemon says so in the check's
+// answer: ExecInfo) and the client can rewrite a tool's input: the command
+// becomes `PATHGRANT_CAP=<capability> /abs/pathgrant exec -- bash -c
+// '<command>'`. The capability lets that one command fetch its session's
+// policy once, within a minute; it is how hook-only sessions (no
+// `pathgrant run`, no token) are confined. The device policy's
+// `confinement = false` turns this off; the daemon then answers Confine
+// false and the command runs as the client would run it, marked
+// unconfined in the answer's reason.
 
-// ExecWrap returns shell text that runs command under `pathgrant exec`
-// in bash: `pathgrant exec -- bash -c '<command>'`, single-quoted so that
-// the shell passes command through unchanged.
-func ExecWrap(command string) string {
-	return "pathgrant exec -- bash -c " + shellQuote(command)
+// rewriters are the clients whose hooks can replace a shell tool's
+// command: Claude Code (PreToolUse updatedInput, with an explicit allow),
+// Codex (PreToolUse updatedInput, with an explicit allow: 0.169 accepts
+// nothing else with it), Gemini CLI (hookSpecificOutput.tool_input) and
+// Pi (its extension sets the tool call's input.command). Cursor's
+// beforeShellExecution answers only allow or deny.
+var rewriters = map[string]bool{"claude": true, "codex": true, "gemini": true, "pi": true}
+
+// CanRewrite reports whether client's hook can run a shell command
+// confined by rewriting it.
+func CanRewrite(client string) bool { return rewriters[client] }
+
+// CapEnv carries the exec capability to `pathgrant exec`.
+const CapEnv = "PATHGRANT_CAP"
+
+// ExecWrap returns shell text that runs command in bash under `pathgrant
+// exec` (bin, an absolute path) presenting capability cap:
+// `PATHGRANT_CAP=CAP BIN exec -- bash -c '<command>'`, each part quoted so
+// the shell passes them through unchanged.
+func ExecWrap(bin, cap, command string) string {
+	return CapEnv + "=" + shellQuote(cap) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
 }
 
-// rewriteShell returns the client's tool input with its command wrapped by
-// ExecWrap, or nil when the call is not a shell command or the input has
-// no string "command" field (then nothing is rewritten).
-func rewriteShell(call Call) json.RawMessage {
+// shellText returns the client's shell command from the tool input, or
+// "" when the call is not a shell command with a string "command" field.
+func shellText(call Call) string {
 	if !call.Shell || len(call.ToolInput) == 0 {
-		return nil
+		return ""
 	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(call.ToolInput, &in) != nil {
+		return ""
+	}
+	return in.Command
+}
+
+// rewriteShell returns the client's tool input with its command replaced,
+// other fields kept, or nil when there is no command to replace.
+func rewriteShell(call Call, command string) json.RawMessage {
 	var in map[string]any
 	if json.Unmarshal(call.ToolInput, &in) != nil {
 		return nil
 	}
-	cmd, ok := in["command"].(string)
-	if !ok || cmd == "" {
+	if _, ok := in["command"].(string); !ok {
 		return nil
 	}
-	in["command"] = ExecWrap(cmd)
+	in["command"] = command
 	out, err := json.Marshal(in)
 	if err != nil {
 		return nil
 	}
 	return out
+}
+
+// confineShell turns an allowed shell command into its confined form
+// where the daemon says to confine and the client can rewrite. It never
+// lets a command the daemon wants confined through unconfined on a client
+// that can rewrite: without a capability or a pathgrant binary to run it
+// under, the call is denied.
+func confineShell(call Call, v Verdict, answers []Answer, findBin func() (string, error)) Verdict {
+	text := shellText(call)
+	if !v.Allow || text == "" || call.NoFiles || len(answers) == 0 || call.Event == "PermissionRequest" {
+		return v
+	}
+	info := answers[len(answers)-1].Exec
+	switch {
+	case info == nil:
+		return Verdict{Reason: "pathgrant: the daemon did not say how to confine this command: denied"}
+	case !info.Confine:
+		return v // the daemon's reason already says UNCONFINED
+	case !CanRewrite(call.Client):
+		v.Reason += " (not confined: " + call.Client + " cannot rewrite a shell command; the guard's verdict alone applies)"
+		return v
+	case info.Capability == "":
+		return Verdict{Reason: "pathgrant: no exec capability for a command that must run confined: denied"}
+	}
+	bin, err := findBin()
+	if err != nil {
+		return Verdict{Reason: "pathgrant: cannot run the command confined (" + err.Error() + "): denied"}
+	}
+	v.Rewrite = rewriteShell(call, ExecWrap(bin, info.Capability, text))
+	if v.Rewrite == nil {
+		return Verdict{Reason: "pathgrant: cannot rewrite this shell command to run confined: denied"}
+	}
+	v.Reason += " (runs confined under pathgrant exec, " + info.Level + ")"
+	return v
+}
+
+// errNoBinary: no pathgrant binary to run a confined command with.
+var errNoBinary = errors.New("no pathgrant binary next to pathgrant-hook or on PATH")
+
+// FindExecBinary returns the absolute path of the `pathgrant` binary that
+// runs confined commands: the one next to this hook binary, else the one
+// on PATH.
+func FindExecBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		bin := filepath.Join(filepath.Dir(self), "pathgrant")
+		if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return bin, nil
+		}
+	}
+	bin, err := exec.LookPath("pathgrant")
+	if err != nil {
+		return "", errNoBinary
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		return abs, nil
+	}
+	return "", errNoBinary
 }

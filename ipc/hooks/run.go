@@ -39,7 +39,7 @@ type Verdict struct {
 	Granted bool
 	Reason  string
 	// Rewrite is the tool input to run instead: the shell command under
-	// `pathgrant exec`, when appdirs.ExecEnv asks for it.
+	// `pathgrant exec` (see confineShell).
 	Rewrite json.RawMessage
 }
 
@@ -78,6 +78,9 @@ type Options struct {
 	Stdin  io.Reader
 	Getenv func(string) string // os.Getenv when nil
 	Socket string              // appdirs.Socket(Getenv) when empty
+	// ExecBinary finds the pathgrant binary confined commands run under;
+	// FindExecBinary when nil.
+	ExecBinary func() (string, error)
 }
 
 // Result is the hook's output with what led to it, for tests.
@@ -118,9 +121,11 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	res := Result{Call: call}
 	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
-	if res.Verdict.Allow && getenv(appdirs.ExecEnv) == "1" {
-		res.Verdict.Rewrite = rewriteShell(call)
+	findBin := o.ExecBinary
+	if findBin == nil {
+		findBin = FindExecBinary
 	}
+	res.Verdict = confineShell(call, res.Verdict, res.Answers, findBin)
 	res.Output = ad.render(call, res.Verdict)
 	return res
 }
@@ -146,6 +151,9 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 			ClientSession: call.ClientSession, EnvSession: getenv(appdirs.SessionEnv), Agent: call.Client, Tool: call.Tool,
 			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Cwd: call.Cwd,
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
+		}
+		if a.Command != "" && CanRewrite(call.Client) {
+			req.ExecCommand = shellText(call) // asks for the capability the rewritten command presents
 		}
 		ans, err := Check(ctx, socket, token, req)
 		if err != nil {

@@ -26,23 +26,34 @@ type CheckRequest struct {
 	Cwd            string   `json:"cwd,omitempty"`
 	WorkspaceRoots []string `json:"workspace_roots,omitempty"`
 	WaitMS         int      `json:"wait_ms,omitempty"`
+	ExecCommand    string   `json:"exec_command,omitempty"`
 }
 
 // Answer is the daemon's decision on one check.
 type Answer struct {
-	Decision  string   `json:"decision"`
-	Session   string   `json:"session"`
-	Workflow  string   `json:"workflow,omitempty"`
-	Execution string   `json:"execution,omitempty"`
-	Tool      string   `json:"tool,omitempty"`
-	RequestID string   `json:"request_id,omitempty"`
-	Op        string   `json:"op,omitempty"`
-	Path      string   `json:"path,omitempty"`
-	Reason    string   `json:"reason"`
-	Rule      string   `json:"rule,omitempty"`
-	Eligible  bool     `json:"eligible"`
-	Pending   string   `json:"pending,omitempty"`
-	Grants    []string `json:"grants,omitempty"`
+	Decision  string    `json:"decision"`
+	Session   string    `json:"session"`
+	Workflow  string    `json:"workflow,omitempty"`
+	Execution string    `json:"execution,omitempty"`
+	Tool      string    `json:"tool,omitempty"`
+	RequestID string    `json:"request_id,omitempty"`
+	Op        string    `json:"op,omitempty"`
+	Path      string    `json:"path,omitempty"`
+	Reason    string    `json:"reason"`
+	Rule      string    `json:"rule,omitempty"`
+	Eligible  bool      `json:"eligible"`
+	Pending   string    `json:"pending,omitempty"`
+	Grants    []string  `json:"grants,omitempty"`
+	Exec      *ExecInfo `json:"exec,omitempty"`
+}
+
+// ExecInfo is how the daemon says an allowed shell command is to run:
+// confined under `pathgrant exec` presenting Capability, or (Confine
+// false) unconfined, Level saying why.
+type ExecInfo struct {
+	Confine    bool   `json:"confine"`
+	Level      string `json:"level"`
+	Capability string `json:"capability,omitempty"`
 }
 
 // Allowed reports whether the daemon allowed the check.

@@ -1,0 +1,214 @@
+package ipc
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"sync"
+	"time"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// An exec capability lets the one shell command a hook rewrote to run
+// under `pathgrant exec` act as its session for exactly one thing:
+// fetching that session's policy, once, within CapabilityTTL. It is what
+// makes hook-only sessions (no `pathgrant run`, so no session token in the
+// agent's environment) confinable without ever handing the long-lived
+// token to a command line. It is never valid for a check, a decision,
+// events or any other route: only routes that declare srcCap accept it,
+// and only GET /v1/policy does.
+
+// HeaderCapability carries an exec capability; HeaderCommandHash the
+// hex SHA-256 of the shell text exec is about to run, which must be the
+// text the capability was issued for.
+const (
+	HeaderCapability  = "X-Pathgrant-Capability"
+	HeaderCommandHash = "X-Pathgrant-Command-Hash"
+)
+
+// CapabilityTTL is how long an exec capability stays usable: the time
+// between a hook's answer and its client starting the command.
+const CapabilityTTL = 60 * time.Second
+
+// maxCapabilities bounds the outstanding capabilities; the oldest are
+// dropped past it (their commands then fail closed).
+const maxCapabilities = 4096
+
+// ExecInfo is what a check answer for a shell command says about how the
+// command is to run. Confine: run it under `pathgrant exec` (the machine
+// can confine and the device policy does not turn it off); Level is the
+// machine's confinement ("bwrap+landlock", "landlock", "none") or "off".
+// Capability is set only in the HTTP answer to the caller that asked for
+// it (CheckRequest.ExecCommand) for an allowed command: never in events,
+// the audit log or the UI.
+type ExecInfo struct {
+	Confine    bool   `json:"confine"`
+	Level      string `json:"level"`
+	Capability string `json:"capability,omitempty"`
+}
+
+// CommandHash is the hex SHA-256 of shell text, as HeaderCommandHash
+// carries it.
+func CommandHash(text string) string {
+	h := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(h[:])
+}
+
+// capEntry is one outstanding capability.
+type capEntry struct {
+	session string
+	command string        // CommandHash of the text it was issued for
+	used    []guard.Scope // the grants the hook's check used (a once grant is spent by then)
+	expires time.Time
+}
+
+// capStore holds outstanding capabilities by the hash of their secret.
+type capStore struct {
+	mu   sync.Mutex
+	caps map[[32]byte]capEntry
+}
+
+func newCapStore() *capStore { return &capStore{caps: map[[32]byte]capEntry{}} }
+
+// issue returns a new capability for e, dropping expired ones (and, past
+// maxCapabilities, the one closest to expiry).
+func (cs *capStore) issue(e capEntry, now time.Time) string {
+	secret, hash := newToken()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var soonest [32]byte
+	for k, c := range cs.caps {
+		if !now.Before(c.expires) {
+			delete(cs.caps, k)
+		} else if soonest == ([32]byte{}) || c.expires.Before(cs.caps[soonest].expires) {
+			soonest = k
+		}
+	}
+	if len(cs.caps) >= maxCapabilities {
+		delete(cs.caps, soonest)
+	}
+	cs.caps[hash] = e
+	return secret
+}
+
+// consume takes the capability out of the store, whatever comes next: a
+// capability is spent by its first presentation, right or wrong.
+func (cs *capStore) consume(secret string) (capEntry, bool) {
+	hash := sha256.Sum256([]byte(secret))
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	e, ok := cs.caps[hash]
+	delete(cs.caps, hash)
+	return e, ok
+}
+
+// execInfo says how an allowed shell command of sess is to run, and for a
+// caller that asked (req.ExecCommand) issues the capability its rewritten
+// command presents.
+func (s *Server) execInfo(sess *session, req CheckRequest, ans Answer) *ExecInfo {
+	level := s.confinementLevel()
+	info := &ExecInfo{Level: level, Confine: level != LevelOff && level != LevelNone}
+	if ans.Decision != guard.Allow || !info.Confine || req.ExecCommand == "" {
+		return info
+	}
+	var used []guard.Scope
+	for _, id := range ans.Grants {
+		if g, err := s.cfg.Store.Get(id); err == nil {
+			used = append(used, guard.Scope{Op: g.Op, Path: g.Path, Kind: g.Kind})
+		}
+	}
+	info.Capability = s.caps.issue(capEntry{session: sess.ID, command: CommandHash(req.ExecCommand), used: used,
+		expires: s.now().Add(CapabilityTTL)}, s.now())
+	return info
+}
+
+// The confinement levels the daemon reports besides the machine's own
+// (sandbox.Level, which package ipc cannot import).
+const (
+	LevelOff  = "off"  // the device policy turns confinement off
+	LevelNone = "none" // the machine cannot confine
+)
+
+// confinementLevel is the machine's level, or LevelOff when the device
+// policy turns confinement off. An unknown level counts as none.
+func (s *Server) confinementLevel() string {
+	switch {
+	case !s.deviceFile().Confinement:
+		return LevelOff
+	case s.cfg.Confinement == "":
+		return LevelNone
+	}
+	return s.cfg.Confinement
+}
+
+// takesCapability declares that a session route also accepts an exec
+// capability as its identity. Only the policy routes do.
+func (rt route) takesCapability() route {
+	rt.session.capability = true
+	return rt
+}
+
+// resolveCapabilityCall resolves a session route's request that presents
+// an exec capability. The capability is spent whatever happens; a route
+// that does not take one refuses it (400), so it is never an identity for
+// a check, a decision, events or a tool.
+func (s *Server) resolveCapabilityCall(sr *sessionRoute, r *http.Request, body sessionBody) (sessionCall, *apiError) {
+	if !sr.capability {
+		s.caps.consume(r.Header.Get(HeaderCapability))
+		err := errorf(http.StatusBadRequest, grants.KindConflict, "this route does not take an exec capability")
+		s.audit(grants.Record{Kind: err.kind, Reason: err.msg})
+		return sessionCall{}, err
+	}
+	src, _, _ := requestSources(r, body)
+	sess, e, err := s.resolveCapability(src, r)
+	if err != nil {
+		return sessionCall{}, err
+	}
+	return sessionCall{sess: sess, lineage: s.lineage(r), body: body, cap: e}, nil
+}
+
+// resolveCapability resolves a request that presents a capability: it is
+// consumed, must be unexpired, issued for the command hash the request
+// gives, for a live session; any session id the request also names must
+// be that session. Every refusal is audited.
+func (s *Server) resolveCapability(src idSources, r *http.Request) (*session, *capEntry, *apiError) {
+	e, ok := s.caps.consume(r.Header.Get(HeaderCapability))
+	var err *apiError
+	switch {
+	case !ok:
+		err = errorf(http.StatusForbidden, grants.KindForged, "unknown or spent exec capability")
+	case !s.now().Before(e.expires):
+		err = errorf(http.StatusForbidden, grants.KindStale, "exec capability expired")
+	case subtle.ConstantTimeCompare([]byte(r.Header.Get(HeaderCommandHash)), []byte(e.command)) != 1:
+		err = errorf(http.StatusForbidden, grants.KindForged, "exec capability was issued for another command")
+	case src != idSources{}:
+		if id, aerr := src.agree(); aerr != nil {
+			err = aerr
+		} else if id != e.session {
+			err = errorf(http.StatusConflict, grants.KindConflict, "the request names session %s but its exec capability is for another: refusing to pick one", id)
+		}
+	}
+	var sess *session
+	if err == nil {
+		if sess = s.sessions.get(e.session); sess == nil || !s.chainLive(sess) {
+			err = errorf(http.StatusGone, grants.KindStale, "session %s has ended or expired", e.session)
+		}
+	}
+	if err != nil {
+		s.audit(grants.Record{Kind: err.kind, Session: firstNonEmpty(e.session, src.URL, src.Query, src.Header), Reason: err.msg})
+		return nil, nil, err
+	}
+	return sess, &e, nil
+}
+
+// unconfinedWhy says that an allowed shell command runs unconfined, and
+// why.
+func unconfinedWhy(level string) string {
+	if level == LevelOff {
+		return "UNCONFINED: the device policy turns confinement off, so the command runs without it"
+	}
+	return "UNCONFINED: this machine cannot confine commands (no Landlock), so the command runs without it"
+}

@@ -1,0 +1,213 @@
+package ipc
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"pathgrant/devicepolicy"
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// capEnv is a daemon on a machine that confines, with a clock the test
+// moves and a device policy file the test switches.
+type capEnv struct {
+	*testEnv
+	clock   atomic.Int64 // unix nanoseconds
+	confine atomic.Bool
+}
+
+func newCapEnv(t *testing.T) *capEnv {
+	ce := &capEnv{}
+	ce.clock.Store(time.Now().UnixNano())
+	ce.confine.Store(true)
+	ce.testEnv = newTestEnv(t, func(c *Config) {
+		c.Now = func() time.Time { return time.Unix(0, ce.clock.Load()) }
+		c.Confinement = "bwrap+landlock"
+		c.DeviceFile = func() devicepolicy.Policy {
+			return devicepolicy.Policy{Confinement: ce.confine.Load(), Toolchains: []string{"/opt/tc"}, Caches: []string{ce.home + "/.cache"}}
+		}
+	})
+	return ce
+}
+
+// hookCheck is a hook-only client's check of a shell command that asks
+// for an exec capability for it.
+func (ce *capEnv) hookCheck(t *testing.T, command string) Answer {
+	t.Helper()
+	ans, err := ce.client.Check(context.Background(), CheckRequest{ClientSession: "claude-1", Cwd: ce.work, Agent: "claude",
+		Tool: "Bash", Command: "cd -- " + ce.work + " && " + command, ExecCommand: command})
+	if err != nil {
+		t.Fatalf("check %q: %v", command, err)
+	}
+	return ans
+}
+
+// capClient presents cap for command, and optionally names a session.
+func (ce *capEnv) capClient(cap, command, session string) *Client {
+	c := NewClient(ce.sock)
+	c.Capability, c.CommandHash, c.Session = cap, CommandHash(command), session
+	return c
+}
+
+func TestCapabilityIssued(t *testing.T) {
+	tests := []struct {
+		name        string
+		command     string
+		confine     bool
+		wantConfine bool
+		wantLevel   string
+		wantCap     bool
+	}{
+		{"allowed, confined", "ls", true, true, "bwrap+landlock", true},
+		{"denied: no capability", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", false},
+		{"confinement off", "ls", false, false, LevelOff, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ce := newCapEnv(t)
+			ce.confine.Store(tt.confine)
+			ans := ce.hookCheck(t, tt.command)
+			if ans.Exec == nil {
+				t.Fatalf("answer %+v has no exec info", ans)
+			}
+			if ans.Exec.Confine != tt.wantConfine || ans.Exec.Level != tt.wantLevel || (ans.Exec.Capability != "") != tt.wantCap {
+				t.Errorf("exec %+v; want confine %v level %q capability %v", *ans.Exec, tt.wantConfine, tt.wantLevel, tt.wantCap)
+			}
+			if !tt.confine && !strings.Contains(ans.Reason, "UNCONFINED") {
+				t.Errorf("reason %q does not say the command runs unconfined", ans.Reason)
+			}
+		})
+	}
+}
+
+func TestCapabilityNoneLevel(t *testing.T) {
+	e := newTestEnv(t) // no Confinement configured: the machine cannot
+	ans, err := e.client.Check(context.Background(), CheckRequest{ClientSession: "c", Cwd: e.work, Command: "ls", ExecCommand: "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Exec == nil || ans.Exec.Confine || ans.Exec.Level != LevelNone || ans.Exec.Capability != "" {
+		t.Errorf("exec %+v; want unconfined, level none, no capability", ans.Exec)
+	}
+}
+
+// TestCapabilityPolicy: a capability fetches its session's policy once,
+// with the device file's part and the grants the check used; it is
+// refused a second time, after expiry, for another command or session,
+// and on every other route.
+func TestCapabilityPolicy(t *testing.T) {
+	ctx := context.Background()
+	t.Run("once, with device policy and used grants", func(t *testing.T) {
+		ce := newCapEnv(t)
+		first := ce.hookCheck(t, "ls") // registers the hook-only session
+		g, err := ce.store.Put(grants.NewGrant{Scope: grants.ScopeOnce, Op: guard.OpRead, Path: ce.dl + "/report.csv",
+			Kind: guard.KindFile, Session: first.Session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := "cat " + ce.dl + "/report.csv"
+		ans := ce.hookCheck(t, cmd)
+		if ans.Decision != guard.Allow || !slices.Contains(ans.Grants, g.ID) || ans.Exec.Capability == "" {
+			t.Fatalf("answer %+v: want allowed by %s with a capability", ans, g.ID)
+		}
+		c := ce.capClient(ans.Exec.Capability, cmd, "")
+		pol, err := c.Policy(ctx)
+		if err != nil {
+			t.Fatalf("policy with the capability: %v", err)
+		}
+		want := guard.Scope{Op: guard.OpRead, Path: ce.dl + "/report.csv", Kind: guard.KindFile}
+		if pol.Session != first.Session || !slices.Contains(pol.Used, want) || slices.Contains(pol.Grants, want) {
+			t.Errorf("policy session %s used %v grants %v; want %s, the spent once grant in used only", pol.Session, pol.Used, pol.Grants, first.Session)
+		}
+		if pol.Confinement == nil || !*pol.Confinement || !slices.Equal(pol.Toolchains, []string{"/opt/tc"}) || len(pol.Caches) != 1 {
+			t.Errorf("policy device part: confinement %v toolchains %v caches %v", pol.Confinement, pol.Toolchains, pol.Caches)
+		}
+		if _, err := c.Policy(ctx); statusOf(err) != http.StatusForbidden {
+			t.Errorf("second use: %v; want 403", err)
+		}
+	})
+	refusals := []struct {
+		name   string
+		status int
+		use    func(ce *capEnv, cap, session string) error
+	}{
+		{"after expiry", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
+			ce.clock.Add(int64(CapabilityTTL + time.Second))
+			_, err := ce.capClient(cap, "ls", "").Policy(ctx)
+			return err
+		}},
+		{"for another command", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
+			_, err := ce.capClient(cap, "cat /etc/passwd", "").Policy(ctx)
+			return err
+		}},
+		{"for another session", http.StatusConflict, func(ce *capEnv, cap, _ string) error {
+			other := ce.register(SessionRequest{})
+			_, err := ce.capClient(cap, "ls", other.ID).Policy(ctx)
+			return err
+		}},
+		{"for a check", http.StatusBadRequest, func(ce *capEnv, cap, session string) error {
+			_, err := ce.capClient(cap, "ls", "").Check(ctx, CheckRequest{SessionID: session, Command: "ls"})
+			return err
+		}},
+		{"for events", http.StatusBadRequest, func(ce *capEnv, cap, session string) error {
+			c := ce.capClient(cap, "ls", session)
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			return c.do(ctx, http.MethodGet, "/v1/events", nil, nil)
+		}},
+	}
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			ce := newCapEnv(t)
+			ans := ce.hookCheck(t, "ls")
+			if err := tt.use(ce, ans.Exec.Capability, ans.Session); statusOf(err) != tt.status {
+				t.Fatalf("got %v; want status %d", err, tt.status)
+			}
+			ce.clock.Store(time.Now().UnixNano())
+			if _, err := ce.capClient(ans.Exec.Capability, "ls", "").Policy(ctx); err == nil {
+				t.Errorf("the capability still fetched the policy after it was refused")
+			}
+		})
+	}
+	t.Run("for a decision", func(t *testing.T) {
+		ce := newCapEnv(t)
+		denied := ce.hookCheck(t, "cat "+ce.dl+"/other.csv")
+		if denied.Pending == "" {
+			t.Fatalf("no approval request: %+v", denied)
+		}
+		ans := ce.hookCheck(t, "ls")
+		c := ce.capClient(ans.Exec.Capability, "ls", "")
+		if _, err := c.Decide(ctx, denied.Pending, Decision{Scope: "session"}); err == nil {
+			t.Fatal("a decision with a capability was accepted")
+		}
+		if p := ce.srv.Pending(); len(p) != 1 || p[0].ID != denied.Pending {
+			t.Errorf("pending %+v; want %s still pending", p, denied.Pending)
+		}
+		if gs, _ := ce.store.List(grants.Filter{Session: denied.Session}); len(gs) != 0 {
+			t.Errorf("grants %+v after a refused decision", gs)
+		}
+	})
+}
+
+func TestHealthConfinement(t *testing.T) {
+	ce := newCapEnv(t)
+	for _, tt := range []struct {
+		confine bool
+		want    string
+	}{{true, "bwrap+landlock"}, {false, LevelOff}} {
+		ce.confine.Store(tt.confine)
+		var got map[string]any
+		if err := ce.client.do(context.Background(), http.MethodGet, "/v1/health", nil, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got["confinement"] != tt.want {
+			t.Errorf("confine %v: health %v; want confinement %q", tt.confine, got, tt.want)
+		}
+	}
+}
