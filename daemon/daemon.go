@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/ipc"
+	"pathgrant/sandbox"
+	"pathgrant/tools/confine"
 )
 
 // ShutdownTimeout bounds how long a stopping daemon waits for requests in
@@ -28,6 +31,12 @@ type Daemon struct {
 	Getenv                  appdirs.Getenv
 	Listener                net.Listener
 	Store                   *grants.Store
+	// Policy is the device policy file, reloaded as it changes;
+	// Confinement what this machine offers confined commands. Together
+	// they decide whether agents' shell commands run confined.
+	Policy      *devicepolicy.Watcher
+	Confinement sandbox.Confinement
+	stopWatch   context.CancelFunc
 }
 
 // Start resolves the paths (empty flags mean the defaults, from the
@@ -46,7 +55,48 @@ func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
 	if d.Listener, d.Store, err = open(d.Socket, d.StorePath, log); err != nil {
 		return nil, err
 	}
+	if err := d.watchPolicy(log); err != nil {
+		d.Listener.Close()
+		d.Store.Close()
+		return nil, err
+	}
 	return d, nil
+}
+
+// watchPolicy loads the device policy file and keeps it current, and
+// probes the machine's confinement. A policy file that does not load stops
+// the daemon: it never runs with a policy the user did not write. An
+// unconfined machine or setting is logged loudly.
+func (d *Daemon) watchPolicy(log *slog.Logger) error {
+	env, err := devicepolicy.Locate(d.Getenv)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.Policy, err = devicepolicy.Watch(ctx, devicepolicy.Dir(d.Getenv, env.Home), env, log, func(p devicepolicy.Policy) {
+		logConfinement(log, d.Confinement, p)
+	})
+	if err != nil {
+		cancel()
+		return err
+	}
+	d.stopWatch = cancel
+	d.Confinement = sandbox.Probe()
+	logConfinement(log, d.Confinement, d.Policy.Policy())
+	return nil
+}
+
+// logConfinement says how agents' shell commands run: a warning when
+// they run unconfined.
+func logConfinement(log *slog.Logger, c sandbox.Confinement, p devicepolicy.Policy) {
+	switch {
+	case !p.Confinement:
+		log.Warn("UNCONFINED: the device policy turns confinement off (confinement = false): agent commands are not confined")
+	case c.Level == sandbox.LevelNone:
+		log.Warn("UNCONFINED: this machine cannot confine agent commands", "why", c.LandlockErr)
+	default:
+		log.Info("agent shell commands run confined", "level", c.Level, "gaps", c.Gaps)
+	}
 }
 
 func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store, error) {
@@ -68,10 +118,19 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 	return ln, store, nil
 }
 
-// Config is the daemon's ipc configuration with the given approver.
+// Config is the daemon's ipc configuration with the given approver. The
+// tool routes' shell commands run under Landlock (package ipc cannot
+// build a confiner itself: package sandbox imports it).
 func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
-	return ipc.Config{Store: d.Store, Device: ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket), Home: d.Home,
-		Logger: log, Approver: approver}
+	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
+	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home,
+		Logger: log, Approver: approver, Confiner: confine.Landlock{}, Confinement: string(d.Confinement.Level)}
+	if d.Policy != nil {
+		// The eligible roots are read at start; the rest of the file live.
+		cfg.Device.EligibleReadOnly = d.Policy.Policy().EligibleReadOnly
+		cfg.DeviceFile = d.Policy.Policy
+	}
+	return cfg
 }
 
 // Serve runs srv on the daemon's socket in the background; the channel
@@ -104,6 +163,9 @@ func (d *Daemon) Stop(ctx context.Context, srv *ipc.Server, serveErr <-chan erro
 		if serr := <-serveErr; serr != nil {
 			err = errors.Join(err, fmt.Errorf("serve: %w", serr))
 		}
+	}
+	if d.stopWatch != nil {
+		d.stopWatch()
 	}
 	if cerr := d.Store.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

@@ -42,7 +42,7 @@ func decodeStrict(r *http.Request, v any) *apiError {
 	data, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return errorf(http.StatusRequestEntityTooLarge, "", "request body over %d bytes", maxBody)
+		return errorf(http.StatusRequestEntityTooLarge, "", "request body over %d bytes", tooBig.Limit)
 	}
 	if err != nil {
 		return errorf(http.StatusBadRequest, "", "read body: %v", err)
@@ -61,9 +61,10 @@ func decodeStrict(r *http.Request, v any) *apiError {
 	return nil
 }
 
-func limitBody(next http.Handler) http.Handler {
+// limitBody refuses a body over limit bytes (413) when it is read.
+func limitBody(next http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -70,6 +70,46 @@ func (s *Server) resolveSession(src idSources, token string, lineage *lineageOf,
 	return sess, nil
 }
 
+// resolveAgent resolves a request that asks for the session bound to the
+// caller's agent process (see agentSession). Every other id the request
+// carries must name that same session: an unknown one is 404, one that
+// names another session, or any when the agent process has none, is a
+// conflict (409), never settled by picking one. Every refusal is audited.
+func (s *Server) resolveAgent(src idSources, lineage *lineageOf) (*session, *apiError) {
+	sess, err := s.lookupAgent(src, lineage)
+	if err != nil {
+		s.audit(grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Query, src.Header, src.Body, src.Env), Reason: err.msg})
+		return nil, err
+	}
+	return sess, nil
+}
+
+func (s *Server) lookupAgent(src idSources, lineage *lineageOf) (*session, *apiError) {
+	named := src != idSources{}
+	id := ""
+	if named {
+		var err *apiError
+		if id, err = src.agree(); err != nil {
+			return nil, err
+		}
+		if s.sessions.get(id) == nil {
+			return nil, errorf(http.StatusNotFound, grants.KindStale, "unknown session %s", id)
+		}
+	}
+	sess, err := s.agentSession(lineage)
+	switch {
+	case err != nil && named && err.status == http.StatusNotFound:
+		return nil, errorf(http.StatusConflict, grants.KindConflict,
+			"the request names session %s but no session is bound to its agent process: refusing to pick one", id)
+	case err != nil:
+		return nil, err
+	case named && sess.ID != id:
+		return nil, errorf(http.StatusConflict, grants.KindConflict,
+			"the request names session %s but its agent process is bound to %s: refusing to pick one", id, sess.ID)
+	}
+	return sess, nil
+}
+
 func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, auto *CheckRequest) (*session, *apiError) {
 	id, err := s.sessionID(src, auto)
 	if err != nil {

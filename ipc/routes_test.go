@@ -45,10 +45,11 @@ func send(t *testing.T, c *http.Client, method, path string, hdr map[string]stri
 
 // routeCase says how the route walk calls one session route: the sources
 // the route must declare, and for routes with a body, the body naming the
-// session in its session_id, env_session and client_session.
+// session in its session_id, env_session and client_session, and asking
+// for the agent process's session (agent_process) when agent is set.
 type routeCase struct {
 	sources source
-	body    func(body, env, client string) any
+	body    func(body, env, client string, agent bool) any
 }
 
 // sessionRequest builds a request to rt naming the session in the given
@@ -76,11 +77,12 @@ func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path
 	_, b := ids[srcBody]
 	_, e := ids[srcEnv]
 	_, c := ids[srcClient]
-	if tc.body == nil && (b || e || c) {
+	_, a := ids[srcAgent]
+	if tc.body == nil && (b || e || c || a) {
 		return "", "", nil, nil, false
 	}
 	if tc.body != nil {
-		body = tc.body(ids[srcBody], ids[srcEnv], ids[srcClient])
+		body = tc.body(ids[srcBody], ids[srcEnv], ids[srcClient], a)
 	}
 	return method, path, hdr, body, true
 }
@@ -102,14 +104,19 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 	ended := e.register(SessionRequest{Agent: "c"})
 	e.srv.sessions.end(ended.ID)
 	c := rawClient(e.sock)
-	check := func(body, env, client string) any {
+	check := func(body, env, client string, agent bool) any {
+		if agent { // a check body has no place for it: an unknown field is refused
+			return map[string]any{"op": "read", "path": e.work + "/main.go", "session_id": body, "env_session": env,
+				"client_session": client, "agent_process": true}
+		}
 		return CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
 	}
-	tool := func(body, env, client string) any {
+	tool := func(body, env, client string, agent bool) any {
 		if client != "" { // a tool body has no place for it: an unknown field is refused
-			return map[string]any{"session_id": body, "env_session": env, "client_session": client, "args": map[string]any{"path": "main.go"}}
+			return map[string]any{"session_id": body, "env_session": env, "client_session": client, "agent_process": agent,
+				"args": map[string]any{"path": "main.go"}}
 		}
-		return ToolRequest{SessionID: body, EnvSession: env, Args: json.RawMessage(`{"path": "main.go"}`)}
+		return ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
 	}
 	cases := map[string]routeCase{
 		"DELETE /v1/sessions/{session}":     {sources: srcURL | srcHeader},
@@ -119,8 +126,8 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 		"GET /s/{session}/v1/events":        {sources: srcURL | srcQuery | srcHeader},
 		"GET /v1/policy":                    {sources: srcQuery | srcHeader},
 		"GET /s/{session}/v1/policy":        {sources: srcURL | srcQuery | srcHeader},
-		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv, body: tool},
-		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv, body: tool},
+		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv | srcAgent, body: tool},
+		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv | srcAgent, body: tool},
 	}
 	for _, rt := range e.srv.routes() {
 		if rt.session == nil {
@@ -205,7 +212,7 @@ func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, ot
 	ids := func(id, tok string) map[source]string {
 		m := map[source]string{srcToken: tok}
 		for _, k := range tc.sources.kinds() {
-			if k != srcClient {
+			if k != srcClient && k != srcAgent { // neither names a session by its id
 				m[k] = id
 			}
 		}

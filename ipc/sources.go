@@ -20,12 +20,13 @@ const (
 	srcBody                      // the body's session_id
 	srcEnv                       // the body's env_session (the hook's PATHGRANT_SESSION)
 	srcClient                    // the body's client_session (the agent client's own id)
+	srcAgent                     // the body's agent_process: the session bound to the caller's agent process
 )
 
 var sourceNames = []struct {
 	src  source
 	name string
-}{{srcURL, "url"}, {srcQuery, "query"}, {srcHeader, "header"}, {srcBody, "body"}, {srcEnv, "env"}, {srcClient, "client"}}
+}{{srcURL, "url"}, {srcQuery, "query"}, {srcHeader, "header"}, {srcBody, "body"}, {srcEnv, "env"}, {srcClient, "client"}, {srcAgent, "agent"}}
 
 // String names the sources in s, "url|header" style.
 func (s source) String() string {
@@ -52,6 +53,13 @@ func (s source) kinds() []source {
 // sessionBody is a request body that can name its session.
 type sessionBody interface {
 	sessionIDs() (body, env, client string)
+}
+
+// agentBody is a body that can ask for the session bound to the caller's
+// agent process instead of naming one (the MCP bridge of a hook-only
+// client, which never learns the client's own session id).
+type agentBody interface {
+	agentProcess() bool
 }
 
 func (r *CheckRequest) sessionIDs() (body, env, client string) {
@@ -122,6 +130,13 @@ func (s *Server) resolveRequest(declared source, r *http.Request, body sessionBo
 		return sessionCall{}, err
 	}
 	lineage := s.lineage(r)
+	if got&srcAgent != 0 {
+		sess, err := s.resolveAgent(src, lineage)
+		if err != nil {
+			return sessionCall{}, err
+		}
+		return sessionCall{sess: sess, lineage: lineage, body: body}, nil
+	}
 	auto, _ := body.(*CheckRequest)
 	sess, err := s.resolveSession(src, r.Header.Get(HeaderToken), lineage, auto)
 	if err != nil {
@@ -146,6 +161,9 @@ func requestSources(r *http.Request, body sessionBody) (idSources, string, sourc
 		if p.v != "" {
 			got |= p.src
 		}
+	}
+	if ab, ok := body.(agentBody); ok && ab.agentProcess() {
+		got |= srcAgent
 	}
 	return src, client, got
 }

@@ -34,11 +34,23 @@ func (r *ToolRequest) sessionIDs() (body, env, client string) {
 	return r.SessionID, r.EnvSession, ""
 }
 
+func (r *ToolRequest) agentProcess() bool { return r.AgentProcess }
+
 func newToolBody() sessionBody { return &ToolRequest{} }
 
-// toolSources are where a tool call may name its session besides the URL.
-// A client's own session id is not one: only a check can bind it.
-const toolSources = srcHeader | srcBody | srcEnv
+// toolRoute declares a tool route: withBody with room for a body of up
+// to maxToolBody, since write_file carries the file's content.
+func toolRoute(pattern string, sources source, act sessionHandler) route {
+	rt := withBody(pattern, sources, newToolBody, act)
+	rt.limit = maxToolBody
+	return rt
+}
+
+// toolSources are where a tool call may name its session besides the URL:
+// the header, the body, the client's PATHGRANT_SESSION, or (agent_process)
+// the agent process the caller runs under. A client's own session id is
+// not one: only a check can bind it.
+const toolSources = srcHeader | srcBody | srcEnv | srcAgent
 
 // handleTool runs one tool call for the session the route resolved: the
 // same session is the one the guard judges with, whose grants are used,
@@ -187,17 +199,19 @@ func (s *Server) toolSession(sess *session) (*tools.Session, *apiError) {
 
 // toolConfiner is what execute_shell_command runs under. Package ipc
 // cannot build a sandbox itself (package sandbox imports ipc for its
-// Policy), so it must be handed one; until Config carries it, shell
-// commands are refused, never run unconfined.
-func (s *Server) toolConfiner() tools.Confiner { return nil }
+// Policy), so it is handed one in Config; without one, shell commands
+// are refused, never run unconfined.
+func (s *Server) toolConfiner() tools.Confiner { return s.cfg.Confiner }
 
-// auditTool records a tool call: a denial as a deny (an eligible one is
-// recorded by offer when its request is raised), a call that ran in the
-// log.
+// auditTool records a tool call: one that ran as a tool record (the
+// access it was allowed on and whether it failed), a denial as a deny (an
+// eligible one is recorded by offer when its request is raised). A shell
+// command's text is not recorded (the audit log holds no command text: it
+// may carry secrets); its first access is.
 func (s *Server) auditTool(ev tools.Event) {
 	if ev.Decision == guard.Allow {
-		s.log.Info("tool call", "session", ev.Session, "tool", ev.Tool, "request", ev.RequestID,
-			"op", ev.Op, "path", ev.Path, "error", ev.Err)
+		s.audit(grants.Record{Kind: grants.KindTool, Session: ev.Session, Workflow: ev.Workflow, Agent: ev.Agent,
+			Tool: ev.Tool, RequestID: ev.RequestID, Op: ev.Op, Path: ev.Path, Reason: toolOutcome(ev)})
 		return
 	}
 	if ev.Eligible {
@@ -205,6 +219,14 @@ func (s *Server) auditTool(ev tools.Event) {
 	}
 	s.audit(grants.Record{Kind: grants.KindDeny, Session: ev.Session, Workflow: ev.Workflow, Agent: ev.Agent,
 		Tool: ev.Tool, RequestID: ev.RequestID, Op: ev.Op, Path: ev.Path, Reason: ev.Reason})
+}
+
+// toolOutcome is a tool record's reason: allowed, and how the call ended.
+func toolOutcome(ev tools.Event) string {
+	if ev.Err != "" {
+		return "allowed; failed: " + ev.Err
+	}
+	return "allowed; ran"
 }
 
 // agentSession is the session of the agent process the peer runs under:
