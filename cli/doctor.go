@@ -17,7 +17,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/godbus/dbus/v5"
 
 	"pathgrant/appdirs"
@@ -563,30 +562,12 @@ func piHookArgv(file string, data []byte) ([]string, error) {
 	return nil, fmt.Errorf("%s: no hook command in pathgrant's extension", file)
 }
 
-// mcpConfig is where a client configures its MCP servers, and whether
-// that file is TOML; "" for a client with no MCP configuration.
-func mcpConfig(env doctorEnv, c hooks.Client, home string) (file string, isTOML bool) {
-	switch c.Name {
-	case "claude":
-		if dir := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
-			return filepath.Join(dir, ".claude.json"), false
-		}
-		return filepath.Join(home, ".claude.json"), false
-	case "codex":
-		return filepath.Join(c.Dir(env.Getenv, home), "config.toml"), true
-	case "gemini":
-		return filepath.Join(c.Dir(env.Getenv, home), "settings.json"), false
-	case "cursor":
-		return filepath.Join(c.Dir(env.Getenv, home), "mcp.json"), false
-	}
-	return "", false
-}
-
-// mcpCheck says whether the client's MCP configuration names a pathgrant
-// server (the bridge). Informational: the hooks are what guards today.
+// mcpCheck says whether the client's MCP configuration (where the client
+// table says it is) registers the pathgrant server, the bridge.
+// Informational: the hooks are what guards the client's own tools.
 func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
 	d := doctorCheck{Name: c.Name + " mcp", Status: doctorInfo}
-	file, isTOML := mcpConfig(env, c, home)
+	file := c.MCPPath(env.Getenv, home, "")
 	if file == "" {
 		d.Detail = "no MCP configuration for " + c.Name
 		return d
@@ -596,29 +577,10 @@ func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
 		d.Detail = fmt.Sprintf("cannot read %s: %s", file, oneLine(err.Error()))
 		return d
 	}
-	if err == nil && namesPathgrantServer(data, isTOML) {
+	if err == nil && c.BridgeConfigured(data) {
 		d.Status, d.Detail = doctorOK, "pathgrant server configured in "+file
 		return d
 	}
-	d.Detail = "no pathgrant server in " + file
+	d.Detail = "no pathgrant server in " + file + ": pathgrant install-mcp " + c.Name + " registers it"
 	return d
-}
-
-// namesPathgrantServer reports whether an MCP configuration has a server
-// called pathgrant: mcpServers.pathgrant (JSON) or mcp_servers.pathgrant
-// (Codex's TOML).
-func namesPathgrantServer(data []byte, isTOML bool) bool {
-	var doc map[string]any
-	key := "mcpServers"
-	if isTOML {
-		key = "mcp_servers"
-		if _, err := toml.Decode(string(data), &doc); err != nil {
-			return false
-		}
-	} else if err := json.Unmarshal(data, &doc); err != nil {
-		return false
-	}
-	servers, _ := doc[key].(map[string]any)
-	_, ok := servers["pathgrant"]
-	return ok
 }

@@ -28,6 +28,11 @@ type Call struct {
 	// run under `pathgrant exec` (see appdirs.ExecEnv).
 	Shell     bool
 	ToolInput json.RawMessage
+	// MCP marks a call of an MCP tool, and MCPServer names its server
+	// when the client says which (BridgeServer for pathgrant's own
+	// bridge). It is answered without the daemon (see mcpVerdict).
+	MCP       bool
+	MCPServer string
 }
 
 // Access is one thing to check: an op on a path, or a shell command (which

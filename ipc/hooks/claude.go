@@ -61,6 +61,10 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		c.NoFiles = true
 		return nil
 	}
+	if server, ok := claudeMCPServer(tool); ok {
+		mcpTool(c, server)
+		return nil
+	}
 	f, err := decodeObject(input, "tool_input")
 	if err != nil {
 		return err
@@ -133,11 +137,14 @@ type claudeHookOutput struct {
 	Updated  json.RawMessage `json:"updatedInput,omitempty"`
 }
 
-// render answers Claude Code. A rewrite (appdirs.ExecEnv) needs an explicit allow
+// render answers Claude Code: {} when pathgrant defers to Claude's own
+// permission flow. A rewrite (appdirs.ExecEnv) needs an explicit allow
 // to carry updatedInput; Claude's own prompt is then skipped for that
 // command, which the kernel now confines.
 func (claudeAdapter) render(c Call, v Verdict) Output {
 	switch {
+	case v.Defer:
+		return jsonOutput(struct{}{})
 	case v.Allow && v.Rewrite != nil:
 		return jsonOutput(claudeOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason + " (runs under pathgrant exec)", v.Rewrite}})
 	case v.Allow && !v.Granted:

@@ -40,6 +40,19 @@ type Client struct {
 	// Protected are the files carrying hooks, relative to Dir;
 	// ProjectProtected relative to a workspace.
 	Protected, ProjectProtected []string
+
+	// MCPConfig is the file registering the client's MCP servers, which
+	// `pathgrant install-mcp` edits: relative to Dir, or (mcpBesideDir)
+	// to the home folder, or to DirEnv's folder when that is set.
+	// ProjectMCPConfig is relative to a project. Both are protected like
+	// the hook settings (a session that could add a server named
+	// pathgrant would be trusted as pathgrant's bridge). Empty, with
+	// noMCP saying why, for a client without MCP servers.
+	MCPConfig, ProjectMCPConfig string
+	mcpBesideDir                bool
+	mcpTOML                     bool      // the file is TOML (else JSON)
+	InstallMCP                  Installer // registers argv as the server BridgeServer
+	noMCP                       string
 }
 
 // clients is the client table.
@@ -47,21 +60,26 @@ var clients = []Client{
 	{Name: "claude", adapter: claudeAdapter{}, DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
 		Settings: "settings.json", ProjectSettings: ".claude/settings.local.json", Install: jsonSettings(editClaude),
 		Protected:        []string{"settings.json", "settings.local.json"},
-		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"}},
+		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"},
+		MCPConfig:        ".claude.json", mcpBesideDir: true, ProjectMCPConfig: ".mcp.json", InstallMCP: jsonMCP},
 	{Name: "codex", adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
 		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
 		Protected:        []string{"hooks.json", "config.toml"},
-		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"}},
+		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"},
+		MCPConfig:        "config.toml", ProjectMCPConfig: ".codex/config.toml", mcpTOML: true, InstallMCP: codexMCP},
 	{Name: "gemini", adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
 		Settings: "settings.json", ProjectSettings: ".gemini/settings.json", Install: jsonSettings(editGemini),
-		Protected: []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"}},
+		Protected: []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
+		MCPConfig: "settings.json", ProjectMCPConfig: ".gemini/settings.json", InstallMCP: jsonMCP},
 	{Name: "cursor", adapter: cursorAdapter{}, dir: ".cursor",
 		Settings: "hooks.json", ProjectSettings: ".cursor/hooks.json", Install: jsonSettings(editCursor),
-		Protected: []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"}},
+		Protected: []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
+		MCPConfig: "mcp.json", ProjectMCPConfig: ".cursor/mcp.json", InstallMCP: jsonMCP},
 	{Name: "pi", adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
 		Settings: "extensions/pathgrant.ts", ProjectSettings: ".pi/extensions/pathgrant.ts", Install: installPiExtension,
 		Protected:        []string{"extensions", "settings.json"},
-		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"}},
+		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"},
+		noMCP:            "Pi has no MCP client"},
 }
 
 // Clients lists the supported clients' names, sorted.
@@ -127,6 +145,11 @@ func GlobalProtected(getenv appdirs.Getenv, home string) []string {
 				out = append(out, filepath.Join(d, rel))
 			}
 		}
+		for _, ge := range []appdirs.Getenv{noEnv, getenv} {
+			if p := c.MCPPath(ge, home, ""); p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }
@@ -137,6 +160,9 @@ func ProjectProtected() []string {
 	var out []string
 	for _, c := range clients {
 		out = append(out, c.ProjectProtected...)
+		if p := c.ProjectMCPConfig; p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -22,8 +22,15 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "DirEnv" || f.Name == "envHome" {
-					continue // optional: not every client can be moved
+				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" {
+					continue // optional: not every client can be moved, or keeps its MCP servers beside its folder, or in TOML
+				}
+				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
+					t.Errorf("field %s: a client either has MCP servers (and every MCP field) or says why not in noMCP", f.Name)
+					continue
+				}
+				if isMCPField(f.Name) || f.Name == "noMCP" {
+					continue
 				}
 				if v.Field(i).IsZero() {
 					t.Errorf("field %s is empty", f.Name)
@@ -43,8 +50,19 @@ func TestClientTableComplete(t *testing.T) {
 			if !protects(c.ProjectProtected, c.ProjectSettings) {
 				t.Errorf("project settings %s is not among the protected %q", c.ProjectSettings, c.ProjectProtected)
 			}
+			if c.noMCP == "" && c.MCPConfig == "" {
+				t.Errorf("no MCP configuration and no noMCP reason")
+			}
+			if p := c.ProjectMCPConfig; p != "" && !protects(ProjectProtected(), p) {
+				t.Errorf("project MCP configuration %s is not protected", p)
+			}
 		})
 	}
+}
+
+// isMCPField names the row fields a client with MCP servers must fill.
+func isMCPField(name string) bool {
+	return name == "MCPConfig" || name == "ProjectMCPConfig" || name == "InstallMCP"
 }
 
 // protects reports whether path is one of the protected paths or below one.

@@ -130,6 +130,9 @@ type codexBehavior struct {
 }
 
 func (codexAdapter) render(c Call, v Verdict) Output {
+	if v.Defer { // no output: Codex decides as it would without the hook
+		return Output{}
+	}
 	if c.Event == "PermissionRequest" {
 		switch {
 		case v.Allow && !v.Granted:

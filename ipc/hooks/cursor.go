@@ -9,7 +9,9 @@ import "encoding/json"
 // {"permission": "allow"|"deny", "user_message", "agent_message"}.
 //
 // An MCP tool does whatever its server does with files; nothing in the
-// call says what, so beforeMCPExecution is always denied (fail closed).
+// call says what. pathgrant's own bridge (its command is `pathgrant mcp`)
+// checks each call itself and is allowed; any other server's tool is
+// "ask" (Cursor asks its user) unless unknown_tools = "deny".
 
 type cursorInput struct {
 	ConversationID string          `json:"conversation_id"`
@@ -22,6 +24,7 @@ type cursorInput struct {
 	Attachments    []cursorAttach  `json:"attachments"`
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
+	URL            string          `json:"url"`
 }
 
 type cursorAttach struct {
@@ -65,7 +68,7 @@ func (cursorAdapter) parse(raw []byte) (Call, error) {
 		}
 	case "beforeMCPExecution":
 		c.Tool = "mcp:" + in.ToolName
-		return c, unknownTool(c.Client, c.Tool)
+		mcpTool(&c, cursorMCPServer(in.Command, in.URL))
 	default:
 		return Call{}, malformed("event %q is not beforeShellExecution, beforeReadFile or beforeMCPExecution", in.Event)
 	}
@@ -79,6 +82,9 @@ type cursorOutput struct {
 }
 
 func (cursorAdapter) render(_ Call, v Verdict) Output {
+	if v.Defer {
+		return jsonOutput(cursorOutput{Permission: "ask", UserMessage: v.Reason})
+	}
 	if v.Allow {
 		return jsonOutput(cursorOutput{Permission: "allow"})
 	}

@@ -110,8 +110,8 @@ var fixtureCases = []fixtureCase{
 	{client: "cursor", fixture: "cursor-beforereadfile-workspace.json", mode: plainRn, stdout: `{"permission":"allow"}`},
 	{client: "cursor", fixture: "cursor-beforeshellexecution-downloads.json", mode: noWait, stdout: cursorDeny(pendingRead), pending: 1},
 	{client: "cursor", fixture: "cursor-beforeshellexecution-write-downloads.json", mode: plainRn, stdout: cursorDeny(writeDenied)},
-	{client: "cursor", fixture: "cursor-beforemcpexecution.json", mode: plainRn,
-		stdout: cursorDeny(`pathgrant: cursor tool \"mcp:read_resource\" is not one pathgrant can check, so it is denied`)},
+	{client: "cursor", fixture: "cursor-beforemcpexecution.json", mode: plainRn, // another server's tool: Cursor asks its user
+		stdout: `{"permission":"ask","user_message":"pathgrant: MCP tool \"mcp:read_resource\" is left to cursor's own permission flow (unknown_tools = \"ask-client\")"}`},
 	{client: "cursor", fixture: `{"conversation_id": "c", "hook_event_name": "afterFileEdit"}`, mode: inline, exit: 2, stderr: `event "afterFileEdit"`},
 
 	// Pi (the shipped extension's protocol).

@@ -15,11 +15,19 @@ var geminiNoFiles = map[string]bool{
 }
 
 type geminiInput struct {
-	SessionID string          `json:"session_id"`
-	Cwd       string          `json:"cwd"`
-	Event     string          `json:"hook_event_name"`
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
+	SessionID  string            `json:"session_id"`
+	Cwd        string            `json:"cwd"`
+	Event      string            `json:"hook_event_name"`
+	ToolName   string            `json:"tool_name"`
+	ToolInput  json.RawMessage   `json:"tool_input"`
+	MCPContext *geminiMCPContext `json:"mcp_context"`
+}
+
+// geminiMCPContext is what Gemini CLI says of an MCP tool's server (its
+// name, and how it is started or reached).
+type geminiMCPContext struct {
+	ServerName string `json:"server_name"`
+	ToolName   string `json:"tool_name"`
 }
 
 type geminiAdapter struct{}
@@ -40,6 +48,10 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 	c := Call{Client: "gemini", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd}
 	if geminiNoFiles[in.ToolName] {
 		c.NoFiles = true
+		return c, nil
+	}
+	if server, ok := geminiMCPServer(in.ToolName, in.MCPContext); ok {
+		mcpTool(&c, server)
 		return c, nil
 	}
 	f, err := decodeObject(in.ToolInput, "tool_input")
@@ -123,6 +135,8 @@ type geminiHookSpecific struct {
 
 func (geminiAdapter) render(_ Call, v Verdict) Output {
 	switch {
+	case v.Defer: // no decision: Gemini CLI's own confirmation applies
+		return jsonOutput(struct{}{})
 	case v.Allow && v.Rewrite != nil:
 		return jsonOutput(geminiOutput{Decision: "allow", Hook: &geminiHookSpecific{"BeforeTool", v.Rewrite}})
 	case v.Allow:

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"pathgrant/appdirs"
+	"pathgrant/ipc/hooks"
+)
+
+const installMCPUsageText = "usage: pathgrant install-mcp claude|codex|cursor|gemini [--project DIR] [--uninstall] [--socket PATH]"
+
+type installMCPArgs struct {
+	client    string
+	project   string
+	uninstall bool
+	socket    string
+}
+
+// runInstallMCP implements `pathgrant install-mcp`: it registers this
+// binary's bridge (`pathgrant mcp`) as the MCP server named pathgrant in
+// one client's MCP configuration, keeping everything else and saving the
+// previous file as a timestamped backup. It is idempotent; --uninstall
+// removes exactly that server and, when nothing else changed since, puts
+// the previous file back byte for byte. Exit 0 done, 1 failure, 2 usage.
+func runInstallMCP(args []string, stdout, stderr io.Writer) int {
+	a, err := parseInstallMCPArgs(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stdout, installMCPUsageText)
+		return 0
+	case err != nil:
+		code := fail(stderr, "install-mcp", err)
+		fmt.Fprintln(stderr, installMCPUsageText)
+		return code
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(stderr, "install-mcp", fmt.Errorf("find this binary: %w", err))
+	}
+	msg, err := installMCP(a, exe, os.Getenv)
+	if err != nil {
+		return fail(stderr, "install-mcp", err)
+	}
+	fmt.Fprintln(stdout, msg)
+	return exitOK
+}
+
+func parseInstallMCPArgs(args []string) (installMCPArgs, error) {
+	var a installMCPArgs
+	fs := newFlags("install-mcp")
+	fs.StringVar(&a.project, "project", "", "register in this project's MCP configuration instead of the user's")
+	fs.BoolVar(&a.uninstall, "uninstall", false, "remove the pathgrant server")
+	fs.StringVar(&a.socket, "socket", "", "daemon socket the bridge should use (default: the bridge's own default)")
+	pos, err := parseFlags(fs, args)
+	switch {
+	case err != nil:
+		return a, err
+	case len(pos) != 1:
+		return a, usagef("give exactly one client")
+	}
+	c, err := hooks.LookupClient(pos[0])
+	if err != nil {
+		return a, usagef("%v", err)
+	}
+	if c.InstallMCP == nil {
+		return a, usagef("%s has no MCP configuration", c.Name)
+	}
+	a.client = pos[0]
+	return a, nil
+}
+
+// installMCP registers (or removes) the bridge exe for one client, in the
+// MCP configuration the client table names for it.
+func installMCP(a installMCPArgs, exe string, getenv appdirs.Getenv) (string, error) {
+	client, err := hooks.LookupClient(a.client)
+	if err != nil {
+		return "", err
+	}
+	home, err := appdirs.Home(getenv)
+	if err != nil {
+		return "", err
+	}
+	project, err := projectDir(a.project)
+	if err != nil {
+		return "", err
+	}
+	argv, err := bridgeArgv(exe, a.socket)
+	if err != nil {
+		return "", err
+	}
+	path := client.MCPPath(getenv, home, project)
+	changed, backup, err := client.InstallMCP(path, argv, a.uninstall)
+	if err != nil {
+		return "", err
+	}
+	return installMCPReport(a.client, path, a.uninstall, changed, backup), nil
+}
+
+// bridgeArgv is the server's command: this binary's absolute path, mcp,
+// and --socket when one was given.
+func bridgeArgv(exe, socket string) ([]string, error) {
+	exe, err := filepath.Abs(exe)
+	if err != nil {
+		return nil, fmt.Errorf("this binary %s: %w", exe, err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	argv := []string{exe, "mcp"}
+	if socket != "" {
+		sock, err := filepath.Abs(socket)
+		if err != nil {
+			return nil, fmt.Errorf("socket %s: %w", socket, err)
+		}
+		argv = append(argv, "--socket", sock)
+	}
+	return argv, nil
+}
+
+func installMCPReport(client, path string, uninstall, changed bool, backup string) string {
+	var msg string
+	switch {
+	case uninstall && changed:
+		msg = fmt.Sprintf("removed the pathgrant MCP server for %s from %s", client, path)
+	case uninstall:
+		return fmt.Sprintf("no pathgrant MCP server for %s in %s: nothing to remove", client, path)
+	case changed:
+		msg = fmt.Sprintf("registered the pathgrant MCP server for %s in %s", client, path)
+	default:
+		return fmt.Sprintf("the pathgrant MCP server for %s is already registered in %s", client, path)
+	}
+	if backup != "" {
+		msg += " (previous file saved as " + backup + ")"
+	}
+	return msg
+}
