@@ -69,6 +69,10 @@ func (s *Server) await(ctx context.Context, sess *session, req CheckRequest, ans
 	case !ok:
 		ans.Reason = retryHint
 		return ans
+	case decided.State == StateEnded:
+		ans.Eligible, ans.Suggested = false, nil
+		ans.Reason = endedReason(sess)
+		return ans
 	case decided.State != StateApproved:
 		ans.Eligible, ans.Suggested = false, nil
 		ans.Reason = "denied by the user"

@@ -32,6 +32,10 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "", "register session: %v", err))
 		return
 	}
+	if aerr := bindLauncher(sess, req, lineage); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
 	token, hash := newToken()
 	sess.tokenHash = hash
 	if err := s.addSession(sess, peerProc(lineage)); err != nil {
@@ -62,6 +66,9 @@ func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *line
 		if errors.Is(err, errSessionExists) { // registered concurrently: resolve it as usual
 			return s.lookupSession(idSources{Body: id}, "", lineage, nil)
 		}
+		if errors.Is(err, grants.ErrSessionEnded) { // ended before a restart: never revived
+			return nil, errorf(http.StatusGone, grants.KindStale, "session %s has ended", id)
+		}
 		return nil, registerError(err, "register session "+id)
 	}
 	return sess, nil
@@ -78,17 +85,12 @@ func (s *Server) addSession(sess *session, owner Proc) error {
 	if err := s.sessions.add(sess); err != nil {
 		return err
 	}
-	parent := ""
-	if sess.Parent != nil {
-		parent = sess.Parent.ID
-	}
-	_, err := s.cfg.Store.StartSession(grants.Session{ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
-		Parent: parent, Expires: sess.Expires})
-	if err != nil {
+	if _, err := s.cfg.Store.StartSession(sess.record()); err != nil {
 		s.sessions.end(sess.ID)
 		return fmt.Errorf("record session: %w", err)
 	}
 	s.owners.add(sess.ID, owner, sess.tokenHash == [32]byte{})
+	s.watchSession(sess)
 	return nil
 }
 
@@ -200,15 +202,4 @@ func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
 		}
 	}
 	return d
-}
-
-func (s *Server) handleEndSession(w http.ResponseWriter, _ *http.Request, c sessionCall) {
-	sess := c.sess
-	s.sessions.end(sess.ID)
-	ended, serr := s.cfg.Store.EndSession(sess.ID)
-	if serr != nil {
-		writeError(w, errorf(http.StatusInternalServerError, "", "end session: %v", serr))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": sess.ID, "grants_ended": ended})
 }

@@ -30,8 +30,8 @@ func (c *fakeClock) Add(d time.Duration) {
 
 const day = 24 * time.Hour
 
-// endedSession registers a session, ends it, and audits one record for
-// it: something for a prune to remove.
+// endedSession registers a session, ends it (the daemon audits the end),
+// and audits one more record for it: two records for a prune to remove.
 func (e *testEnv) endedSession() string {
 	e.t.Helper()
 	s := e.register(SessionRequest{Agent: "a"})
@@ -82,7 +82,7 @@ func TestRetentionAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec, ok := e.newPrune(0, 0)
-	if !ok || !strings.Contains(rec.Reason, "pruned 1 ended session(s) and 1 audit record(s)") {
+	if !ok || !strings.Contains(rec.Reason, "pruned 1 ended session(s) and 2 audit record(s)") {
 		t.Fatalf("prune record at start: %+v, %v", rec, ok)
 	}
 }
@@ -98,10 +98,10 @@ func TestRetentionDaily(t *testing.T) {
 		reason  string // of the prune record this step writes; "" for none
 	}{
 		{"within retention: nothing pruned", 29 * day, ""},
-		{"past retention: pruned at the next tick", 2 * day, "pruned 3 ended session(s) and 3 audit record(s)"},
+		{"past retention: pruned at the next tick", 2 * day, "pruned 3 ended session(s) and 6 audit record(s)"},
 		{"less than a day later: not due", 12 * time.Hour, ""},
 		// the last prune's own record is now past retention by the fake clock
-		{"a day later: pruned again", 12 * time.Hour, "pruned 2 ended session(s) and 3 audit record(s)"},
+		{"a day later: pruned again", 12 * time.Hour, "pruned 2 ended session(s) and 5 audit record(s)"},
 	}
 	e.endedSession()
 	e.endedSession()

@@ -24,6 +24,9 @@ type SessionRequest struct {
 	BlockedWrite []string          `json:"blocked_write,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	Parent       string            `json:"parent,omitempty"`
+	// EndWithLauncher ends the session when the process that registers it
+	// exits (`pathgrant run` sets it), even if that process is killed.
+	EndWithLauncher bool `json:"end_with_launcher,omitempty"`
 }
 
 // SessionResponse is the answer to a registration. The token is shown once:
