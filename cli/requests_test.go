@@ -43,6 +43,9 @@ func TestMain(m *testing.M) {
 }
 
 func agentMain(mode string) int {
+	if strings.HasPrefix(mode, "escape-") {
+		return escapeMain(mode)
+	}
 	if mode == "agent" {
 		hook := exec.Command(os.Args[0], "-test.run=^$")
 		hook.Env = append(os.Environ(), agentEnv+"=hook")
