@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/tools"
 )
 
 // Config wires a Server. Store and Device are required.
@@ -36,14 +38,6 @@ type Config struct {
 	// lazily. Tests set it to play an agent and the user from one process;
 	// an error is a lineage that cannot be read (treated as an agent's).
 	Lineage func(pid int32) ([]lineageEntry, error)
-
-	// Confinement is the machine's confinement level (sandbox.Probe's:
-	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
-	// is the device policy file in force (devicepolicy.Watcher.Policy);
-	// nil means its defaults without extra roots. Together they decide
-	// whether hooks rewrite shell commands to run confined.
-	Confinement string
-	DeviceFile  func() devicepolicy.Policy
 	// ProcAlive reports whether a process still runs (same pid, same
 	// start time); nil means /proc. Processes that sent checks stay
 	// marked as agents until it says they are gone.
@@ -55,6 +49,20 @@ type Config struct {
 	MaxConnsPerPeer       int // open connections of one peer process (default 256)
 	MaxSessions           int // live sessions of this user (default 1024)
 	MaxSessionsPerProcess int // live sessions registered by, or bound to, one process (default 128)
+
+	// Confiner starts the tool routes' shell commands confined to their
+	// session (confine.Landlock in the daemon). Package ipc cannot build
+	// one itself, since package sandbox imports ipc; nil refuses every
+	// execute_shell_command call, never running it unconfined.
+	Confiner tools.Confiner
+
+	// Confinement is the machine's confinement level (sandbox.Probe's:
+	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
+	// is the device policy file in force (devicepolicy.Watcher.Policy);
+	// nil means its defaults without extra roots. Together they decide
+	// whether hooks rewrite shell commands to run confined.
+	Confinement string
+	DeviceFile  func() devicepolicy.Policy
 }
 
 func (c Config) withDefaults() Config {
@@ -101,8 +109,13 @@ const DefaultRetention = 90 * 24 * time.Hour
 // records are pruned.
 const pruneEvery = 24 * time.Hour
 
-// maxBody bounds every request body; larger ones are refused unread.
+// maxBody bounds every request body but a tool call's; larger ones are
+// refused unread.
 const maxBody = 64 << 10
+
+// maxToolBody bounds a tool call's body, which carries write_file's
+// content.
+const maxToolBody = 4 << 20
 
 // Server is the daemon's local API.
 type Server struct {
@@ -112,8 +125,8 @@ type Server struct {
 	queue    *queue
 	hub      *hub
 	agents   *agentSet
-	procs    procWatcher // when bound processes exit (lifecycle.go)
 	caps     *capStore
+	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Serve, then the sweeper
 	decideMu sync.Mutex // one decision at a time: exactly one wins
@@ -133,7 +146,7 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(), procs: procs, caps: newCapStore(),
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
 		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(),
 	}
@@ -157,6 +170,7 @@ type route struct {
 	pattern string
 	handle  http.HandlerFunc
 	session *sessionRoute
+	limit   int64 // the largest body the route reads; 0: maxBody
 }
 
 func plain(pattern string, h http.HandlerFunc) route { return route{pattern: pattern, handle: h} }
@@ -188,8 +202,8 @@ func (s *Server) routes() []route {
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
 		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy).takesCapability(),
 		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy).takesCapability(),
-		withBody("POST /v1/tools/{tool}", toolSources, newToolBody, s.handleTool),
-		withBody("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, newToolBody, s.handleTool),
+		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
+		toolRoute("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, s.handleTool),
 		plain("GET /v1/requests", s.handleListRequests),
 		plain("GET /v1/requests/{id}", s.handleGetRequest),
 		plain("POST /v1/requests/{id}/decision", s.handleDecision),
@@ -210,9 +224,9 @@ func (s *Server) Handler() http.Handler {
 		if rt.session != nil {
 			h = s.serveSession(rt.session)
 		}
-		mux.HandleFunc(rt.pattern, h)
+		mux.Handle(rt.pattern, limitBody(h, cmp.Or(rt.limit, maxBody)))
 	}
-	return s.checkPeer(refuseDuplicates(limitBody(mux)))
+	return s.checkPeer(refuseDuplicates(mux))
 }
 
 // Serve accepts connections on ln, within the connection bounds, until

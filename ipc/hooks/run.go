@@ -41,6 +41,10 @@ type Verdict struct {
 	// Rewrite is the tool input to run instead: the shell command under
 	// `pathgrant exec` (see confineShell).
 	Rewrite json.RawMessage
+	// Defer: pathgrant makes no decision (another server's MCP tool under
+	// unknown_tools = "ask-client"), and the client's own permission flow
+	// decides. Allow is false, so an adapter that cannot defer denies.
+	Defer bool
 }
 
 // Output is what the hook process writes and its exit status.
@@ -115,6 +119,10 @@ func Run(ctx context.Context, o Options) Result {
 		return runEnd(ctx, end, getenv, appdirs.SocketOr(o.Socket, getenv))
 	}
 	call, err := ad.parse(bytes.TrimSpace(raw))
+	if err == nil && call.MCP {
+		v, err := mcpVerdict(call, getenv)
+		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Err: err}
+	}
 	if errors.Is(err, errUnknownTool) {
 		v := Verdict{Reason: "pathgrant: " + strings.TrimPrefix(err.Error(), errUnknownTool.Error()+": ")}
 		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Err: err}
