@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,17 +31,43 @@ func mcpTool(c *Call, server string) {
 	c.MCP, c.MCPServer = true, server
 }
 
-// mcpVerdict answers an MCP tool call without asking the daemon. Calls of
-// pathgrant's own bridge are let through: the bridge sends each one to
-// the daemon, which checks and confines it for the same session. Any
-// other server's tool gets no decision from pathgrant (the client asks
-// its user as it would without the hook) unless the device policy says
+// mcpVerdict answers an MCP tool call. Calls of pathgrant's own bridge
+// are let through: the bridge sends each one to the daemon, which checks
+// and confines it for the session of the agent process. So that this
+// session exists (and is the hook's) before the bridge's first call, the
+// hook first checks a read of the client's cwd, which registers a
+// hook-only client's session and binds it to the agent process; a daemon
+// that does not answer denies. Any other server's tool gets no decision
+// from pathgrant (the client asks its user as it would without the hook),
+// without asking the daemon, unless the device policy says
 // unknown_tools = "deny"; a policy file that cannot be read denies.
-func mcpVerdict(c Call, getenv appdirs.Getenv) (Verdict, error) {
+func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []Answer, error) {
 	if c.MCPServer == BridgeServer {
-		return Verdict{Allow: true, Granted: true,
-			Reason: "pathgrant: " + c.Tool + " is pathgrant's own MCP tool: its bridge checks and confines each call"}, nil
+		return bridgeVerdict(ctx, c, getenv, socket)
 	}
+	v, err := otherMCPVerdict(c, getenv)
+	return v, nil, err
+}
+
+// bridgeVerdict lets a call of pathgrant's own bridge through once the
+// session is bound (see mcpVerdict).
+func bridgeVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []Answer, error) {
+	var answers []Answer
+	if strings.HasPrefix(c.Cwd, "/") {
+		c.Accesses = []Access{readAccess(c.Cwd)}
+		v, ans, err := decide(ctx, c, getenv, socket)
+		if err != nil || !v.Allow {
+			return v, ans, err
+		}
+		answers = ans
+	}
+	return Verdict{Allow: true, Granted: true,
+		Reason: "pathgrant: " + c.Tool + " is pathgrant's own MCP tool: its bridge checks and confines each call"}, answers, nil
+}
+
+// otherMCPVerdict answers another server's MCP tool from the device
+// policy's unknown_tools setting.
+func otherMCPVerdict(c Call, getenv appdirs.Getenv) (Verdict, error) {
 	what := fmt.Sprintf("MCP tool %q", c.Tool)
 	if c.MCPServer != "" {
 		what += fmt.Sprintf(" of server %q", c.MCPServer)

@@ -120,8 +120,8 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	call, err := ad.parse(bytes.TrimSpace(raw))
 	if err == nil && call.MCP {
-		v, err := mcpVerdict(call, getenv)
-		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Err: err}
+		v, answers, err := mcpVerdict(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
+		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Answers: answers, Err: err}
 	}
 	if errors.Is(err, errUnknownTool) {
 		v := Verdict{Reason: "pathgrant: " + strings.TrimPrefix(err.Error(), errUnknownTool.Error()+": ")}
