@@ -348,7 +348,7 @@ func usernsCheck(c sandbox.Confinement) doctorCheck {
 
 // confinedHow says which agent shell commands are confined: those that
 // go through pathgrant.
-const confinedHow = "the MCP bridge's execute_shell_command, and Claude's and Gemini's shell tools when the hook runs with " + appdirs.ExecEnv + "=1"
+const confinedHow = "the MCP bridge's execute_shell_command and, by default, the shell tools of Claude Code, Codex, Gemini CLI and Pi (their hooks rewrite each allowed command to run under pathgrant exec); Cursor's cannot be rewritten and are checked by the guard alone"
 
 // confinedCheck says whether agent shell commands run confined, and if
 // not, why: the kernel cannot, or the device policy turned it off.
@@ -359,10 +359,10 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 	case err != nil:
 		d.Status, d.Detail, d.Fix = doctorFail, oneLine(err.Error()), "correct the device policy file"
 	case !on:
-		d.Status, d.Detail = doctorWarn, "off in the device policy: agent shell commands run unconfined, the static guard is all there is"
+		d.Status, d.Detail = doctorWarn, "UNCONFINED: off in the device policy: agent shell commands run unconfined, the static guard is all there is"
 		d.Fix = "set confinement = true in " + file
 	case c.Level == sandbox.LevelNone:
-		d.Status, d.Detail = doctorFail, "agent shell commands run unconfined: Landlock is unavailable"
+		d.Status, d.Detail = doctorFail, "UNCONFINED: agent shell commands run unconfined: Landlock is unavailable"
 		d.Fix = "see landlock above"
 	default:
 		d.Status, d.Detail = doctorOK, fmt.Sprintf("%s: agent shell commands run confined through %s", c.Level, confinedHow)

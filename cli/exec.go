@@ -19,6 +19,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/ipc/hooks"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/kernel"
 )
@@ -37,6 +38,7 @@ const daemonSlack = 10 * time.Second
 
 type execArgs struct {
 	session, socket, token   string
+	capability               string // $PATHGRANT_CAP: a hook's rewritten command
 	wait                     time.Duration
 	verbose, allowUnconfined bool
 	argv                     []string
@@ -87,7 +89,7 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 // parseExecArgs reads the flags up to the command (or `--`); the session
 // and token default to the environment, the socket to the daemon's.
 func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) {
-	a := execArgs{token: getenv(appdirs.TokenEnv)}
+	a := execArgs{token: getenv(appdirs.TokenEnv), capability: getenv(hooks.CapEnv)}
 	fs := newFlags("exec")
 	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
 	fs.StringVar(&a.socket, "socket", "", socketHelp)
@@ -101,8 +103,8 @@ func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) 
 	switch {
 	case len(a.argv) == 0:
 		return a, errors.New("no command given")
-	case a.session == "":
-		return a, errors.New("no session: give --session or set " + appdirs.SessionEnv)
+	case a.session == "" && a.capability == "":
+		return a, errors.New("no session: give --session or set " + appdirs.SessionEnv + " (or " + hooks.CapEnv + ", which a hook's rewritten command carries)")
 	case a.wait < 0:
 		return a, errors.New("--wait must not be negative")
 	}
@@ -140,6 +142,9 @@ func (r *execRun) refuse(code int, format string, args ...any) int {
 // --allow-unconfined and no Landlock, or when the device policy turns
 // confinement off. It returns only when the command was not run.
 func (r *execRun) run() int {
+	if r.capability != "" {
+		return r.runCapability()
+	}
 	dev, err := r.devicePolicy()
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
@@ -170,6 +175,64 @@ func (r *execRun) run() int {
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
+	return r.confined(conf, path, in, deviceOf(in.Policy, dev))
+}
+
+// runCapability runs a hook's rewritten command: the hook's check was its
+// pre-flight, so exec only fetches the session's policy with the
+// capability (spent by that one fetch), which also carries the device
+// policy and the grants the check used. Unconfined only when the device
+// policy turns confinement off; a machine that cannot confine refuses.
+func (r *execRun) runCapability() int {
+	conf := r.confinement()
+	path, err := exec.LookPath(r.argv[0])
+	if err != nil {
+		return r.refuse(execNotFound, "%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), daemonSlack)
+	defer cancel()
+	c := &ipc.Client{Socket: r.socket, Capability: r.capability, CommandHash: ipc.CommandHash(sandbox.CommandText(r.argv))}
+	pol, err := c.Policy(ctx)
+	c.CloseIdle()
+	if err != nil {
+		return r.refuse(execRefused, "session policy: %v: not running %s", err, r.argv[0])
+	}
+	r.session = pol.Session
+	dev := devicepolicy.Policy{Confinement: true}
+	if pol.Confinement == nil {
+		if dev, err = r.devicePolicy(); err != nil {
+			return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+		}
+	}
+	dev = deviceOf(pol, dev)
+	switch {
+	case !dev.Confinement:
+		return r.runUnconfined(path, ipc.Answer{Decision: guard.Allow}, errors.New("the device policy turns confinement off (confinement = false)"))
+	case conf.Level == sandbox.LevelNone:
+		return r.refuse(execRefused, "%v: %s: refusing to run %s unconfined", kernel.ErrUnavailable, conf.LandlockErr, r.argv[0])
+	}
+	tmp, err := sandbox.SessionTmpDir(sandbox.TmpBase(r.deps.getenv), pol.Session)
+	if err != nil {
+		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
+	}
+	return r.confined(conf, path, r.sandboxInput(pol, pol.Used, tmp, dev), dev)
+}
+
+// deviceOf is the device policy as the daemon sent it with pol, when it
+// did (it loads and watches the file), else dev as read here.
+func deviceOf(pol ipc.Policy, dev devicepolicy.Policy) devicepolicy.Policy {
+	if pol.Confinement == nil {
+		return dev
+	}
+	dev.Confinement, dev.SSHAgent = *pol.Confinement, pol.SSHAgent
+	dev.Toolchains, dev.Caches, dev.ReadOnlyFiles = pol.Toolchains, pol.Caches, pol.ReadOnlyFiles
+	return dev
+}
+
+// confined runs the command at the machine's level: in a bubblewrap view
+// with Landlock inside it, or with Landlock alone, saying what that leaves
+// open.
+func (r *execRun) confined(conf sandbox.Confinement, path string, in sandbox.Input, dev devicepolicy.Policy) int {
 	if conf.Level == sandbox.LevelFull {
 		return r.runInView(conf.Bwrap, path, in, dev)
 	}
@@ -270,9 +333,14 @@ func (r *execRun) input(ctx context.Context, c *ipc.Client, ans ipc.Answer, dev 
 	if err != nil {
 		return sandbox.Input{}, err
 	}
+	return r.sandboxInput(pol, used, tmp, deviceOf(pol, dev)), nil
+}
+
+// sandboxInput is what the view and the rules are built from.
+func (r *execRun) sandboxInput(pol ipc.Policy, used []guard.Scope, tmp string, dev devicepolicy.Policy) sandbox.Input {
 	return sandbox.Input{Policy: pol, Used: used, TmpDir: tmp, System: sandbox.SystemRules(),
 		Device: sandbox.Device{Toolchains: dev.Toolchains, Caches: dev.Caches, ReadOnlyFiles: dev.ReadOnlyFiles,
-			SSHAgent: dev.SSHAgent}}, nil
+			SSHAgent: dev.SSHAgent}}
 }
 
 // runLandlock builds the ruleset on the real file system and execs the

@@ -71,7 +71,7 @@ func (e *execEnv) serve(t testing.TB) {
 	t.Helper()
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet,
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: string(sandbox.Probe().Level),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}}})
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

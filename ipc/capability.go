@@ -204,6 +204,15 @@ func (s *Server) resolveCapability(src idSources, r *http.Request) (*session, *c
 	return sess, &e, nil
 }
 
+// Confinement is the confinement agents' shell commands get now:
+// "bwrap+landlock", "landlock", LevelOff or LevelNone. The tray and the
+// prompt show it, so "unconfined" is said wherever the person looks.
+func (s *Server) Confinement() string { return s.confinementLevel() }
+
+// Unconfined reports whether a confinement level (Server.Confinement, or
+// /v1/health's "confinement") leaves agent commands unconfined.
+func Unconfined(level string) bool { return level == LevelOff || level == LevelNone || level == "" }
+
 // unconfinedWhy says that an allowed shell command runs unconfined, and
 // why.
 func unconfinedWhy(level string) string {

@@ -13,9 +13,9 @@ import (
 // its roots, the device's protected paths, and the read grants it may use.
 // `pathgrant exec` builds its kernel ruleset from exactly this.
 // With an exec capability it also carries the grants the hook's check used
-// (Used), and always the device policy file's toolchains, caches,
-// read-only files, ssh agent and confinement switches, so exec need not
-// read the file itself.
+// (Used); with a device policy file configured, the file's toolchains,
+// caches, read-only files, ssh agent and confinement switches, so exec
+// need not read the file itself.
 func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionCall) {
 	sess := c.sess
 	gs, gerr := s.usableGrants(sess.ID)
@@ -24,13 +24,14 @@ func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionC
 		return
 	}
 	d := s.devicePolicy(sess.roots.Workspace)
-	file := s.deviceFile()
-	confine := file.Confinement
 	pol := Policy{
 		Session: sess.ID, Cwd: sess.Cwd, Workspace: nonNil(sess.roots.Workspace), ReadOnly: nonNil(sess.roots.ReadOnly),
 		BlockedWrite: nonNil(sess.roots.BlockedWrite), Protected: nonNil(d.Protected), Grants: gs,
-		Toolchains: file.Toolchains, Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent,
-		Confinement: &confine,
+	}
+	if s.cfg.DeviceFile != nil { // else exec reads the file itself
+		file := s.cfg.DeviceFile()
+		pol.Toolchains, pol.Caches, pol.ReadOnlyFiles, pol.SSHAgent = file.Toolchains, file.Caches, file.ReadOnlyFiles, file.SSHAgent
+		pol.Confinement = &file.Confinement
 	}
 	if c.cap != nil {
 		pol.Used = c.cap.used

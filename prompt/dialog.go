@@ -48,6 +48,9 @@ type Dialog struct {
 	// Code shows the request's one-time approval code and the command
 	// that approves from a terminal; hidden until SetCode gives one.
 	Code *widget.Label
+	// Unconfined is a banner shown while agent commands run unconfined
+	// (SetConfinement).
+	Unconfined *widget.Label
 
 	decide  func(ipc.Decision)
 	once    sync.Once
@@ -75,6 +78,9 @@ func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
 	d.Code = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	d.Code.Wrapping = fyne.TextWrapWord
 	d.Code.Hide()
+	d.Unconfined = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.Unconfined.Wrapping = fyne.TextWrapWord
+	d.Unconfined.Hide()
 	d.Tick(time.Now())
 	d.content = d.layout()
 	return d
@@ -90,6 +96,23 @@ func (d *Dialog) SetCode(code string) {
 	}
 	d.Code.SetText(CodeText(d.Request.ID, code))
 	d.Code.Show()
+}
+
+// SetConfinement shows the unconfined banner when level (the daemon's
+// confinement) leaves agent commands unconfined: what the person approves
+// then reaches commands no kernel confines. UI goroutine only.
+func (d *Dialog) SetConfinement(level string) {
+	if !ipc.Unconfined(level) {
+		d.Unconfined.Hide()
+		return
+	}
+	d.Unconfined.SetText(UnconfinedBanner(level))
+	d.Unconfined.Show()
+}
+
+// UnconfinedBanner is the prompt's banner line for an unconfined level.
+func UnconfinedBanner(level string) string {
+	return "UNCONFINED: agent commands are not confined (" + level + "): pathgrant's checks are all that stands between them and your files"
 }
 
 // CodeText is the line that shows a request's approval code.
@@ -216,7 +239,7 @@ func (d *Dialog) layout() fyne.CanvasObject {
 		buttons.Add(d.Device)
 	}
 	buttons.Add(d.Deny)
-	return container.NewVBox(head, path, form, widget.NewSeparator(), buttons, d.Code)
+	return container.NewVBox(d.Unconfined, head, path, form, widget.NewSeparator(), buttons, d.Code)
 }
 
 // otherRoots lists the workspace roots, one a line, unless the workspace

@@ -27,6 +27,9 @@ type Prompter struct {
 	Log      *slog.Logger
 	ArmDelay time.Duration
 	OnChange func(pending int) // called on the UI goroutine when the count changes
+	// Confinement is the daemon's confinement level; an unconfined one
+	// puts a banner on every prompt. nil: no banner.
+	Confinement func() string
 
 	mu         sync.Mutex
 	pending    map[string]ipc.Request
@@ -138,6 +141,9 @@ func (p *Prompter) open(r ipc.Request) {
 	code := p.codes[r.ID]
 	p.mu.Unlock()
 	d.SetCode(code)
+	if p.Confinement != nil {
+		d.SetConfinement(p.Confinement())
+	}
 	w = &promptWindow{Window: p.App.NewWindow(WindowTitle + " — " + string(r.Op) + " " + r.Path), d: d}
 	w.SetContent(d.Content())
 	w.SetCloseIntercept(func() { d.Closed() })

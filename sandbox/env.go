@@ -13,7 +13,7 @@ import (
 // business trying.
 var desktopEnv = []string{
 	"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XAUTHORITY",
-	"TMUX", "TMUX_PANE", "STY", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "XDG_RUNTIME_DIR", "PATHGRANT_TOKEN",
+	"TMUX", "TMUX_PANE", "STY", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "XDG_RUNTIME_DIR", "PATHGRANT_TOKEN", "PATHGRANT_CAP",
 }
 
 // ConfinedEnv is environ for a confined command: TMPDIR set to the

@@ -17,7 +17,7 @@ import (
 // prints its arguments NUL-separated: what bash would pass the binary.
 func shellWords(t *testing.T, text string) []string {
 	t.Helper()
-	script := `pathgrant() { printf '%s\0' "$@"; }; ` + text
+	script := `pathgrant() { [ -z "${PATHGRANT_CAP+set}" ] || printf 'cap=%s\0' "$PATHGRANT_CAP"; printf '%s\0' "$@"; }; ` + text
 	out, err := exec.Command("bash", "-c", script).Output()
 	if err != nil {
 		t.Fatalf("bash -c %q: %v", script, err)
@@ -40,15 +40,18 @@ var awkwardCommands = []string{
 	"unicode: é ✓",
 }
 
+// TestExecWrap: the hook's rewrite passes the command through bash
+// unchanged, to the pathgrant binary, with the capability in its
+// environment.
 func TestExecWrap(t *testing.T) {
 	for _, cmd := range awkwardCommands {
 		t.Run(cmd, func(t *testing.T) {
-			wrapped := hooks.ExecWrap(cmd)
-			if !strings.HasPrefix(wrapped, "pathgrant exec -- bash -c '") {
+			wrapped := hooks.ExecWrap("pathgrant", "c4p'x", cmd)
+			if !strings.HasPrefix(wrapped, hooks.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
 				t.Fatalf("ExecWrap(%q) = %q", cmd, wrapped)
 			}
 			got := shellWords(t, wrapped)
-			want := []string{"exec", "--", "bash", "-c", cmd}
+			want := []string{"cap=c4p'x", "exec", "--", "bash", "-c", cmd}
 			if !slices.Equal(got, want) {
 				t.Errorf("bash passes %q, want %q", got, want)
 			}
@@ -99,8 +102,8 @@ func TestCommandText(t *testing.T) {
 	}
 }
 
-// FuzzExecWrap: a shell parser reads hooks.ExecWrap(s) back as exactly
-// `pathgrant exec -- bash -c s`, whatever s holds.
+// FuzzExecWrap: a shell parser reads hooks.ExecWrap(bin, cap, s) back as
+// exactly `bin exec -- bash -c s` with PATHGRANT_CAP=cap, whatever s holds.
 func FuzzExecWrap(f *testing.F) {
 	for _, c := range awkwardCommands {
 		f.Add(c)
@@ -111,7 +114,7 @@ func FuzzExecWrap(f *testing.F) {
 			// with folds CR LF into LF (the guard refuses CRs for that reason).
 			t.Skip("NUL, CR or invalid UTF-8")
 		}
-		wrapped := hooks.ExecWrap(cmd)
+		wrapped := hooks.ExecWrap("/opt/path grant/pathgrant", "cap", cmd)
 		file, err := syntax.NewParser().Parse(strings.NewReader(wrapped), "")
 		if err != nil {
 			t.Fatalf("parse %q: %v", wrapped, err)
@@ -127,7 +130,10 @@ func FuzzExecWrap(f *testing.F) {
 		if err != nil {
 			t.Fatalf("expand %q: %v", wrapped, err)
 		}
-		if want := []string{"pathgrant", "exec", "--", "bash", "-c", cmd}; !slices.Equal(words, want) {
+		if len(call.Assigns) != 1 || call.Assigns[0].Name.Value != hooks.CapEnv {
+			t.Fatalf("%q does not set %s alone", wrapped, hooks.CapEnv)
+		}
+		if want := []string{"/opt/path grant/pathgrant", "exec", "--", "bash", "-c", cmd}; !slices.Equal(words, want) {
 			t.Fatalf("%q reads as %q, want %q", wrapped, words, want)
 		}
 	})

@@ -327,6 +327,8 @@ func (vb *viewBuilder) protect(area, path string) bool {
 		last := next == path
 		var m []Mount
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && cur == area && comp == ".git":
+			return true // no repository yet (the daemon protects .git/hooks and .git/config everywhere): git init must work
 		case errors.Is(err, fs.ErrNotExist) && (!last || !fileLike(comp)):
 			m = []Mount{{Op: "--tmpfs", Dst: next, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: next, Why: "protected (empty)"}}
 		case err == nil && last && t != TypeSymlink:

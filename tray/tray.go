@@ -9,6 +9,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"pathgrant/assets"
+	"pathgrant/ipc"
 )
 
 // Menu labels.
@@ -17,6 +18,8 @@ const (
 	LabelSettings  = "Grants and audit…"
 	LabelPause     = "Pause prompts"
 	LabelQuit      = "Quit"
+	// LabelUnconfined heads the menu while agent commands run unconfined.
+	LabelUnconfined = "UNCONFINED: agent commands are not confined"
 )
 
 var (
@@ -31,6 +34,8 @@ type Tray struct {
 	menu        *fyne.Menu
 	pendingItem *fyne.MenuItem
 	pauseItem   *fyne.MenuItem
+	unconfined  *fyne.MenuItem // shown first while unconfined
+	showPending func()
 }
 
 // Actions are what the menu items do.
@@ -48,7 +53,7 @@ func New(a fyne.App, act Actions) (*Tray, bool) {
 	if !ok {
 		return nil, false
 	}
-	t := &Tray{desk: desk}
+	t := &Tray{desk: desk, showPending: act.ShowPending}
 	t.pendingItem = fyne.NewMenuItem(LabelNoPending, act.ShowPending)
 	t.pauseItem = fyne.NewMenuItem(LabelPause, nil)
 	t.pauseItem.Action = func() {
@@ -74,6 +79,24 @@ func (t *Tray) SetPending(n int) {
 		icon = iconPending
 	}
 	t.desk.SetSystemTrayIcon(icon)
+	t.menu.Refresh()
+}
+
+// SetConfinement puts LabelUnconfined (with the level: "off" or "none")
+// at the top of the menu while level leaves agent commands unconfined, and
+// takes it away when they are confined again. UI goroutine only.
+func (t *Tray) SetConfinement(level string) {
+	want := ipc.Unconfined(level)
+	if has := t.unconfined != nil; has == want {
+		return
+	}
+	if want {
+		t.unconfined = fyne.NewMenuItem(LabelUnconfined+" ("+level+")", t.showPending)
+		t.menu.Items = append([]*fyne.MenuItem{t.unconfined, fyne.NewMenuItemSeparator()}, t.menu.Items...)
+	} else {
+		t.menu.Items = t.menu.Items[2:]
+		t.unconfined = nil
+	}
 	t.menu.Refresh()
 }
 

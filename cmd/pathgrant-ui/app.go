@@ -74,6 +74,8 @@ type appUI struct {
 	log      *slog.Logger
 	prompter *prompt.Prompter
 	tray     *tray.Tray
+	// confinement is the daemon's confinement level (ipc.Server.Confinement).
+	confinement func() string
 }
 
 func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
@@ -87,12 +89,15 @@ func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
 // reach the windows when the desktop has no tray.
 func (ui *appUI) wire(srv *ipc.Server, store *grants.Store) {
 	ui.prompter.Decide = func(id string, d ipc.Decision) error { _, err := srv.Decide(id, d); return err }
+	ui.prompter.Confinement = srv.Confinement
+	ui.confinement = srv.Confinement
 	settings := tray.NewSettings(ui.app, tray.Local{Server: srv, Store: store}, ui.prompter.Open)
 	t, ok := tray.New(ui.app, tray.Actions{
 		ShowPending: ui.prompter.ShowAll, ShowSettings: settings.Show, SetPaused: srv.SetPaused, Quit: ui.app.Quit,
 	})
 	if ok {
 		ui.tray = t
+		t.SetConfinement(srv.Confinement())
 	}
 	if !ok || !tray.HostAvailable(ui.log) {
 		ui.log.Warn("no system tray host: the app runs without an icon; open its windows with 'pathgrant settings'")
@@ -104,6 +109,7 @@ func (ui *appUI) wire(srv *ipc.Server, store *grants.Store) {
 
 func (ui *appUI) pendingChanged(n int) {
 	if ui.tray != nil {
+		ui.tray.SetConfinement(ui.confinement()) // the device policy may have changed
 		ui.tray.SetPending(n)
 	}
 }
