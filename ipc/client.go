@@ -85,13 +85,36 @@ func (c *Client) conn(ctx context.Context) (*clientConn, error) {
 		return cc, nil
 	}
 	c.mu.Unlock()
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", c.Socket)
+	nc, err := dialBusy(ctx, c.Socket)
 	if err != nil {
 		return nil, fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
 	}
 	return &clientConn{Conn: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}, nil
 }
+
+// dialBusy connects to the socket, trying again for up to busyWait while
+// the daemon's accept queue is full (EAGAIN): under a flood of
+// connections a caller waits its turn instead of failing at once.
+func dialBusy(ctx context.Context, sock string) (net.Conn, error) {
+	var d net.Dialer
+	deadline := time.Now().Add(busyWait)
+	pause := time.Millisecond
+	for {
+		nc, err := d.DialContext(ctx, "unix", sock)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || time.Now().After(deadline) {
+			return nc, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 20*time.Millisecond)
+	}
+}
+
+// busyWait bounds how long a client waits for a full accept queue.
+const busyWait = 2 * time.Second
 
 // closedUnread reports whether an exchange failed because the daemon had
 // closed the connection before answering anything: writing hit a closed
