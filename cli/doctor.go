@@ -315,7 +315,8 @@ func confinementChecks(env doctorEnv) []doctorCheck {
 	if c.Bwrap != "" {
 		out = append(out, usernsCheck(c))
 	}
-	out = append(out, confinedCheck(env, c))
+	confined := confinedCheck(env, c)
+	out = append(out, confined, approvalBoundary(confined.Status == doctorOK))
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
@@ -368,6 +369,19 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 		d.Status, d.Detail = doctorOK, fmt.Sprintf("%s: agent shell commands run confined through %s", c.Level, confinedHow)
 	}
 	return d
+}
+
+// approvalBoundary says what keeps an agent from approving its own
+// requests: confined commands cannot reach pathgrant's socket at all;
+// unconfined ones can, and then the one-time approval code, shown only to
+// the person, is the only barrier.
+func approvalBoundary(confined bool) doctorCheck {
+	if confined {
+		return doctorCheck{Name: "who can approve", Status: doctorOK,
+			Detail: "confined: agent commands cannot reach the decision channel; approvals need the person's one-time code"}
+	}
+	return doctorCheck{Name: "who can approve", Status: doctorInfo,
+		Detail: "code-only: unconfined agent commands can reach the socket, so the one-time approval code is the only barrier (an agent that can read your screen could defeat it)"}
 }
 
 // policyConfinement reads the device policy's confinement setting and
