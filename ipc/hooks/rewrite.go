@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 )
 
@@ -113,21 +112,24 @@ func confineShell(call Call, v Verdict, answers []Answer, findBin func() (string
 var errNoBinary = errors.New("no pathgrant binary next to pathgrant-hook or on PATH")
 
 // FindExecBinary returns the absolute path of the `pathgrant` binary that
-// runs confined commands: the one next to this hook binary, else the one
-// on PATH.
+// runs confined commands: the one next to this hook binary, else the
+// first one on PATH. Only absolute PATH entries count: a relative entry
+// would make the rewritten command depend on the agent's working
+// directory. (os/exec stays out of the hook's imports; see its lean
+// dependency test.)
 func FindExecBinary() (string, error) {
+	dirs := filepath.SplitList(os.Getenv("PATH"))
 	if self, err := os.Executable(); err == nil {
-		bin := filepath.Join(filepath.Dir(self), "pathgrant")
+		dirs = append([]string{filepath.Dir(self)}, dirs...)
+	}
+	for _, dir := range dirs {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		bin := filepath.Join(dir, "pathgrant")
 		if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return bin, nil
 		}
-	}
-	bin, err := exec.LookPath("pathgrant")
-	if err != nil {
-		return "", errNoBinary
-	}
-	if abs, err := filepath.Abs(bin); err == nil {
-		return abs, nil
 	}
 	return "", errNoBinary
 }
