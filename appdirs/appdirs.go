@@ -22,14 +22,13 @@ type Getenv func(string) string
 // The environment variables pathgrant reads. SocketEnv and StoreEnv
 // override the default paths (tests and scripts point every command at
 // scratch ones); `pathgrant run` exports SessionEnv, TokenEnv and
-// SocketEnv to the command it starts; WaitEnv and ExecEnv tune the hook.
+// SocketEnv to the command it starts; WaitEnv tunes the hook.
 const (
 	SocketEnv  = "PATHGRANT_SOCKET"
 	StoreEnv   = "PATHGRANT_STORE"
 	SessionEnv = "PATHGRANT_SESSION"
 	TokenEnv   = "PATHGRANT_TOKEN"
 	WaitEnv    = "PATHGRANT_WAIT_MS"
-	ExecEnv    = "PATHGRANT_EXEC"
 )
 
 // name is the folder and file stem pathgrant uses under each XDG folder.

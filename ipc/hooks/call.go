@@ -25,7 +25,7 @@ type Call struct {
 	// tools each adapter lists explicitly are such tools.
 	NoFiles bool
 	// Shell marks a shell-command tool whose ToolInput can be rewritten to
-	// run under `pathgrant exec` (see appdirs.ExecEnv).
+	// run confined under `pathgrant exec` (see ExecWrap).
 	Shell     bool
 	ToolInput json.RawMessage
 	// MCP marks a call of an MCP tool, and MCPServer names its server

@@ -138,7 +138,7 @@ type claudeHookOutput struct {
 }
 
 // render answers Claude Code: {} when pathgrant defers to Claude's own
-// permission flow. A rewrite (appdirs.ExecEnv) needs an explicit allow
+// permission flow. A confining rewrite (ExecWrap) needs an explicit allow
 // to carry updatedInput; Claude's own prompt is then skipped for that
 // command, which the kernel now confines.
 func (claudeAdapter) render(c Call, v Verdict) Output {

@@ -127,7 +127,7 @@ type geminiOutput struct {
 	Hook     *geminiHookSpecific `json:"hookSpecificOutput,omitempty"`
 }
 
-// geminiHookSpecific carries a rewritten tool input (appdirs.ExecEnv).
+// geminiHookSpecific carries a tool input rewritten to run confined (ExecWrap).
 type geminiHookSpecific struct {
 	Event     string          `json:"hookEventName"`
 	ToolInput json.RawMessage `json:"tool_input"`
