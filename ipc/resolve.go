@@ -116,8 +116,15 @@ func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, 
 		return nil, err
 	}
 	sess := s.sessions.get(id)
-	if sess == nil && auto != nil && filepath.IsAbs(auto.Cwd) {
-		return s.registerHookSession(id, auto, lineage)
+	switch {
+	case sess == nil && auto != nil && filepath.IsAbs(auto.Cwd):
+		sess, err := s.registerHookSession(id, auto, lineage)
+		if err != nil && err.status == http.StatusGone && resumable(src, auto) {
+			return s.resumeHookSession(auto, lineage)
+		}
+		return sess, err
+	case sess != nil && !s.chainLive(sess) && sess.hookOnly() && resumable(src, auto):
+		return s.resumeHookSession(auto, lineage)
 	}
 	switch {
 	case sess == nil:
@@ -129,6 +136,28 @@ func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, 
 	case auto != nil && auto.ClientSession != "" && !s.sessions.bindAlias(auto.ClientSession, id):
 		return nil, aliasConflict(auto.ClientSession, id)
 	}
+	return sess, nil
+}
+
+// resumable reports whether a check may start a successor to an ended
+// hook-only session: it names the session only through the client's own
+// session id (no URL, header, body or PATHGRANT_SESSION), so the client is
+// resuming its conversation (`claude --resume`) in a new agent process.
+func resumable(src idSources, auto *CheckRequest) bool {
+	return auto != nil && auto.ClientSession != "" && src == (idSources{}) && filepath.IsAbs(auto.Cwd)
+}
+
+// resumeHookSession registers a new hook-only session for a client
+// session id whose pathgrant session has ended, bound to the requesting
+// agent process, and moves the client id over to it. Nothing carries
+// over: the ended session's grants and requests stay ended, and its id is
+// never revived.
+func (s *Server) resumeHookSession(auto *CheckRequest, lineage *lineageOf) (*session, *apiError) {
+	sess, err := s.registerHookSession(newID(), auto, lineage)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions.rebindAlias(auto.ClientSession, sess.ID)
 	return sess, nil
 }
 

@@ -64,6 +64,12 @@ func (s *session) tokenMatches(token string) bool {
 	return subtle.ConstantTimeCompare(h[:], s.tokenHash[:]) == 1
 }
 
+// hookOnly reports whether the session was registered on first sight by a
+// hook, bound to its agent process, rather than by a launcher with a token.
+func (s *session) hookOnly() bool {
+	return s.tokenHash == ([32]byte{}) && s.Parent == nil
+}
+
 // boundTo reports whether the requester is the session's own: it holds the
 // token, or (for hook-only sessions) its process lineage holds the agent
 // the session was first seen from.
@@ -121,6 +127,14 @@ func (r *registry) bindAlias(client, id string) bool {
 	}
 	r.aliases[client] = id
 	return true
+}
+
+// rebindAlias binds a client session id to a successor session, whatever
+// it was bound to before (see resumeHookSession).
+func (r *registry) rebindAlias(client, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.aliases[client] = id
 }
 
 func (r *registry) get(id string) *session {

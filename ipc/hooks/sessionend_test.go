@@ -381,3 +381,38 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestResumedConversationStartsAfresh: a client that resumes its
+// conversation in a new process (`claude --resume`) keeps its own session
+// id. Its pathgrant session ended with the first process, so the resumed
+// one gets a new session bound to the new process: its checks are
+// answered, and nothing approved for the ended session carries over.
+func TestResumedConversationStartsAfresh(t *testing.T) {
+	d := startLive(t, newLayout(t))
+	first := startAgent(t, d.daemon, `"$HOOK" claude < "$DIR/read.json" > "$DIR/out"; touch "$DIR/out.done"; sleep 1`,
+		"PATHGRANT_WAIT_MS=20000")
+	first.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
+	req := d.waitPending(1)[0]
+	if _, err := d.srv.Decide(req.ID, ipc.Decision{Scope: "session"}); err != nil {
+		t.Fatalf("approve for the session: %v", err)
+	}
+	<-first.done
+	waitFor(t, 3*time.Second, "the first session ends with its agent", func() bool {
+		return !sessionLive(t, d.store, req.Session)
+	})
+
+	resumed := startAgent(t, d.daemon, `"$HOOK" claude < "$DIR/read.json" > "$DIR/out"; touch "$DIR/out.done"; sleep 3`,
+		"PATHGRANT_WAIT_MS=0")
+	resumed.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
+	out := resumed.output(t, "out", 10*time.Second)
+	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "approval pending") {
+		t.Fatalf("resumed hook answered %q, want a deny pending a new approval (the old grant ended)", out)
+	}
+	again := d.waitPending(1)[0]
+	if again.Session == req.Session {
+		t.Fatalf("the resumed conversation's request is in the ended session %s", req.Session)
+	}
+	if !sessionLive(t, d.store, again.Session) {
+		t.Errorf("the resumed conversation's session %s is not live", again.Session)
+	}
+}
