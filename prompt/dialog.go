@@ -48,6 +48,10 @@ type Dialog struct {
 	// Code shows the request's one-time approval code and the command
 	// that approves from a terminal; hidden until SetCode gives one.
 	Code *widget.Label
+	// CodeEntry takes the approval code in a window that runs outside the
+	// daemon (AskCode): such a window is never shown the code, so the
+	// person types the one their prompt or the daemon's log shows.
+	CodeEntry *widget.Entry
 	// Unconfined is a banner shown while agent commands run unconfined
 	// (SetConfinement).
 	Unconfined *widget.Label
@@ -78,6 +82,9 @@ func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
 	d.Code = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	d.Code.Wrapping = fyne.TextWrapWord
 	d.Code.Hide()
+	d.CodeEntry = widget.NewEntry()
+	d.CodeEntry.SetPlaceHolder(CodePlaceholder)
+	d.CodeEntry.Hide()
 	d.Unconfined = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.Unconfined.Wrapping = fyne.TextWrapWord
 	d.Unconfined.Hide()
@@ -97,6 +104,14 @@ func (d *Dialog) SetCode(code string) {
 	d.Code.SetText(CodeText(d.Request.ID, code))
 	d.Code.Show()
 }
+
+// CodePlaceholder is the hint in the code entry of an AskCode dialog.
+const CodePlaceholder = "Approval code (shown in the request's prompt or the daemon's log)"
+
+// AskCode shows the code entry: the allow buttons then send what the
+// person typed, and the daemon refuses a wrong code. Deny needs none. UI
+// goroutine only.
+func (d *Dialog) AskCode() { d.CodeEntry.Show() }
 
 // SetConfinement shows the unconfined banner when level (the daemon's
 // confinement) leaves agent commands unconfined: what the person approves
@@ -141,7 +156,9 @@ func openUntil(expires, now time.Time) string {
 }
 
 func (d *Dialog) allowButton(label, scope string) *widget.Button {
-	b := widget.NewButton(label, func() { d.choose(ipc.Decision{Scope: scope, Kind: d.kind()}) })
+	b := widget.NewButton(label, func() {
+		d.choose(ipc.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)})
+	})
 	b.Disable()
 	return b
 }
@@ -239,7 +256,7 @@ func (d *Dialog) layout() fyne.CanvasObject {
 		buttons.Add(d.Device)
 	}
 	buttons.Add(d.Deny)
-	return container.NewVBox(d.Unconfined, head, path, form, widget.NewSeparator(), buttons, d.Code)
+	return container.NewVBox(d.Unconfined, head, path, form, d.CodeEntry, widget.NewSeparator(), buttons, d.Code)
 }
 
 // otherRoots lists the workspace roots, one a line, unless the workspace

@@ -289,11 +289,69 @@ func TestNotificationHidesCode(t *testing.T) {
 	}
 }
 
-// TestDialogWithoutCode: a window opened with no code (the settings
-// window of another process) shows no code line.
+// TestDialogWithoutCode: a window opened with no code shows no code line
+// and asks for none.
 func TestDialogWithoutCode(t *testing.T) {
 	d, _, _ := newTestDialog(t, readRequest())
-	if d.Code.Visible() {
-		t.Fatalf("code line shown without a code: %q", d.Code.Text)
+	if d.Code.Visible() || d.CodeEntry.Visible() {
+		t.Fatalf("code line %q (shown %v) or entry shown without a code", d.Code.Text, d.Code.Visible())
+	}
+}
+
+// TestDialogAsksCode: a window outside the daemon (`pathgrant settings`)
+// asks for the code and sends what the person typed with an allow; a
+// deny sends none.
+func TestDialogAsksCode(t *testing.T) {
+	tests := []struct {
+		name  string
+		typed string
+		click func(*Dialog)
+		want  ipc.Decision
+	}{
+		{"allow sends the code", " K7MP3QXA ", func(d *Dialog) { test.Tap(d.Session) }, ipc.Decision{Scope: "session", Kind: guard.KindFile, Code: "K7MP3QXA"}},
+		{"allow with nothing typed", "", func(d *Dialog) { test.Tap(d.Once) }, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"deny needs no code", "K7MP3QXA", func(d *Dialog) { test.Tap(d.Deny) }, ipc.Decision{Scope: "deny"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, rec, _ := newTestDialog(t, readRequest())
+			d.AskCode()
+			if !d.CodeEntry.Visible() {
+				t.Fatal("the code entry is hidden")
+			}
+			test.Type(d.CodeEntry, tt.typed)
+			d.Arm()
+			tt.click(d)
+			if got := rec.decisions(); len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("decisions %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPrompterAsksCode: a Prompter that runs outside the daemon opens
+// windows that ask for the code; one inside it shows the code instead.
+func TestPrompterAsksCode(t *testing.T) {
+	a := test.NewTempApp(t)
+	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, AskCode: true}
+	p.Show(readRequest(), "")
+	waitDialog := func(p *Prompter) *Dialog {
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if d := p.dialog("r1"); d != nil {
+				return d
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("no window opened")
+		return nil
+	}
+	if d := waitDialog(p); !d.CodeEntry.Visible() {
+		t.Error("the settings process's window does not ask for the code")
+	}
+	in := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }}
+	in.Show(readRequest(), "K7MP3QXA")
+	if d := waitDialog(in); d.CodeEntry.Visible() {
+		t.Error("the daemon's own window asks for a code it shows")
 	}
 }

@@ -30,6 +30,10 @@ type Prompter struct {
 	// Confinement is the daemon's confinement level; an unconfined one
 	// puts a banner on every prompt. nil: no banner.
 	Confinement func() string
+	// AskCode makes each window ask for the request's approval code: set
+	// when the windows run outside the daemon (`pathgrant settings`), which
+	// never hands them the code.
+	AskCode bool
 
 	mu         sync.Mutex
 	pending    map[string]ipc.Request
@@ -141,6 +145,9 @@ func (p *Prompter) open(r ipc.Request) {
 	code := p.codes[r.ID]
 	p.mu.Unlock()
 	d.SetCode(code)
+	if p.AskCode && code == "" {
+		d.AskCode()
+	}
 	if p.Confinement != nil {
 		d.SetConfinement(p.Confinement())
 	}

@@ -29,7 +29,7 @@ func showSettings(socket string, log *slog.Logger) error {
 	fa := app.NewWithID(appID + ".settings")
 	fa.SetIcon(fyne.NewStaticResource("pathgrant.png", assets.Icon))
 	backend := tray.Remote{Client: client}
-	p := &prompt.Prompter{App: fa, Log: log, Decide: backend.Decide}
+	p := &prompt.Prompter{App: fa, Log: log, Decide: backend.Decide, AskCode: true}
 	s := tray.NewSettings(fa, backend, p.Open)
 	s.Win.SetCloseIntercept(fa.Quit)
 	s.Show()
