@@ -54,11 +54,15 @@ type execDeps struct {
 	bwrap     func() sandbox.Facts                        // Bwrap and UserNS only
 	execve    func(path string, argv, env []string) error // unconfined, or bubblewrap
 	terminals func() []string
+	// captured reports whether exec's stderr is read by a program (not a
+	// terminal): then bubblewrap runs as exec's child, so refusals can be
+	// explained after the command fails. nil: never.
+	captured func() bool
 }
 
 func systemExecDeps() execDeps {
 	return execDeps{getenv: os.Getenv, environ: os.Environ, probe: kernel.ABI, bwrap: sandbox.ProbeFacts,
-		execve: syscall.Exec, terminals: sandbox.Terminals}
+		execve: syscall.Exec, terminals: sandbox.Terminals, captured: stderrCaptured}
 }
 
 // runExec implements `pathgrant exec`: it runs the command confined by
@@ -394,11 +398,31 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, []string{exe, "exec", innerFlag, strconv.Itoa(fd)})...)
-	err = r.deps.execve(bwrap, argv, sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent))
+	env := sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent)
+	if r.deps.captured != nil && r.deps.captured() {
+		return r.runExplained(bwrap, argv, env, in)
+	}
+	err = r.deps.execve(bwrap, argv, env)
 	if err != nil {
 		return r.refuse(execRefused, "exec %s: %v", bwrap, err)
 	}
 	return 0 // only a test's execve returns without error
+}
+
+// runExplained runs bubblewrap as exec's child with its stderr teed, and
+// when the command fails, explains each path it names that lies outside
+// the view (reportRefusals). Its status is the command's.
+func (r *execRun) runExplained(bwrap string, argv, env []string, in sandbox.Input) int {
+	scan := &refusalScanner{}
+	res := runTeed(bwrap, argv, env, r.stderr, scan)
+	if res.err != nil {
+		return r.refuse(execRefused, "run %s: %v", bwrap, res.err)
+	}
+	if res.status.Exited() && res.status.ExitStatus() == 0 {
+		return 0
+	}
+	r.reportRefusals(r.stderr, outsideView(in, scan.Paths()))
+	return exitStatus(res.status)
 }
 
 // viewConfig says what the view hides and which ssh agent socket it shows.

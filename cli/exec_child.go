@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// forwardedSignals are passed on to the sandbox when exec runs it as its
+// child, so the command gets what exec gets (SIGKILL cannot be caught:
+// bubblewrap's --die-with-parent ends the sandbox then).
+var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
+
+// drainGrace bounds how long exec reads the sandbox's stderr after it
+// exited. bubblewrap's PID namespace ends every process in it with the
+// sandbox, so the pipe closes at once; the bound is only a backstop.
+const drainGrace = time.Second
+
+// stderrCaptured reports whether fd 2 is not a terminal: an agent's tool
+// reads it. On a terminal exec replaces itself with the sandbox as
+// before, so the command keeps the terminal as its stderr.
+func stderrCaptured() bool {
+	_, err := unix.IoctlGetTermios(2, unix.TCGETS)
+	return err != nil
+}
+
+// childResult is how the sandbox ended.
+type childResult struct {
+	status syscall.WaitStatus
+	err    error // it did not start
+}
+
+// runTeed runs path (bubblewrap) as a child with exec's stdin and stdout,
+// and its stderr through a pipe that is copied to stderr as it comes and
+// to side. Signals exec receives are forwarded to it.
+func runTeed(path string, argv, env []string, stderr, side io.Writer) childResult {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return childResult{err: fmt.Errorf("stderr pipe: %w", err)}
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
+	defer signal.Stop(sigs)
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, pw}})
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return childResult{err: err}
+	}
+	copied := make(chan struct{})
+	go func() { teeStderr(pr, stderr, side); close(copied) }()
+	waited := make(chan childResult, 1)
+	go func() {
+		st, err := proc.Wait()
+		if err != nil {
+			waited <- childResult{err: err}
+			return
+		}
+		waited <- childResult{status: st.Sys().(syscall.WaitStatus)}
+	}()
+	for {
+		select {
+		case s := <-sigs:
+			if s != syscall.SIGPIPE { // exec's own stderr went away: the copy stops, the command sees EPIPE
+				_ = proc.Signal(s)
+			}
+		case res := <-waited:
+			select {
+			case <-copied:
+			case <-time.After(drainGrace):
+			}
+			pr.Close()
+			return res
+		}
+	}
+}
+
+// teeStderr copies the sandbox's stderr to w and side until it ends or
+// w refuses it; then it closes r, so the command's next write fails as it
+// would have on w.
+func teeStderr(r *os.File, w, side io.Writer) {
+	defer r.Close()
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			side.Write(buf[:n])
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// exitStatus is the status exec exits with for the sandbox's: its exit
+// status, or for a signal exec can raise on itself, that signal (so the
+// caller sees the same wait status); otherwise 128+N, as a shell reports
+// it.
+func exitStatus(st syscall.WaitStatus) int {
+	if !st.Signaled() {
+		return st.ExitStatus()
+	}
+	sig := st.Signal()
+	if sig == syscall.SIGKILL || slices.Contains(forwardedSignals, os.Signal(sig)) {
+		signal.Reset(sig)
+		_ = syscall.Kill(os.Getpid(), sig)
+		time.Sleep(100 * time.Millisecond) // a signal that does not end exec (SIGWINCH) falls through
+	}
+	return 128 + int(sig)
+}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"pathgrant/guard"
+	"pathgrant/ipc"
+	"pathgrant/sandbox"
+)
+
+// TestRefusedPaths: the paths the common refusal formats name.
+func TestRefusedPaths(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{"cat: /x/y: Permission denied", []string{"/x/y"}},
+		{"cat: /x/y: No such file or directory", []string{"/x/y"}},
+		{"bash: /x: Permission denied", []string{"/x"}},
+		{"bash: line 1: /x/key.txt: No such file or directory", []string{"/x/key.txt"}},
+		{"sh: 1: cannot open /x: No such file", []string{"/x"}},
+		{"sh: 1: cannot create /w/.claude/settings.json: Read-only file system", []string{"/w/.claude/settings.json"}},
+		{"touch: cannot touch '/a b/c': Permission denied", []string{"/a b/c"}},
+		{"mkdir: cannot create directory ‘/w/.git’: Read-only file system", []string{"/w/.git"}},
+		{"PermissionError: [Errno 13] Permission denied: '/x/key.txt'", []string{"/x/key.txt"}},
+		{"FileNotFoundError: [Errno 2] No such file or directory: '/x/../y'", []string{"/y"}},
+		{"Error: EACCES: permission denied, open '/x'", []string{"/x"}},
+		{"rm: cannot remove '/x': Operation not permitted", []string{"/x"}},
+		{"cat: relative.txt: No such file or directory", nil},
+		{"error: something else entirely", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			if got := refusedPaths(tt.line); !slices.Equal(got, tt.want) {
+				t.Errorf("refusedPaths(%q) = %q; want %q", tt.line, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRefusalScanner: lines split across writes are joined, unrelated and
+// overlong lines are dropped, paths are listed once.
+func TestRefusalScanner(t *testing.T) {
+	s := &refusalScanner{}
+	for _, chunk := range []string{"cat: /a: Perm", "ission denied\nok\n", strings.Repeat("x", maxLineBytes) + " /long: Permission denied\n",
+		"cat: /a: Permission denied\n", "python: can't open file '/b': [Errno 2] No such file or directory"} {
+		s.Write([]byte(chunk))
+	}
+	if got, want := s.Paths(), []string{"/a"}; !slices.Equal(got, want) {
+		t.Errorf("paths %q; want %q", got, want)
+	}
+}
+
+// TestReads: what a confined command may read, for choosing which refused
+// paths to ask about.
+func TestReads(t *testing.T) {
+	in := sandbox.Input{TmpDir: "/t/s", Policy: ipc.Policy{Workspace: []string{"/w"}, ReadOnly: []string{"/ro"},
+		Grants: []guard.Scope{{Op: guard.OpRead, Path: "/d/f.csv", Kind: guard.KindFile},
+			{Op: guard.OpRead, Path: "/dd", Kind: guard.KindFolder}, {Op: guard.OpWrite, Path: "/wr", Kind: guard.KindFolder}}},
+		Device: sandbox.Device{Toolchains: []string{"/opt/go"}}}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/w/a", true}, {"/ro/x", true}, {"/d/f.csv", true}, {"/d/g.csv", false}, {"/dd/x/y", true}, {"/wr/x", false},
+		{"/opt/go/bin/go", true}, {"/t/s/f", true}, {"/usr/bin/cat", true}, {"/etc/passwd", true}, {"/tmp/x", false},
+		{"/home/u/secret", false}, {"/w/../home", false}, {"relative", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if got := in.Reads(tt.path); got != tt.want {
+				t.Errorf("Reads(%q) = %v; want %v", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExecExplainsRefusals: a confined command that fails on a path
+// outside its view is followed, on its stderr, by one line per path
+// saying whether reading it can be approved (and the request raised);
+// status, stdout and stdin pass through unchanged.
+func TestExecExplainsRefusals(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	writeExecFile(t, e.dl+"/asked.csv", "x\n")
+	writeExecFile(t, e.work+"/leak.py", "print(open('"+e.secret+"').read())\n")
+	cannot := "pathgrant: " + e.secret + " is outside this session's permissions and cannot be approved"
+	tests := []struct {
+		name, script, stdin string
+		code                int
+		stdout              string
+		stderr              []string // each must appear
+		none                bool     // no pathgrant line at all
+	}{
+		{"cat outside", "cat " + e.secret, "", 1, "", []string{"cat: " + e.secret, cannot}, false},
+		{"python outside", "/usr/bin/python3 leak.py", "", 1, "", []string{"Error", cannot}, false},
+		{"eligible read raises a request", "cat " + e.dl + "/asked.csv", "", 1, "",
+			[]string{"pathgrant: " + e.dl + "/asked.csv is outside this session's permissions; reading it can be approved: raised as request "}, false},
+		{"a missing workspace file is not explained", "cat nothere.txt " + e.work + "/gone.txt", "", 1, "", nil, true},
+		{"status passes through", "echo out; echo err >&2; exit 3", "", 3, "out\n", []string{"err"}, true},
+		{"stdin and stdout pass through", "tr a-z A-Z", "hello", 0, "HELLO", nil, true},
+		{"a signal the command dies of", "kill -TERM $$", "", 128 + 15, "", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := e.execCmd(bin, "--", "bash", "-c", tt.script)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			r := runCmd(t, cmd)
+			if r.code != tt.code || r.stdout != tt.stdout && tt.stdout != "" || strings.Contains(r.stdout+r.stderr, secretText) {
+				t.Errorf("exit %d stdout %q stderr %q; want %d and %q, never the secret", r.code, r.stdout, r.stderr, tt.code, tt.stdout)
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(r.stderr, want) {
+					t.Errorf("stderr %q; want %q in it", r.stderr, want)
+				}
+			}
+			if tt.none && strings.Contains(r.stderr, "pathgrant:") {
+				t.Errorf("stderr %q explains a refusal it should not", r.stderr)
+			}
+		})
+	}
+	id := regexp.MustCompile(`raised as request (\S+),`)
+	found := false
+	for _, req := range e.srv.Pending() {
+		found = found || req.Path == e.dl+"/asked.csv"
+	}
+	if !found {
+		t.Errorf("no pending request for %s; pending %+v (%v)", e.dl+"/asked.csv", e.srv.Pending(), id)
+	}
+}
+
+// TestExecHookOnlyExplains: a hook-only session's rewritten command (its
+// capability spent by the policy fetch) still gets its refusal explained:
+// exec asks as the agent's descendant, as the hook does.
+func TestExecHookOnlyExplains(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	writeExecFile(t, e.work+"/leak.sh", "cat "+e.secret+"\n")
+	_, capability := e.hookCapability(t, "claude-explain", "bash ./leak.sh")
+	r := runCmd(t, e.capCmd(bin, capability, "bash ./leak.sh"))
+	want := "pathgrant: " + e.secret + " is outside this session's permissions and cannot be approved"
+	if r.code == 0 || !strings.Contains(r.stderr, want) || strings.Contains(r.stdout, secretText) {
+		t.Errorf("exit %d stdout %q stderr %q; want a failure and %q", r.code, r.stdout, r.stderr, want)
+	}
+}
+
+// TestExecSignalPassesThrough: a signal sent to exec reaches the command,
+// and exec ends the way the command did.
+func TestExecSignalPassesThrough(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	cmd := e.execCmd(bin, "--", "bash", "-c", "echo ready; exec sleep 30")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the command did not start: %q %v", line, err)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("exec: %v", err)
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM || time.Since(start) > 5*time.Second {
+		t.Errorf("exec ended %v after %v (stderr %q); want killed by SIGTERM at once", ws, time.Since(start), stderr.String())
+	}
+}
