@@ -2,11 +2,17 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"pathgrant/grants"
+	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/hooks"
 )
@@ -76,5 +82,72 @@ func TestExecHookOnly(t *testing.T) {
 				t.Errorf("exit %d stdout %q stderr %q; want %d and %q, never the secret", r.code, r.stdout, r.stderr, tt.want, tt.stdout)
 			}
 		})
+	}
+}
+
+// TestExecDetachedCannotApprove: a process a confined command detaches
+// (setsid -f, or a double fork) under the default confinement (a hook's
+// capability, no token) tries to approve a pending request with
+// `pathgrant approve` and over a raw socket connection. Neither reaches
+// the socket: the request stays pending and no grant exists.
+func TestExecDetachedCannotApprove(t *testing.T) {
+	requireFullConfinement(t)
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	need(t, "setsid")
+	need(t, "python3")
+	target := e.dl + "/other.csv"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ans, err := e.client().Check(ctx, ipc.CheckRequest{Op: guard.OpRead, Path: target, Tool: "Read"})
+	if err != nil || ans.Pending == "" {
+		t.Fatalf("no pending request: %+v %v", ans, err)
+	}
+	raw := fmt.Sprintf(`/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(%q); `+
+		`s.sendall(b"POST /v1/requests/%s/decision HTTP/1.1\r\nHost: p\r\nContent-Length: 19\r\n\r\n{\"scope\":\"device\"}"); print(s.recv(4096))'`,
+		e.sock, ans.Pending)
+	approve := fmt.Sprintf("%s approve %s --scope device --yes --code ABCDEFGH --socket %s", bin, ans.Pending, e.sock)
+	attempt := func(out string) string {
+		return fmt.Sprintf("{ %s; echo approve=$?; %s; echo raw=$?; } > %s 2>&1; mv %s %s.done", approve, raw, out, out, out)
+	}
+	tests := []struct{ name, detach string }{
+		{"setsid -f", "setsid -f sh %s"},
+		{"double fork", "( ( sh %s & ) & )"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := fmt.Sprintf("%s/attempt-%d", e.work, i)
+			// The command waits for its detached process (the PID namespace
+			// would end it with the command), then ends.
+			script := fmt.Sprintf("detach-%d.sh", i)
+			writeExecFile(t, out+".sh", attempt(out)+"\n")
+			writeExecFile(t, e.work+"/"+script, fmt.Sprintf(tt.detach, out+".sh")+
+				fmt.Sprintf("\nfor i in $(seq 100); do [ -e %s.done ] && break; sleep 0.1; done\n", out))
+			command := "bash ./" + script // the guard allows it: the kernel is what stops it
+			ans, capability := e.hookCapability(t, "claude-detach-"+strconv.Itoa(i), command)
+			if capability == "" {
+				t.Fatalf("no capability for %q: %+v", command, ans)
+			}
+			r := runCmd(t, e.capCmd(bin, capability, command))
+			got, err := os.ReadFile(out + ".done")
+			if err != nil {
+				t.Fatalf("the detached process left no result (exit %d, stderr %q): %v", r.code, r.stderr, err)
+			}
+			if !strings.Contains(string(got), "approve=1") || strings.Contains(string(got), "raw=0") || strings.Contains(string(got), "HTTP/1.1") {
+				t.Errorf("a detached process reached the daemon:\n%s", got)
+			}
+		})
+	}
+	if pending := e.srv.Pending(); !slices.ContainsFunc(pending, func(r ipc.Request) bool { return r.ID == ans.Pending }) {
+		t.Errorf("request %s is no longer pending: %+v", ans.Pending, pending)
+	}
+	gs, err := e.store.List(grants.Filter{IncludeRevoked: true, IncludeExpired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		if g.Path == target {
+			t.Errorf("a grant for %s exists: %+v", target, g)
+		}
 	}
 }
