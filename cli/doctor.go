@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/godbus/dbus/v5"
 
 	"pathgrant/appdirs"
@@ -421,8 +423,11 @@ func clientChecks(env doctorEnv) []doctorCheck {
 			continue
 		}
 		installed := clientInstalled(env, name)
-		out = append(out, installedCheck(name, installed),
-			hooksCheck(env, c, home, installed != "", hook), mcpCheck(env, c, home))
+		out = append(out, installedCheck(name, installed), hooksCheck(env, c, home, installed != "", hook))
+		if name == "codex" {
+			out = append(out, codexChecks(env, c, home)...)
+		}
+		out = append(out, mcpCheck(env, c, home))
 	}
 	return out
 }
@@ -596,5 +601,120 @@ func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
 		return d
 	}
 	d.Detail = "no pathgrant server in " + file + ": pathgrant install-mcp " + c.Name + " registers it"
+	return d
+}
+
+// codexRequirements is where an administrator's requirements for Codex
+// live; they override the user's config.toml.
+const codexRequirements = "/etc/codex/requirements.toml"
+
+// codexChecks are the Codex lines that matter once pathgrant's hook is in
+// its hooks.json, since Codex skips a hook without a word: whether the
+// hooks feature is on (the user's config.toml and the administrator's
+// requirements), and whether config.toml trusts each pathgrant hook with
+// the hash of the hook as installed.
+func codexChecks(env doctorEnv, c hooks.Client, home string) []doctorCheck {
+	file := c.SettingsPath(env.Getenv, home, "")
+	if argv, err := installedHook(env, c.Name, file); err != nil || argv == nil {
+		return nil // the hooks line says what is wrong
+	}
+	cfg := filepath.Join(filepath.Dir(file), "config.toml")
+	doc, err := readCodexConfig(env, cfg)
+	if err != nil {
+		return []doctorCheck{{Name: "codex config", Status: doctorFail, Detail: oneLine(err.Error()),
+			Fix: "correct " + cfg + ", then run: pathgrant install-hooks codex"}}
+	}
+	req, err := readCodexConfig(env, codexRequirements)
+	if err != nil {
+		req = nil // an unreadable requirements file is reported by the feature line
+	}
+	return []doctorCheck{codexFeatureCheck(doc, req, cfg, err), codexTrustCheck(doc, file, cfg)}
+}
+
+// readCodexConfig parses a Codex TOML file; a missing file is empty.
+func readCodexConfig(env doctorEnv, path string) (map[string]any, error) {
+	data, err := env.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	doc := map[string]any{}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, fmt.Errorf("%s is not valid TOML: %w", path, err)
+	}
+	return doc, nil
+}
+
+// codexHooksOff reports which key of doc's [features] switches hooks off
+// (hooks, or its deprecated alias codex_hooks), "" when none does.
+func codexHooksOff(doc map[string]any) string {
+	features, _ := doc["features"].(map[string]any)
+	for _, k := range []string{"hooks", "codex_hooks"} {
+		if on, ok := features[k].(bool); ok && !on {
+			return "[features] " + k + " = false"
+		}
+	}
+	return ""
+}
+
+// codexFeatureCheck says whether Codex runs hooks at all: the user's
+// config.toml may switch them off, and the administrator's requirements
+// may force them off or allow only managed hooks.
+func codexFeatureCheck(doc, req map[string]any, cfg string, reqErr error) doctorCheck {
+	d := doctorCheck{Name: "codex hooks feature", Status: doctorFail}
+	managedOnly, _ := req["allow_managed_hooks_only"].(bool)
+	switch {
+	case reqErr != nil:
+		d.Detail = "cannot tell whether an administrator switched Codex's hooks off: " + oneLine(reqErr.Error())
+		d.Fix = "ask your administrator to correct " + codexRequirements
+	case codexHooksOff(req) != "":
+		d.Detail = codexRequirements + " sets " + codexHooksOff(req) + ": Codex runs no hook, pathgrant's included"
+		d.Fix = "ask your administrator to remove that line from " + codexRequirements
+	case managedOnly:
+		d.Detail = codexRequirements + " sets allow_managed_hooks_only = true: Codex skips the hooks in your hooks.json"
+		d.Fix = "ask your administrator to add pathgrant's hook to the managed hooks, or to allow user hooks"
+	case codexHooksOff(doc) != "":
+		d.Detail = cfg + " sets " + codexHooksOff(doc) + ": Codex runs no hook, pathgrant's included"
+		d.Fix = "run: pathgrant install-hooks codex (it switches the feature on), or set it to true in " + cfg
+	default:
+		d.Status, d.Detail = doctorOK, "on (not switched off in "+cfg+" nor in "+codexRequirements+")"
+	}
+	return d
+}
+
+// codexTrustCheck compares the hooks.state entries of config.toml with
+// the trust each installed pathgrant hook needs (hooks.CodexTrusts, the
+// keys and hashes install-hooks writes): a missing or stale entry makes
+// Codex skip the hook.
+func codexTrustCheck(doc map[string]any, hooksFile, cfg string) doctorCheck {
+	d := doctorCheck{Name: "codex hook trust", Status: doctorFail, Fix: "run: pathgrant install-hooks codex (it writes the trust entries into " + cfg + ")"}
+	want, err := hooks.CodexTrusts(hooksFile)
+	if err != nil {
+		d.Detail = oneLine(err.Error())
+		return d
+	}
+	hooksTable, _ := doc["hooks"].(map[string]any)
+	state, _ := hooksTable["state"].(map[string]any)
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		entry, _ := state[key].(map[string]any)
+		got, _ := entry["trusted_hash"].(string)
+		switch {
+		case entry == nil:
+			d.Detail = fmt.Sprintf("no trust entry for %s in %s: Codex skips that hook", key, cfg)
+			return d
+		case got != want[key]:
+			d.Detail = fmt.Sprintf("%s trusts %s with %s, but the hook as installed hashes to %s: Codex skips it", cfg, key, got, want[key])
+			return d
+		}
+	}
+	d.Status, d.Fix = doctorOK, ""
+	d.Detail = fmt.Sprintf("%d pathgrant hooks trusted in %s with their current hashes", len(keys), cfg)
 	return d
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -299,6 +300,104 @@ func TestDoctorUsage(t *testing.T) {
 			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) ||
 				strings.Count(stderr.String(), "\n") > 1 {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestDoctorCodex: with pathgrant's hook in Codex's hooks.json, doctor
+// says whether Codex would run it: the hooks feature on in config.toml and
+// not forced off by the administrator's requirements, and a trust entry
+// with the hook's current hash for every pathgrant hook.
+func TestDoctorCodex(t *testing.T) {
+	appendFile := func(t *testing.T, path, text string) {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writePolicy(t, path, string(data)+text)
+	}
+	requirements := func(text string) func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+		return func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			read := env.ReadFile
+			env.ReadFile = func(name string) ([]byte, error) {
+				if name == codexRequirements {
+					return []byte(text), nil
+				}
+				return read(name)
+			}
+		}
+	}
+	cfg := "HOME/.codex/config.toml"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, f *doctorFixture, env *doctorEnv)
+		code  int
+		want  map[string]doctorLine
+	}{
+		{"installed: on and trusted", nil, 0, map[string]doctorLine{
+			"codex hooks feature": {doctorOK, []string{"on"}},
+			"codex hook trust":    {doctorOK, []string{"3 pathgrant hooks trusted in " + cfg}},
+		}},
+		{"hooks = false in config.toml", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			appendFile(t, f.home+"/.codex/config.toml", "\n[features]\nhooks = false\n")
+		}, 1, map[string]doctorLine{
+			"codex hooks feature": {doctorFail, []string{cfg + " sets [features] hooks = false", "run: pathgrant install-hooks codex"}},
+			"codex hook trust":    {doctorOK, nil},
+		}},
+		{"codex_hooks = false in config.toml", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			appendFile(t, f.home+"/.codex/config.toml", "\n[features]\ncodex_hooks = false\n")
+		}, 1, map[string]doctorLine{
+			"codex hooks feature": {doctorFail, []string{"[features] codex_hooks = false", "set it to true in " + cfg}},
+		}},
+		{"requirements force hooks off", requirements("[features]\nhooks = false\n"), 1, map[string]doctorLine{
+			"codex hooks feature": {doctorFail, []string{codexRequirements + " sets [features] hooks = false", "ask your administrator"}},
+		}},
+		{"requirements allow managed hooks only", requirements("allow_managed_hooks_only = true\n"), 1, map[string]doctorLine{
+			"codex hooks feature": {doctorFail, []string{"allow_managed_hooks_only = true", "managed hooks"}},
+		}},
+		{"trust entries missing", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			writePolicy(t, f.home+"/.codex/config.toml", "model = \"gpt-5\"\n")
+		}, 1, map[string]doctorLine{
+			"codex hooks feature": {doctorOK, nil},
+			"codex hook trust":    {doctorFail, []string{"no trust entry for", "hooks.json:permission_request:0:0", "it writes the trust entries into " + cfg}},
+		}},
+		{"trusted hash stale", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			path := f.home + "/.codex/config.toml"
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stale := regexp.MustCompile(`trusted_hash = "sha256:[0-9a-f]+"`).ReplaceAllString(string(data), `trusted_hash = "sha256:00"`)
+			writePolicy(t, path, stale)
+		}, 1, map[string]doctorLine{
+			"codex hook trust": {doctorFail, []string{"with sha256:00, but the hook as installed hashes to sha256:", "run: pathgrant install-hooks codex"}},
+		}},
+		{"config.toml unreadable as TOML", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			appendFile(t, f.home+"/.codex/config.toml", "\n[features\n")
+		}, 1, map[string]doctorLine{
+			"codex config": {doctorFail, []string{"is not valid TOML", "correct " + cfg}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newDoctorFixture(t)
+			env := f.env()
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			f.installHooks(t, "codex", f.hook)
+			if tt.setup != nil {
+				tt.setup(t, f, &env)
+			}
+			var stdout, stderr bytes.Buffer
+			code := runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
+			if code != tt.code || stderr.Len() != 0 {
+				t.Errorf("exit %d, stderr %q; want %d, nothing; report:\n%s", code, stderr.String(), tt.code, stdout.String())
+			}
+			lines := parseDoctorTable(t, stdout.String())
+			for name, want := range tt.want {
+				checkDoctorLine(t, f, lines, name, want)
 			}
 		})
 	}

@@ -119,6 +119,22 @@ func codexHookTrusts(path string) ([]codexTrust, error) {
 	return out, nil
 }
 
+// CodexTrusts returns, for the pathgrant hooks in the Codex hooks.json at
+// path, the hooks.state key Codex files each under and the trusted_hash
+// it must carry, computed as install-hooks computes them, so that a health
+// check can tell a hook Codex would skip as untrusted.
+func CodexTrusts(path string) (map[string]string, error) {
+	trusts, err := codexHookTrusts(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(trusts))
+	for _, tr := range trusts {
+		out[tr.key] = tr.hash
+	}
+	return out, nil
+}
+
 // codexKeySource is the hooks.json path as Codex spells it in a hook's
 // key: under an explicit CODEX_HOME it resolves symlinks, under ~/.codex
 // it does not.
