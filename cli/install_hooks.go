@@ -93,7 +93,11 @@ func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return installReport(a.client, path, a.uninstall, changed, backup), nil
+	msg := installReport(a.client, path, a.uninstall, changed, backup)
+	if project != "" && !a.uninstall && client.ProjectNote != "" {
+		msg += "\n" + client.ProjectNote
+	}
+	return msg, nil
 }
 
 // projectDir is --project made absolute; it must be a folder.

@@ -506,3 +506,50 @@ func TestInstallHooksUnknownClient(t *testing.T) {
 		t.Errorf("home holds %v", entries)
 	}
 }
+
+// TestInstallHooksProjectNote: installing a project's hooks for a client
+// that runs them only once the project is trusted (Codex) ends with one
+// line saying so; the user's hooks, an uninstall and the other clients
+// print no such line.
+func TestInstallHooksProjectNote(t *testing.T) {
+	const note = "Codex runs a project's hooks only once you trust the project in Codex"
+	tests := []struct {
+		name      string
+		client    string
+		project   bool
+		uninstall bool
+		want      bool
+	}{
+		{"codex project", "codex", true, false, true},
+		{"codex project uninstall", "codex", true, true, false},
+		{"codex user", "codex", false, false, false},
+		{"claude project", "claude", true, false, false},
+		{"gemini project", "gemini", true, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newInstallHooksEnv(t)
+			args := []string{tt.client, "--hook", e.hook}
+			if tt.project {
+				args = append(args, "--project", e.project)
+			}
+			if tt.uninstall {
+				if code, out, errs := installHooksCmd(args...); code != 0 {
+					t.Fatalf("install: exit %d, %q %q", code, out, errs)
+				}
+				args = append(args, "--uninstall")
+			}
+			code, out, errs := installHooksCmd(args...)
+			if code != 0 {
+				t.Fatalf("exit %d, %q %q", code, out, errs)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if got := strings.Contains(out, note); got != tt.want {
+				t.Errorf("note printed %v, want %v: %q", got, tt.want, out)
+			}
+			if tt.want && (len(lines) != 2 || !strings.HasPrefix(lines[1], note)) {
+				t.Errorf("want the report then the note on its own line: %q", out)
+			}
+		})
+	}
+}

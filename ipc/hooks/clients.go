@@ -37,6 +37,10 @@ type Client struct {
 	// machine's).
 	Settings, ProjectSettings string
 	Install                   Installer
+	// ProjectNote is what a person must still do after install-hooks
+	// writes a project's hooks, when the client needs a step of its own
+	// before it runs them ("" when it needs none).
+	ProjectNote string
 	// Protected are the files carrying hooks, relative to Dir;
 	// ProjectProtected relative to a workspace.
 	Protected, ProjectProtected []string
@@ -64,6 +68,7 @@ var clients = []Client{
 		MCPConfig:        ".claude.json", mcpBesideDir: true, ProjectMCPConfig: ".mcp.json", InstallMCP: jsonMCP},
 	{Name: "codex", adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
 		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
+		ProjectNote:      "Codex runs a project's hooks only once you trust the project in Codex: open codex in it and choose to trust it",
 		Protected:        []string{"hooks.json", "config.toml"},
 		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"},
 		MCPConfig:        "config.toml", ProjectMCPConfig: ".codex/config.toml", mcpTOML: true, InstallMCP: codexMCP},
