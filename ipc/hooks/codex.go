@@ -44,7 +44,11 @@ func (codexAdapter) parse(raw []byte) (Call, error) {
 	c := Call{Client: "codex", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID,
 		Cwd: in.Cwd, RequestID: orDefault(in.ToolUseID, in.TurnID)}
 	if in.ToolName != "apply_patch" {
-		return c, claudeTool(&c, in.ToolName, in.ToolInput)
+		input := in.ToolInput
+		if in.Event == "PermissionRequest" && in.ToolName == "Bash" {
+			input = unwrapOwnExec(input, FindExecBinary)
+		}
+		return c, claudeTool(&c, in.ToolName, input)
 	}
 	paths, err := patchPaths(in.ToolInput)
 	if err != nil {
@@ -58,6 +62,39 @@ func (codexAdapter) parse(raw []byte) (Call, error) {
 		c.Accesses = append(c.Accesses, a)
 	}
 	return c, nil
+}
+
+// unwrapOwnExec returns a Bash tool input whose command is the wrapper
+// this hook's PreToolUse made (Codex may ask its PermissionRequest about
+// the command as rewritten) with the wrapped command in its place, so the
+// command itself is judged, not `pathgrant exec`. Only the exact
+// ExecWrap shape naming this build's pathgrant (findBin) is unwrapped;
+// anything else is left as it is and judged as it stands.
+func unwrapOwnExec(input json.RawMessage, findBin func() (string, error)) json.RawMessage {
+	var f map[string]json.RawMessage
+	var command string
+	if json.Unmarshal(input, &f) != nil || json.Unmarshal(f["command"], &command) != nil ||
+		!strings.HasPrefix(command, CapEnv+"=") {
+		return input
+	}
+	bin, err := findBin()
+	if err != nil {
+		return input
+	}
+	inner, ok := UnwrapExec(command, bin)
+	if !ok {
+		return input
+	}
+	raw, err := json.Marshal(inner)
+	if err != nil {
+		return input
+	}
+	f["command"] = raw
+	out, err := json.Marshal(f)
+	if err != nil {
+		return input
+	}
+	return out
 }
 
 type patchPath struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Every shell command a hook lets through runs confined, by default,
@@ -132,4 +133,38 @@ func FindExecBinary() (string, error) {
 		}
 	}
 	return "", errNoBinary
+}
+
+// UnwrapExec returns the command inside text when text is exactly the
+// wrapper ExecWrap makes for bin (this build's pathgrant) with a
+// capability; ok is false for anything else, including the same shape
+// naming another binary: a wrapper is trusted only when it runs
+// pathgrant's own exec, which confines what it runs.
+func UnwrapExec(text, bin string) (inner string, ok bool) {
+	rest, ok := strings.CutPrefix(text, CapEnv+"='")
+	if !ok || bin == "" {
+		return "", false
+	}
+	cap, rest, ok := strings.Cut(rest, "'")
+	if !ok || !capabilityLike(cap) {
+		return "", false
+	}
+	quoted, ok := strings.CutPrefix(rest, " "+shellQuote(bin)+" exec -- bash -c '")
+	if !ok || !strings.HasSuffix(quoted, "'") {
+		return "", false
+	}
+	inner = strings.ReplaceAll(quoted[:len(quoted)-1], `'\''`, "'")
+	if ExecWrap(bin, cap, inner) != text { // an unescaped quote inside: not a wrapper we made
+		return "", false
+	}
+	return inner, true
+}
+
+// capabilityLike reports whether s has the shape of an exec capability
+// (the daemon issues 64 hex digits).
+func capabilityLike(s string) bool {
+	if len(s) < 16 || len(s) > 128 {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') })
 }
