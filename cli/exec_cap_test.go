@@ -19,7 +19,7 @@ import (
 
 // hookCapability checks command as a hook-only client would (no session
 // token anywhere) and returns the exec capability the daemon issued.
-func (e *execEnv) hookCapability(t *testing.T, client, command string) (ipc.Answer, string) {
+func (e *execEnv) hookCapability(t testing.TB, client, command string) (ipc.Answer, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

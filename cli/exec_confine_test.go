@@ -280,15 +280,20 @@ func startTmux(t *testing.T, sock ...string) {
 }
 
 // BenchmarkConfinedOverhead measures, paired in each iteration, a bare
-// `true`, a bare `bwrap --ro-bind / / true` and `pathgrant exec -- true`
-// (bubblewrap view and Landlock). added-ms is what confinement adds to
-// `true`, bwrap-added-ms what bare bubblewrap adds, ratio the one over
-// the other. The parts: startup-ms is the binary starting at all
-// (`pathgrant exec --help`); policy-ms the pre-flight check and policy
-// round trips (made here, in process); view-ms bubblewrap with exec's
-// view running `true` directly; inner-ms exec's inner step (a second
-// start of the binary, the Landlock ruleset and restriction) running
-// `true`, without bubblewrap. Each is over a bare `true`.
+// `true`, a bare `bwrap --ro-bind / / true` and a confined `true`
+// (bubblewrap view and Landlock, stderr captured as an agent's tool
+// captures it). added-ms is what confinement adds to `true`,
+// bwrap-added-ms what bare bubblewrap adds, ratio the one over the other.
+// Sub-benchmarks: "session" is `pathgrant exec` with a session and its
+// token (a pre-flight check and a policy fetch); "capability" is a hook's
+// rewritten command, the default path (one policy fetch with a
+// capability; the hook's check that issued it is the hook's cost and is
+// not timed). The parts, each over a bare `true`: startup-ms is the binary
+// starting at all (`pathgrant exec --help`); policy-ms the session's
+// daemon round trips (made here, in process); view-ms bubblewrap with
+// exec's view running `true` directly; inner-ms exec's inner step (a
+// second start of the binary, the Landlock ruleset and restriction)
+// running `true`, without bubblewrap.
 func BenchmarkConfinedOverhead(b *testing.B) {
 	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
 		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
@@ -308,28 +313,42 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var plain, bare, confined, startup, policy, viewT, inner []time.Duration
-	for b.Loop() {
-		plain = append(plain, run(exec.Command(truePath)))
-		bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
-		confined = append(confined, run(e.execCmd(bin, "--", "true")))
-		startup = append(startup, run(e.execCmd(bin, "--help")))
-		policy = append(policy, e.policyRoundTrips(b))
-		viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
-		inner = append(inner, run(job()))
+	n := 0
+	confined := map[string]func() *exec.Cmd{
+		"session": func() *exec.Cmd { return e.execCmd(bin, "--", "true") },
+		"capability": func() *exec.Cmd {
+			n++
+			_, capability := e.hookCapability(b, fmt.Sprintf("bench-%d", n), "true")
+			return e.capCmd(bin, capability, "true")
+		},
 	}
-	p := median(plain)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	added, bwrapAdded := median(confined)-p, median(bare)-p
-	b.ReportMetric(ms(p), "true-ms")
-	b.ReportMetric(ms(median(confined)), "exec-ms")
-	b.ReportMetric(ms(added), "added-ms")
-	b.ReportMetric(ms(bwrapAdded), "bwrap-added-ms")
-	b.ReportMetric(float64(added)/float64(bwrapAdded), "ratio")
-	b.ReportMetric(ms(median(startup)-p), "startup-ms")
-	b.ReportMetric(ms(median(policy)), "policy-ms")
-	b.ReportMetric(ms(median(viewT)-p), "view-ms")
-	b.ReportMetric(ms(median(inner)-p), "inner-ms")
+	for _, name := range []string{"session", "capability"} {
+		b.Run(name, func(b *testing.B) {
+			var plain, bare, conf, startup, policy, viewT, inner []time.Duration
+			for b.Loop() {
+				cmd := confined[name]()
+				plain = append(plain, run(exec.Command(truePath)))
+				bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
+				conf = append(conf, run(cmd))
+				startup = append(startup, run(e.execCmd(bin, "--help")))
+				policy = append(policy, e.policyRoundTrips(b, name == "capability"))
+				viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
+				inner = append(inner, run(job()))
+			}
+			p := median(plain)
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			added, bwrapAdded := median(conf)-p, median(bare)-p
+			b.ReportMetric(ms(p), "true-ms")
+			b.ReportMetric(ms(median(conf)), "exec-ms")
+			b.ReportMetric(ms(added), "added-ms")
+			b.ReportMetric(ms(bwrapAdded), "bwrap-added-ms")
+			b.ReportMetric(float64(added)/float64(bwrapAdded), "ratio")
+			b.ReportMetric(ms(median(startup)-p), "startup-ms")
+			b.ReportMetric(ms(median(policy)), "policy-ms")
+			b.ReportMetric(ms(median(viewT)-p), "view-ms")
+			b.ReportMetric(ms(median(inner)-p), "inner-ms")
+		})
+	}
 }
 
 // benchView builds exec's view for the session, and returns it with a
@@ -380,15 +399,23 @@ func (e *execEnv) client() *ipc.Client {
 	return &ipc.Client{Socket: e.sock, Session: e.sess.ID, Token: e.sess.Token}
 }
 
-// policyRoundTrips times exec's two daemon round trips on a new client.
-func (e *execEnv) policyRoundTrips(b *testing.B) time.Duration {
+// policyRoundTrips times exec's daemon round trips on a new client: a
+// check and a policy fetch with the session's token, or (capability) the
+// one policy fetch a hook's capability allows.
+func (e *execEnv) policyRoundTrips(b *testing.B, capability bool) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c := e.client()
+	if capability {
+		_, secret := e.hookCapability(b, fmt.Sprintf("bench-rt-%d", time.Now().UnixNano()), "true")
+		c = &ipc.Client{Socket: e.sock, Capability: secret, CommandHash: ipc.CommandHash(sandbox.CommandText([]string{"bash", "-c", "true"}))}
+	}
 	defer c.CloseIdle()
 	start := time.Now()
-	if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
-		b.Fatal(err)
+	if !capability {
+		if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if _, err := c.Policy(ctx); err != nil {
 		b.Fatal(err)
