@@ -170,11 +170,22 @@ func (c *codexClient) setup(t *testing.T, e *agentsEnv) {
 	t.Logf("install-hooks codex: %s", out)
 }
 
-// codexTool is the model's call in Codex's shell tool: exec_command {cmd}.
+// codexTool is the model's call in Codex's shell tool, exec_command
+// {cmd} (a read is a cat, a write a printf into the file), or the
+// bridge's tool: Codex 0.169 offers an MCP server's tools as the
+// Responses namespace mcp__SERVER, so the call names the namespace
+// mcp__pathgrant and the tool.
 func codexTool(call agentCall) modelTurn {
+	if call.mcp {
+		name, args := call.mcpTool()
+		return modelTurn{tool: name, namespace: "mcp__pathgrant", args: args}
+	}
 	cmd := "cat " + shellQuote(call.path)
-	if call.op == "write" {
+	switch call.op {
+	case "write":
 		cmd = "printf '%s' " + shellQuote(call.content) + " > " + shellQuote(call.path)
+	case "shell":
+		cmd = call.command
 	}
 	return modelTurn{tool: "exec_command", args: map[string]any{"cmd": cmd}}
 }
@@ -193,12 +204,16 @@ func (c *codexClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked b
 	if !hooked {
 		args = append(args, "--disable", "hooks")
 	}
-	prompt := fmt.Sprintf("Please %s %s (%d)", call.op, call.path, time.Now().UnixNano())
+	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())
 	return startAgent(t, e.work, env, append(args, prompt)...)
 }
 
 func (c *codexClient) result(t *testing.T, e *agentsEnv) (string, bool) {
 	return c.api.toolResult(callID(0))
 }
+
+func (c *codexClient) sent(t *testing.T, e *agentsEnv) string { return c.api.requestsJSON() }
+
+func (c *codexClient) mcpName(tool string) string { return "mcp__pathgrant__" + tool }
 
 func (c *codexClient) latencies() []time.Duration { return c.api.toolLatencies() }

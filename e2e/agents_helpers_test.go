@@ -99,10 +99,13 @@ func agentsBuild(t *testing.T, out, pkg string, cgo bool) {
 }
 
 // baseEnv is a clean environment for the daemon and the agents: the
-// temporary home, and nothing of the developer's own pathgrant session.
+// temporary home, the test daemon's socket (as a user with a daemon on a
+// socket of their own sets PATHGRANT_SOCKET, so that `pathgrant exec`
+// running a confined command finds it too), and nothing of the
+// developer's own pathgrant session.
 func (e *agentsEnv) baseEnv(extra ...string) []string {
 	env := []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb", "USER=" + os.Getenv("USER"),
-		"TMPDIR=" + os.TempDir()}
+		"TMPDIR=" + os.TempDir(), "PATHGRANT_SOCKET=" + e.sock}
 	return append(env, extra...)
 }
 
@@ -267,9 +270,11 @@ func (e *agentsEnv) awaitPending(r *agentsRun, path string) ipc.Request {
 // conversation turn of the agent gets the next scripted reply, streamed as
 // server-sent events the way the API streams them.
 type fakeAnthropic struct {
-	mu       sync.Mutex
-	replies  []anthropicReply
-	requests []map[string]any // the agent's conversation requests, in order
+	mu        sync.Mutex
+	replies   []anthropicReply
+	requests  []map[string]any  // the agent's conversation requests, in order
+	sent      map[int]time.Time // tool-use turn → when its stream ended
+	latencies []time.Duration   // tool use sent → request carrying its result
 }
 
 // anthropicReply is one assistant turn: a tool call, or text that ends it.
@@ -295,6 +300,10 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tools, _ := req["tools"].([]any); len(tools) > 0 { // the agent's own conversation, not a side request
 		f.mu.Lock()
 		f.requests = append(f.requests, req)
+		if at, ok := f.sent[len(f.requests)-1]; ok {
+			f.latencies = append(f.latencies, time.Since(at))
+			delete(f.sent, len(f.requests)-1)
+		}
 		if turn = len(f.requests); turn <= len(f.replies) {
 			reply = f.replies[turn-1]
 		} else {
@@ -337,13 +346,34 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"output_tokens": 12}})
 	event("message_stop", map[string]any{"type": "message_stop"})
 	bw.Flush()
+	if reply.tool != "" {
+		f.mu.Lock()
+		f.sent[turn] = time.Now()
+		f.mu.Unlock()
+	}
+}
+
+// toolLatencies returns, for each tool use of the conversation, the time
+// from the end of its stream to the request carrying its result.
+func (f *fakeAnthropic) toolLatencies() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Duration(nil), f.latencies...)
+}
+
+// requestsJSON is every conversation request of the last conversation.
+func (f *fakeAnthropic) requestsJSON() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, _ := json.Marshal(f.requests)
+	return string(data)
 }
 
 // script sets the replies to the next conversation and forgets the last.
 func (f *fakeAnthropic) script(replies ...anthropicReply) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests, f.replies = nil, replies
+	f.requests, f.replies, f.sent, f.latencies = nil, replies, map[int]time.Time{}, nil
 }
 
 func toolUseID(n int) string { return fmt.Sprintf("toolu_e2e_%02d", n) }

@@ -61,10 +61,13 @@ func (c *piClient) setup(t *testing.T, e *agentsEnv) {
 	}
 }
 
-// piTool is the model's call in Pi's file tools: read {path}, write
-// {path, content}.
+// piTool is the model's call in Pi's tools: read {path}, write {path,
+// content}, bash {command}.
 func piTool(call agentCall) modelTurn {
-	if call.op == "write" {
+	switch call.op {
+	case "shell":
+		return modelTurn{tool: "bash", args: map[string]any{"command": call.command}}
+	case "write":
 		return modelTurn{tool: "write", args: map[string]any{"path": call.path, "content": call.content}}
 	}
 	return modelTurn{tool: "read", args: map[string]any{"path": call.path}}
@@ -78,12 +81,17 @@ func (c *piClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool
 	if !hooked {
 		args = append(args, "--no-extensions")
 	}
-	prompt := fmt.Sprintf("Please %s %s (%d)", call.op, call.path, time.Now().UnixNano())
+	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())
 	return startAgent(t, e.work, env, append(args, prompt)...)
 }
 
 func (c *piClient) result(t *testing.T, e *agentsEnv) (string, bool) {
 	return c.api.toolResult(callID(0))
 }
+
+func (c *piClient) sent(t *testing.T, e *agentsEnv) string { return c.api.requestsJSON() }
+
+// mcpName is "": Pi has no MCP client.
+func (c *piClient) mcpName(string) string { return "" }
 
 func (c *piClient) latencies() []time.Duration { return c.api.toolLatencies() }

@@ -16,9 +16,10 @@ import (
 // modelTurn is one scripted model turn: a tool call (tool and its
 // arguments) or, with no tool, text that ends the conversation.
 type modelTurn struct {
-	tool string
-	args map[string]any
-	text string
+	tool      string
+	namespace string // the Responses API's tool namespace (Codex's MCP servers: mcp__SERVER)
+	args      map[string]any
+	text      string
 }
 
 // fakeModel is the conversation state shared by the local stand-ins for
@@ -80,6 +81,12 @@ func (f *fakeModel) requestsCopy() []map[string]any {
 	return append([]map[string]any(nil), f.requests...)
 }
 
+// requestsJSON is every request of the last conversation, as JSON.
+func (f *fakeModel) requestsJSON() string {
+	data, _ := json.Marshal(f.requestsCopy())
+	return string(data)
+}
+
 func callID(n int) string { return fmt.Sprintf("call_e2e_%02d", n) }
 
 // serveFake starts h on loopback only (httptest binds 127.0.0.1) and stops
@@ -138,6 +145,9 @@ func (f *fakeResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if turn.tool != "" {
 		args, _ := json.Marshal(turn.args)
 		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": callID(n), "name": turn.tool, "arguments": string(args)}
+		if turn.namespace != "" {
+			item["namespace"] = turn.namespace
+		}
 	}
 	event("response.output_item.done", map[string]any{"output_index": 0, "item": item})
 	event("response.completed", map[string]any{"response": map[string]any{"id": id,

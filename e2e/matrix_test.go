@@ -14,12 +14,23 @@ import (
 	"pathgrant/ipc"
 )
 
-// agentCall is one file access the scripted model asks a client to make,
-// in the client's own tools: a read or a write of path.
+// agentCall is one thing the scripted model asks a client to do: a read
+// or a write of path in the client's own file tools or (mcp) in
+// pathgrant's MCP bridge, or a shell command in the client's shell tool.
 type agentCall struct {
-	op      string // "read" or "write"
+	op      string // "read", "write" or "shell"
 	path    string
 	content string // what a write writes
+	command string // what a shell call runs
+	mcp     bool   // through the bridge's read_file and write_file
+}
+
+// mcpTool is the bridge tool a call through MCP uses, with its arguments.
+func (call agentCall) mcpTool() (string, map[string]any) {
+	if call.op == "write" {
+		return "write_file", map[string]any{"path": call.path, "content": call.content}
+	}
+	return "read_file", map[string]any{"path": call.path}
 }
 
 // agentClient drives one real agent client offline against its local fake
@@ -35,56 +46,130 @@ type agentClient interface {
 	start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun
 	// result is what the client's tool returned to the model for the call.
 	result(t *testing.T, e *agentsEnv) (string, bool)
+	// sent is everything the client sent toward the model in the last
+	// conversation, to show that a secret never reached it.
+	sent(t *testing.T, e *agentsEnv) string
+	// mcpName is the name the client gives the bridge's tool in the
+	// model's tool calls, "" for a client without MCP.
+	mcpName(tool string) string
 	// latencies are the times from the model's tool call to its result.
 	latencies() []time.Duration
 }
 
-// agentScenario is one behaviour every client must show.
+// agentScenario is one behaviour every client must show, through the
+// client's own tools or (mcp) through pathgrant's MCP bridge. run returns
+// a note for the matrix cell ("" for none).
 type agentScenario struct {
 	name string
-	run  func(t *testing.T, e *agentsEnv, c agentClient)
+	mcp  bool
+	run  func(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string
 }
 
 // agentScenarios are the behaviours the real-client tests check: an
-// eligible read waits for the user and, approved from the CLI, returns the
-// file; writes, secrets and symlink escapes are refused without a prompt.
+// eligible read waits for the user and, approved with its code from the
+// CLI, returns the file; writes, secrets and symlink escapes are refused
+// without a prompt; a shell command runs confined and cannot read outside
+// the workspace. The last four repeat the file scenarios through the
+// bridge.
 var agentScenarios = []agentScenario{
-	{"Downloads read approved from the CLI while the hook waits", scenarioReadApproved},
-	{"write to Downloads refused without a prompt", scenarioWriteRefused},
-	{"ssh key refused and not eligible", scenarioSSHRefused},
-	{"symlink escape refused", scenarioSymlinkRefused},
+	{name: "Downloads read approved with the code while the hook waits", run: scenarioReadApproved},
+	{name: "write to Downloads refused without a prompt", run: scenarioWriteRefused},
+	{name: "ssh key refused and not eligible", run: scenarioSSHRefused},
+	{name: "symlink escape refused", run: scenarioSymlinkRefused},
+	{name: "a confined shell command unable to read outside the workspace", run: scenarioShellConfined},
+	{name: "MCP: Downloads read approved with the code while it waits", mcp: true, run: scenarioReadApproved},
+	{name: "MCP: write_file to Downloads refused without a prompt", mcp: true, run: scenarioWriteRefused},
+	{name: "MCP: read_file ~/.ssh/id_rsa refused and not eligible", mcp: true, run: scenarioSSHRefused},
+	{name: "MCP: symlink escape through read_file refused", mcp: true, run: scenarioSymlinkRefused},
 }
 
+// noMCP is the matrix cell of an MCP scenario for a client without MCP.
+const noMCP = "n/a (no MCP)"
+
 // runAgentScenarios sets c up in a fresh environment and runs every
-// scenario, recording pass or fail per scenario in outcome (when not nil);
-// it returns the environment for checks of the client's own.
-func runAgentScenarios(t *testing.T, c agentClient, outcome map[string]bool) *agentsEnv {
+// scenario, recording its matrix cell (pass, fail or n/a, with a note) in
+// outcome (when not nil); it returns the environment for checks of the
+// client's own. The bridge is registered with `pathgrant install-mcp`
+// before the first MCP scenario.
+func runAgentScenarios(t *testing.T, c agentClient, outcome map[string]string) *agentsEnv {
 	e := newAgentsEnv(t)
 	seedSecrets(t, e)
 	c.setup(t, e)
+	registered := false
 	for _, s := range agentScenarios {
-		ok := t.Run(s.name, func(t *testing.T) { s.run(t, e, c) })
+		cell := noMCP
+		if !s.mcp || c.mcpName("read_file") != "" {
+			if s.mcp && !registered {
+				registerMCP(t, e, c)
+				registered = true
+			}
+			cell = runScenario(t, e, c, s)
+		}
 		if outcome != nil {
-			outcome[s.name] = ok
+			outcome[s.name] = cell
 		}
 	}
 	return e
 }
 
+// runScenario runs one scenario as a subtest and returns its cell.
+func runScenario(t *testing.T, e *agentsEnv, c agentClient, s agentScenario) string {
+	var note string
+	ok := t.Run(s.name, func(t *testing.T) {
+		outer := e.t // e's helpers fail the test they run in
+		e.t = t
+		defer func() { e.t = outer }()
+		note = s.run(t, e, c, s.mcp)
+	})
+	cell := "fail"
+	if ok {
+		cell = "pass"
+	} else if content, sent := c.result(t, e); sent {
+		t.Logf("%s: the failed scenario's tool result: %q", c.name(), content)
+	}
+	if note != "" {
+		cell += " (" + note + ")"
+	}
+	return cell
+}
+
+// registerMCP registers `pathgrant mcp` as c's MCP server pathgrant, in
+// the temporary home, as a user would: `pathgrant install-mcp CLIENT`.
+func registerMCP(t *testing.T, e *agentsEnv, c agentClient) {
+	t.Helper()
+	out := e.pathgrant("install-mcp", c.name(), "--socket", e.sock)
+	if !strings.Contains(out, "registered the pathgrant MCP server for "+c.name()) {
+		t.Fatalf("install-mcp %s: %s", c.name(), out)
+	}
+	t.Logf("install-mcp %s: %s", c.name(), strings.TrimSpace(out))
+}
+
+// The secrets no agent may read, and the workspace script that tries to
+// read one of them from a shell command.
+const (
+	sshSecret     = "pathgrant-e2e-ssh-secret"
+	privateSecret = "pathgrant-e2e-private-notes"
+	peekSecret    = "pathgrant-e2e-peek-secret"
+)
+
 // seedSecrets puts what no agent may read next to the workspace: an ssh
-// key, and a private file a workspace symlink points at.
+// key, a private file a workspace symlink points at, and another private
+// file that the workspace script peek.sh reads (a path no static analysis
+// of `sh ./peek.sh` can see).
 func seedSecrets(t *testing.T, e *agentsEnv) {
 	t.Helper()
-	agentsWrite(t, e.home+"/.ssh/id_rsa", []byte("-----BEGIN OPENSSH PRIVATE KEY-----\npathgrant-e2e-ssh-secret\n"))
-	agentsWrite(t, e.home+"/private/notes.txt", []byte("pathgrant-e2e-private-notes\n"))
+	agentsWrite(t, e.home+"/.ssh/id_rsa", []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"+sshSecret+"\n"))
+	agentsWrite(t, e.home+"/private/notes.txt", []byte(privateSecret+"\n"))
+	agentsWrite(t, e.home+"/private/peek.txt", []byte(peekSecret+"\n"))
+	agentsWrite(t, e.work+"/peek.sh", []byte("echo peek-ran\ncat "+shellQuote(e.home+"/private/peek.txt")+"\necho peek-exit=$?\n"))
 	if err := os.Symlink(e.home+"/private/notes.txt", e.work+"/notes.txt"); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient) {
+func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	report := e.dl + "/report.csv"
-	run := c.start(t, e, agentCall{op: "read", path: report}, true)
+	run := c.start(t, e, agentCall{op: "read", path: report, mcp: mcp}, true)
 	req := e.awaitPending(run, report)
 	if req.Op != "read" || req.State != ipc.StatePending {
 		t.Errorf("approval request %+v", req)
@@ -108,11 +193,12 @@ func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient) {
 	if err != nil || got.State != ipc.StateApproved || got.Scope != "session" {
 		t.Errorf("request after approval: %+v %v", got, err)
 	}
+	return ""
 }
 
-func scenarioWriteRefused(t *testing.T, e *agentsEnv, c agentClient) {
+func scenarioWriteRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	target := e.dl + "/summary.txt"
-	run := c.start(t, e, agentCall{op: "write", path: target, content: "two rows\n"}, true)
+	run := c.start(t, e, agentCall{op: "write", path: target, content: "two rows\n", mcp: mcp}, true)
 	content := refused(t, e, c, run, target)
 	if !strings.Contains(content, "never offered for approval") {
 		t.Errorf("the tool result does not say a write is never offered: %q", content)
@@ -120,42 +206,93 @@ func scenarioWriteRefused(t *testing.T, e *agentsEnv, c agentClient) {
 	if _, err := os.Stat(target); err == nil {
 		t.Error("the refused write happened")
 	}
+	return ""
 }
 
-func scenarioSSHRefused(t *testing.T, e *agentsEnv, c agentClient) {
+func scenarioSSHRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	key := e.home + "/.ssh/id_rsa"
-	run := c.start(t, e, agentCall{op: "read", path: key}, true)
-	if content := refused(t, e, c, run, key); strings.Contains(content, "pathgrant-e2e-ssh-secret") {
-		t.Errorf("the key reached the model: %q", content)
-	}
+	run := c.start(t, e, agentCall{op: "read", path: key, mcp: mcp}, true)
+	refused(t, e, c, run, key)
+	noSecret(t, e, c, sshSecret)
+	return ""
 }
 
 // scenarioSymlinkRefused reads a workspace symlink to a private file.
-// Gemini CLI resolves the link itself and refuses the target before any
-// hook runs; that refusal counts as long as nothing reached the model.
-func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient) {
+// Gemini CLI resolves the link itself and refuses the target before its
+// own read_file's hook runs; that refusal counts as long as nothing
+// reached the model, and the cell says so.
+func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	link, target := e.work+"/notes.txt", e.home+"/private/notes.txt"
-	run := c.start(t, e, agentCall{op: "read", path: link}, true)
-	var content string
-	if c.name() == "gemini" {
+	run := c.start(t, e, agentCall{op: "read", path: link, mcp: mcp}, true)
+	note := ""
+	if c.name() == "gemini" && !mcp {
 		out := run.wait(t)
-		content, _ = c.result(t, e)
-		if !strings.Contains(content, "pathgrant: ") && !strings.Contains(content, target+"' is ignored") {
+		content, _ := c.result(t, e)
+		switch {
+		case strings.Contains(content, "pathgrant: "):
+		case strings.Contains(content, target+"' is ignored"):
+			note = "Gemini refuses the link's target itself"
+		default:
 			t.Errorf("neither pathgrant nor Gemini refused the symlink: %q\n%s", content, out)
 		}
 		t.Logf("gemini: tool result %q", content)
 	} else {
-		content = refused(t, e, c, run, target)
+		refused(t, e, c, run, target)
 	}
-	if strings.Contains(content, "pathgrant-e2e-private-notes") {
-		t.Errorf("the file behind the symlink reached the model: %q", content)
+	noSecret(t, e, c, privateSecret)
+	return note
+}
+
+// scenarioShellConfined has the model run `sh ./peek.sh`, a workspace
+// script reading a private file outside the workspace. The guard allows
+// the command (it cannot see into the script); the hook rewrites it to
+// run under `pathgrant exec`, where the file is out of reach: the script
+// runs, its cat fails, and the file's bytes never reach the model. A
+// client whose hook cannot rewrite would have to be denied by the guard
+// instead; the cell says which happened.
+func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) string {
+	run := c.start(t, e, agentCall{op: "shell", command: "sh ./peek.sh"}, true)
+	out := run.wait(t)
+	content, ok := c.result(t, e)
+	if !ok {
+		t.Fatalf("no tool result reached the model; %s said:\n%s\ndaemon:\n%s", c.name(), out, e.log())
 	}
+	t.Logf("%s: tool result %q", c.name(), content)
+	noSecret(t, e, c, peekSecret)
+	switch {
+	case strings.Contains(content, "peek-ran") && strings.Contains(content, "peek-exit=") && !strings.Contains(content, "peek-exit=0"):
+		return "ran confined under pathgrant exec; the file was out of its reach"
+	case strings.Contains(content, "pathgrant: ") || strings.Contains(content, "pathgrant denied"):
+		return "not rewritten: the guard denied it"
+	}
+	t.Errorf("the script neither ran confined and failed to read nor was denied: %q\n%s said:\n%s\ndaemon:\n%s", content, c.name(), out, e.log())
+	return ""
+}
+
+// noSecret fails the test when secret is anywhere in what the client sent
+// toward the model.
+func noSecret(t *testing.T, e *agentsEnv, c agentClient, secret string) {
+	t.Helper()
+	if strings.Contains(c.sent(t, e), secret) {
+		t.Errorf("%s sent %s to the model", c.name(), secret)
+	}
+}
+
+// pathgrantRefusal reports whether a tool result is pathgrant's refusal
+// of a read or write of path: the guard's reason naming them, from the
+// hook ("pathgrant: …"), from the bridge as text ("pathgrant denied
+// TOOL: …") or as its structured result (Codex hands the model an MCP
+// tool's structured content: {"decision":"deny","reason":…}).
+func pathgrantRefusal(content, path string) bool {
+	says := strings.Contains(content, "pathgrant: ") || strings.Contains(content, "pathgrant denied ") ||
+		strings.Contains(content, `"decision":"deny"`)
+	return says && regexp.MustCompile(`\b(read|write) `+regexp.QuoteMeta(path)+` is outside`).MatchString(content)
 }
 
 // refused waits for the run and checks that pathgrant refused an access
 // to path (the canonical path: a symlink's target): the model got
-// pathgrant's reason naming it as the tool result, and nothing was
-// offered for approval. It returns the tool result.
+// pathgrant's reason naming it as the tool result (pathgrantRefusal),
+// and nothing was offered for approval. It returns the tool result.
 func refused(t *testing.T, e *agentsEnv, c agentClient, run *agentsRun, path string) string {
 	t.Helper()
 	out := run.wait(t)
@@ -163,7 +300,7 @@ func refused(t *testing.T, e *agentsEnv, c agentClient, run *agentsRun, path str
 	if !ok {
 		t.Fatalf("no tool result reached the model; %s said:\n%s\ndaemon:\n%s", c.name(), out, e.log())
 	}
-	if !strings.Contains(content, "pathgrant: ") || !strings.Contains(content, path) {
+	if !pathgrantRefusal(content, path) {
 		t.Errorf("the tool result is not pathgrant's refusal of %s: %q\n%s said:\n%s", path, content, c.name(), out)
 	}
 	if reqs, _ := e.client.Pending(context.Background()); len(reqs) != 0 {
@@ -195,32 +332,31 @@ func (e *agentsEnv) approveCLI(id string) string {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// agentClients are the real clients the matrix drives, by name, and
-// whether the timing measures them; each constructor skips when its
-// client is not installed.
+// agentClients are the real clients the matrix and the timing drive, by
+// name; each constructor skips when its client is not installed.
 var agentClients = []struct {
-	name  string
-	mk    func(*testing.T) agentClient
-	timed bool
+	name string
+	mk   func(*testing.T) agentClient
 }{
-	{"claude", newClaudeClient, false},
-	{"gemini", newGeminiClient, false},
-	{"codex", newCodexClient, true},
-	{"pi", newPiClient, true},
+	{"claude", newClaudeClient},
+	{"gemini", newGeminiClient},
+	{"codex", newCodexClient},
+	{"pi", newPiClient},
 }
 
-// TestAgentsMatrix runs every scenario over every real client that is
-// installed and prints which client passed which scenario.
+// TestAgentsMatrix runs every scenario over every real client, through
+// its hooks and, where it has MCP, through pathgrant's bridge, and prints
+// which client passed which scenario.
 func TestAgentsMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real agent clients are not run in -short mode")
 	}
-	results := map[string]map[string]bool{}
+	results := map[string]map[string]string{}
 	var names []string
 	for _, ac := range agentClients {
 		t.Run(ac.name, func(t *testing.T) {
 			c := ac.mk(t)
-			results[ac.name] = map[string]bool{}
+			results[ac.name] = map[string]string{}
 			names = append(names, ac.name)
 			runAgentScenarios(t, c, results[ac.name])
 		})
@@ -228,8 +364,9 @@ func TestAgentsMatrix(t *testing.T) {
 	t.Log("\n" + matrixTable(names, results))
 }
 
-// matrixTable renders client × scenario → pass/fail as a Markdown table.
-func matrixTable(clients []string, results map[string]map[string]bool) string {
+// matrixTable renders client × scenario → its cell (pass, fail or n/a,
+// with a note) as a Markdown table.
+func matrixTable(clients []string, results map[string]map[string]string) string {
 	var sb strings.Builder
 	sb.WriteString("| scenario |")
 	for _, c := range clients {
@@ -239,11 +376,11 @@ func matrixTable(clients []string, results map[string]map[string]bool) string {
 	for _, s := range agentScenarios {
 		sb.WriteString("| " + s.name + " |")
 		for _, c := range clients {
-			mark := "fail"
-			if results[c][s.name] {
-				mark = "pass"
+			cell := results[c][s.name]
+			if cell == "" {
+				cell = "fail (not run)"
 			}
-			sb.WriteString(" " + mark + " |")
+			sb.WriteString(" " + cell + " |")
 		}
 		sb.WriteByte('\n')
 	}
@@ -264,9 +401,6 @@ func TestAgentsTiming(t *testing.T) {
 		pairs = 7
 	}
 	for _, ac := range agentClients {
-		if !ac.timed {
-			continue
-		}
 		t.Run(ac.name, func(t *testing.T) {
 			c := ac.mk(t)
 			e := newAgentsEnv(t)
