@@ -3,6 +3,7 @@ package ipc
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,17 +42,21 @@ func flooder(spec string) int {
 		_ = unix.Setrlimit(unix.RLIMIT_NOFILE, &rl)
 	}
 	conns := make([]net.Conn, 0, n)
-	errs := 0
-	for len(conns)+errs < n {
+	busy := 0
+	for len(conns) < n {
 		c, err := net.DialTimeout("unix", sock, 2*time.Second)
 		if err != nil {
-			errs++
-			time.Sleep(time.Millisecond) // the backlog is full: let the daemon accept
+			if !errors.Is(err, syscall.EAGAIN) || busy > 100*n {
+				fmt.Printf("dialed %d, then: %v\n", len(conns), err)
+				break
+			}
+			busy++
+			time.Sleep(time.Millisecond) // the accept queue is full: try again
 			continue
 		}
 		conns = append(conns, c)
 	}
-	fmt.Printf("dialed %d errors %d\n", len(conns), errs)
+	fmt.Printf("dialed %d (%d times the queue was full)\n", len(conns), busy)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return 0
 }
@@ -71,18 +77,9 @@ func TestIdleConnFlood(t *testing.T) {
 	done := make(chan struct{})
 	lat := make(chan []time.Duration, 1)
 	go func() { lat <- probeHealth(t, e.sock, done) }()
-	var procs []*exec.Cmd
-	var outs []*bufio.Reader
-	for range flooders {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), floodEnv+"="+e.sock+"|"+strconv.Itoa(each))
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-		procs, outs = append(procs, cmd), append(outs, bufio.NewReader(stdout))
+	procs := make([]*floodProc, flooders)
+	for i := range procs {
+		procs[i] = startFlooder(t, e.sock, each)
 	}
 	maxOpen := 0
 	stopWatch := make(chan struct{})
@@ -99,19 +96,15 @@ func TestIdleConnFlood(t *testing.T) {
 		}
 	}()
 	var dialed []string
-	for _, r := range outs {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("flooder: %v", err)
-		}
-		dialed = append(dialed, strings.TrimSpace(line))
+	for _, p := range procs {
+		dialed = append(dialed, p.held(t))
 	}
 	time.Sleep(500 * time.Millisecond) // health keeps being probed with the flood held open
 	close(done)
 	l := <-lat
 	close(stopWatch)
 	for _, p := range procs {
-		p.Process.Signal(os.Interrupt)
+		p.stop()
 	}
 	waitFor(t, func() bool { return e.srv.conns.open() <= 2 })
 	after := settledRSS(t)
@@ -128,6 +121,51 @@ func TestIdleConnFlood(t *testing.T) {
 	if timingAsserted() && p99 > 50*time.Millisecond {
 		t.Errorf("health p99 %v under the flood, target < 50ms", p99)
 	}
+}
+
+// floodProc is a flooder process holding its connections open.
+type floodProc struct {
+	cmd    *exec.Cmd
+	stdin  io.Closer
+	stdout *bufio.Reader
+}
+
+// startFlooder starts a flooder process that opens n connections to sock
+// and holds them until stopped (or the test ends).
+func startFlooder(t *testing.T, sock string, n int) *floodProc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), floodEnv+"="+sock+"|"+strconv.Itoa(n))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f := &floodProc{cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout)}
+	t.Cleanup(f.stop)
+	return f
+}
+
+// held waits until the flooder has all its connections open (or gave up)
+// and returns what it said.
+func (f *floodProc) held(t *testing.T) string {
+	line, err := f.stdout.ReadString('\n')
+	if err != nil {
+		t.Fatalf("flooder: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// stop ends the flooder, which closes its connections.
+func (f *floodProc) stop() {
+	f.stdin.Close()
+	_ = f.cmd.Wait()
 }
 
 // probeHealth asks /v1/health every 5 ms on a new connection until done,

@@ -1,10 +1,10 @@
 package ipc
 
 import (
+	"container/list"
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,20 +16,31 @@ import (
 // when the peer is over its bound); when every connection is busy the new
 // one is closed at once. reserve extra slots above the overall bound are
 // kept for peers holding no connection yet.
+//
+// Idle connections are kept in the order they became idle, overall and
+// per peer, so that finding the oldest is constant time: under a flood
+// every accepted connection evicts one.
 type connLimiter struct {
 	mu      sync.Mutex
 	max     int
 	perPeer int
 	reserve int
 	conns   map[net.Conn]*connState
-	byPeer  map[int32]int
+	peers   map[int32]*peerConns
+	idle    list.List // of net.Conn, oldest idle first
 }
 
 // connState is what the limiter knows of one open connection.
 type connState struct {
-	pid   int32
-	idle  bool      // between requests, or not yet sent one
-	since time.Time // when it last became idle
+	pid  int32
+	idle *list.Element // in connLimiter.idle while idle (between requests, or before the first); nil while busy
+	mine *list.Element // in its peerConns.idle while idle
+}
+
+// peerConns are one peer process's open connections.
+type peerConns struct {
+	open int
+	idle list.List // of net.Conn, oldest idle first
 }
 
 // reserveConns are the slots above MaxConns kept for new peers.
@@ -37,78 +48,54 @@ const reserveConns = 32
 
 func newConnLimiter(max, perPeer int) *connLimiter {
 	return &connLimiter{max: max, perPeer: perPeer, reserve: reserveConns,
-		conns: map[net.Conn]*connState{}, byPeer: map[int32]int{}}
-}
-
-// limitListener is a listener whose Accept admits connections through a
-// connLimiter.
-type limitListener struct {
-	net.Listener
-	lim *connLimiter
-}
-
-// Accept returns the next admitted connection; refused ones are closed
-// before the server sees them.
-func (l limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if l.lim.admit(c, connPID(c)) {
-			return c, nil
-		}
-		c.Close()
-	}
-}
-
-// connPID is the kernel's pid for the peer, 0 when it gives none.
-func connPID(c net.Conn) int32 {
-	p, ok := peerOf(c)
-	if !ok {
-		return 0
-	}
-	return p.PID
+		conns: map[net.Conn]*connState{}, peers: map[int32]*peerConns{}}
 }
 
 // admit takes c in, closing idle connections to make room if needed.
 func (l *connLimiter) admit(c net.Conn, pid int32) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.byPeer[pid] >= l.perPeer && !l.evict(pid, true) {
+	p := l.peers[pid]
+	if p != nil && p.open >= l.perPeer && !l.evict(&p.idle) {
 		return false
 	}
 	limit := l.max
-	if l.byPeer[pid] == 0 {
+	if p == nil || p.open == 0 {
 		limit += l.reserve
 	}
-	if len(l.conns) >= limit && !l.evict(0, false) {
+	if len(l.conns) >= limit && !l.evict(&l.idle) {
 		return false
 	}
-	l.conns[c] = &connState{pid: pid, idle: true, since: time.Now()}
-	l.byPeer[pid]++
+	if p = l.peers[pid]; p == nil { // evicting may have removed it
+		p = &peerConns{}
+		l.peers[pid] = p
+	}
+	p.open++
+	st := &connState{pid: pid}
+	l.conns[c] = st
+	l.setIdle(st, c)
 	return true
 }
 
-// evict closes the oldest idle connection, of peer pid when samePeer.
+// evict closes the oldest idle connection on idle (all, or one peer's).
 // Called with mu held.
-func (l *connLimiter) evict(pid int32, samePeer bool) bool {
-	var oldest net.Conn
-	var at time.Time
-	for c, st := range l.conns {
-		if !st.idle || (samePeer && st.pid != pid) {
-			continue
-		}
-		if oldest == nil || st.since.Before(at) {
-			oldest, at = c, st.since
-		}
-	}
-	if oldest == nil {
+func (l *connLimiter) evict(idle *list.List) bool {
+	front := idle.Front()
+	if front == nil {
 		return false
 	}
-	l.forget(oldest)
-	oldest.Close()
+	c := front.Value.(net.Conn)
+	l.forget(c)
+	c.Close()
 	return true
+}
+
+// drop forgets c and closes it.
+func (l *connLimiter) drop(c net.Conn) {
+	l.mu.Lock()
+	l.forget(c)
+	l.mu.Unlock()
+	c.Close()
 }
 
 // forget drops c from the counts. Called with mu held.
@@ -117,10 +104,32 @@ func (l *connLimiter) forget(c net.Conn) {
 	if !ok {
 		return
 	}
+	l.setBusy(st)
 	delete(l.conns, c)
-	if l.byPeer[st.pid]--; l.byPeer[st.pid] <= 0 {
-		delete(l.byPeer, st.pid)
+	if p := l.peers[st.pid]; p != nil {
+		if p.open--; p.open <= 0 {
+			delete(l.peers, st.pid)
+		}
 	}
+}
+
+// setIdle puts c at the back of the idle lists. Called with mu held.
+func (l *connLimiter) setIdle(st *connState, c net.Conn) {
+	if st.idle != nil {
+		return
+	}
+	st.idle = l.idle.PushBack(c)
+	st.mine = l.peers[st.pid].idle.PushBack(c)
+}
+
+// setBusy takes c off the idle lists. Called with mu held.
+func (l *connLimiter) setBusy(st *connState) {
+	if st.idle == nil {
+		return
+	}
+	l.idle.Remove(st.idle)
+	l.peers[st.pid].idle.Remove(st.mine)
+	st.idle, st.mine = nil, nil
 }
 
 // state is the server's ConnState hook: it tracks which connections are
@@ -128,17 +137,16 @@ func (l *connLimiter) forget(c net.Conn) {
 func (l *connLimiter) state(c net.Conn, s http.ConnState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch s {
-	case http.StateClosed, http.StateHijacked:
+	st := l.conns[c]
+	switch {
+	case s == http.StateClosed || s == http.StateHijacked:
 		l.forget(c)
-	case http.StateActive:
-		if st := l.conns[c]; st != nil {
-			st.idle = false
-		}
-	case http.StateIdle:
-		if st := l.conns[c]; st != nil {
-			st.idle, st.since = true, time.Now()
-		}
+	case st == nil:
+	case s == http.StateActive:
+		l.setBusy(st)
+	case s == http.StateIdle:
+		l.setBusy(st) // to the back: idle since now
+		l.setIdle(st, c)
 	}
 }
 

@@ -66,9 +66,10 @@ type lineageOf struct {
 // newLineage starts a lazy walk up from pid.
 func newLineage(pid int32) *lineageOf { return &lineageOf{next: pid} }
 
-// peerLineage starts a lazy walk up from a peer whose start time was read
-// when its connection was accepted: if pid names another process by the
-// time the walk starts, the lineage is failed.
+// peerLineage starts a lazy walk up from a peer whose start time was
+// pinned to its connection (connInfo.pinnedStart; 0 when it could not be):
+// if pid names another process by the time the walk starts, the lineage
+// is failed.
 func peerLineage(pid int32, start uint64) *lineageOf {
 	return &lineageOf{next: pid, start: start, failed: start == 0}
 }

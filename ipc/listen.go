@@ -34,7 +34,37 @@ func Listen(path string) (net.Listener, error) {
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
+	if err := setBacklog(ln.(*net.UnixListener), listenBacklog); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
 	return ln, nil
+}
+
+// listenBacklog is how many connections may wait in the kernel for the
+// daemon to accept them; the next connect() is refused with EAGAIN (or,
+// on a blocking socket such as the hook's, waits until there is room).
+// Go would use net.core.somaxconn, 4096 on current kernels; under a flood
+// of connections that queue stays full, and every new client waits behind
+// all of it (about 250 ms on a 2-core machine). Kept short, a flood waits
+// in connect() instead, and a new client is accepted within a few ms.
+const listenBacklog = 64
+
+// setBacklog sets the socket's accept queue length: listen() again on a
+// listening socket only changes its backlog.
+func setBacklog(ln *net.UnixListener, n int) error {
+	raw, err := ln.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("backlog: %w", err)
+	}
+	var lerr error
+	if err := raw.Control(func(fd uintptr) { lerr = syscall.Listen(int(fd), n) }); err != nil {
+		return fmt.Errorf("backlog: %w", err)
+	}
+	if lerr != nil {
+		return fmt.Errorf("backlog: %w", lerr)
+	}
+	return nil
 }
 
 func prepareSocketDir(dir string) error {

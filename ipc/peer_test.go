@@ -181,3 +181,63 @@ func TestEndSession(t *testing.T) {
 		t.Fatalf("check after end: %v, want 410", err)
 	}
 }
+
+// TestPeerPinned: a peer's start time is read from /proc only while the
+// kernel's pin on the connecting process (SO_PEERPIDFD) shows it is still
+// there, so a peer that exited and was reaped before its lineage was read
+// gets a failed lineage, even when its pid already names another live
+// process (played here by this test process).
+func TestPeerPinned(t *testing.T) {
+	if !peerPidfdWorks() {
+		t.Skip("no SO_PEERPIDFD on this kernel: the start time is read at accept")
+	}
+	for _, tc := range []struct {
+		name           string
+		reaped, reused bool
+	}{
+		{"live peer", false, false},
+		{"reaped peer", true, false},
+		{"reaped peer, pid reused", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ci := acceptFrom(t, tc.reaped)
+			if tc.reused {
+				ci.peer.PID = int32(os.Getpid())
+			}
+			start := ci.pinnedStart()
+			_, complete := peerLineage(ci.peer.PID, start).whole()
+			if tc.reaped != (start == 0) || tc.reaped == complete {
+				t.Fatalf("start %d, lineage complete %v", start, complete)
+			}
+			if _, p, _, err := procInfo(ci.peer.PID); !tc.reaped && (err != nil || p.Start != start) {
+				t.Fatalf("pinned start %d, /proc says %d (%v)", start, p.Start, err)
+			}
+		})
+	}
+}
+
+// acceptFrom accepts a connection from another process, which has exited
+// and been reaped by then when reaped is set, and returns its connInfo.
+func acceptFrom(t *testing.T, reaped bool) *connInfo {
+	t.Helper()
+	ln, err := Listen(t.TempDir() + "/run/s.sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	peer := startFlooder(t, ln.Addr().String(), 1)
+	peer.held(t)
+	if reaped {
+		peer.stop()
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ci, ok := newConnInfo(c)
+	if !ok || ci.peer.PID != int32(peer.cmd.Process.Pid) {
+		t.Fatalf("peer %+v ok %v, want pid %d", ci, ok, peer.cmd.Process.Pid)
+	}
+	return ci
+}

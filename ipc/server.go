@@ -241,7 +241,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.adoptSessions()
 	s.wg.Add(1)
 	go s.sweep()
-	err := s.http.Serve(limitListener{Listener: ln, lim: s.conns})
+	err := s.http.Serve(newAdmitListener(ln, s.conns, s.log))
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -317,7 +317,7 @@ func (s *Server) lineage(r *http.Request) *lineageOf {
 		if s.cfg.Lineage != nil {
 			ci.lineage = fixedLineage(s.cfg.Lineage(ci.peer.PID))
 		} else {
-			ci.lineage = peerLineage(ci.peer.PID, ci.start)
+			ci.lineage = peerLineage(ci.peer.PID, ci.pinnedStart())
 		}
 	})
 	return ci.lineage
