@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -302,5 +303,63 @@ func TestHookOnlyEviction(t *testing.T) {
 	}
 	if live := len(e.srv.owners.live(e.srv.sessionLive)); live != 6 {
 		t.Fatalf("%d live sessions, want the cap of 6", live)
+	}
+}
+
+// TestEndedSessionsDropped: 10,000 hook-only sessions, each registered by
+// its first check and ended by its hooks' session-end call. The daemon
+// holds at most maxGone of them once ended, the newest still answer 410
+// (ended, not unknown) within the grace period, and after it none is
+// held; an ended id is never revived by dropping it, and memory stays
+// bounded.
+func TestEndedSessionsDropped(t *testing.T) {
+	n, keep := 10000, maxGone
+	if testing.Short() {
+		n, keep = 600, 100
+	}
+	var skew atomic.Int64
+	e := newTestEnv(t, func(c *Config) { c.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) } })
+	e.srv.sessions.maxGone = keep
+	heap := func() int64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapInuse)
+	}
+	before := heap()
+	check := func(id string) error {
+		_, err := e.client.Check(context.Background(), CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
+		return err
+	}
+	ctx := context.Background()
+	for i := range n {
+		id := "hook-" + strconv.Itoa(i)
+		if err := check(id); err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+		if err := e.client.EndSession(ctx, id); err != nil {
+			t.Fatalf("end %d: %v", i, err)
+		}
+	}
+	e.srv.sessions.dropGone()
+	last := "hook-" + strconv.Itoa(n-1)
+	if held := e.srv.sessions.held(); held > keep || check(last) == nil || statusOf(check(last)) != 410 {
+		t.Fatalf("%d ended sessions held (at most %d), the newest: %v (want 410)", held, keep, check(last))
+	}
+	grown := heap() - before
+	skew.Store(int64(goneGrace + time.Minute))
+	e.srv.sessions.dropGone()
+	t.Logf("%d sessions registered and ended: %d held after the grace period; heap grew %d KiB while %d were held",
+		n, e.srv.sessions.held(), grown>>10, keep)
+	for _, id := range []string{last, "hook-0"} {
+		if err := check(id); statusOf(err) != 410 || e.srv.sessionLive(id) {
+			t.Errorf("an ended session dropped from memory, then named again: %v, live %v; want 410, never revived", err, e.srv.sessionLive(id))
+		}
+	}
+	if held := e.srv.sessions.held(); held > 2 {
+		t.Errorf("%d sessions held after the grace period", held)
+	}
+	if grown > 32<<20 {
+		t.Errorf("heap grew %d MiB for %d ended sessions", grown>>20, n)
 	}
 }

@@ -146,7 +146,7 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, sessions: newRegistry(), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
 		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(),
 	}
@@ -277,6 +277,7 @@ func (s *Server) sweep() {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
 			s.agents.prune(s.cfg.ProcAlive)
+			s.sessions.dropGone()
 			if !s.now().Before(s.pruneDue) {
 				s.prune()
 			}

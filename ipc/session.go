@@ -37,6 +37,7 @@ type session struct {
 	policy    *guard.Compiled
 	ended     atomic.Bool      // read by every request, set once by whatever ends it
 	endReason grants.EndReason // why it ended; written before ended is set, under the registry's lock
+	endedAt   time.Time        // when it ended, by the registry's clock; under the registry's lock
 }
 
 // bound is the process the session ends with: the agent of a hook-only
@@ -82,16 +83,19 @@ func (s *session) boundTo(token string, lineage *lineageOf) bool {
 	return slices.ContainsFunc(lin, isAgent)
 }
 
-// registry holds the daemon's sessions.
+// registry holds the daemon's sessions: the live ones, and those that
+// ended or expired until dropGone lets them go.
 type registry struct {
 	mu       sync.RWMutex
+	now      func() time.Time
+	maxGone  int // ended sessions held within goneGrace at most (maxGone; tests lower it)
 	sessions map[string]*session
 	aliases  map[string]string             // client's own session id -> session id
 	watches  map[string]context.CancelFunc // session id -> stops the watch on its bound process
 }
 
-func newRegistry() *registry {
-	return &registry{sessions: map[string]*session{}, aliases: map[string]string{}, watches: map[string]context.CancelFunc{}}
+func newRegistry(now func() time.Time) *registry {
+	return &registry{now: now, maxGone: maxGone, sessions: map[string]*session{}, aliases: map[string]string{}, watches: map[string]context.CancelFunc{}}
 }
 
 // alias returns the session a client session id is bound to.
@@ -169,9 +173,76 @@ func (r *registry) endFor(id string, why grants.EndReason) bool {
 	if !ok || s.ended.Load() {
 		return false
 	}
-	s.endReason = why
+	s.endReason, s.endedAt = why, r.now()
 	s.ended.Store(true)
 	return true
+}
+
+// Ended and expired sessions are kept in memory for goneGrace, so that a
+// late request naming one is told it ended (410) rather than that it is
+// unknown, and at most maxGone of them, so that ending sessions in bulk
+// cannot grow the daemon. Dropping one revives nothing: the store
+// remembers every session it started, and refuses to start an ended or
+// expired id again until retention prunes it.
+const (
+	goneGrace = 10 * time.Minute
+	maxGone   = 1024
+)
+
+// dropGone forgets the sessions that ended or expired more than goneGrace
+// ago, and the oldest ended ones beyond maxGone, with the client session
+// ids bound to them and the watches on their processes. It returns how
+// many it dropped.
+func (r *registry) dropGone() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	before, cutoff := len(r.sessions), r.now().Add(-goneGrace)
+	var ended []*session
+	for id, s := range r.sessions {
+		switch {
+		case s.ended.Load() && s.endedAt.Before(cutoff), !s.ended.Load() && s.Expires.Before(cutoff):
+			r.forget(id)
+		case s.ended.Load():
+			ended = append(ended, s)
+		}
+	}
+	if len(ended) > r.maxGone {
+		slices.SortFunc(ended, func(a, b *session) int { return a.endedAt.Compare(b.endedAt) })
+		for _, s := range ended[:len(ended)-r.maxGone] {
+			r.forget(s.ID)
+		}
+	}
+	if before > len(r.sessions) {
+		r.dropAliases()
+	}
+	return before - len(r.sessions)
+}
+
+// held is how many sessions the registry holds, live or not.
+func (r *registry) held() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.sessions)
+}
+
+// forget drops one session and stops the watch on its process. Called
+// with mu held.
+func (r *registry) forget(id string) {
+	if stop, ok := r.watches[id]; ok {
+		stop()
+		delete(r.watches, id)
+	}
+	delete(r.sessions, id)
+}
+
+// dropAliases forgets the client session ids bound to sessions no longer
+// held. Called with mu held.
+func (r *registry) dropAliases() {
+	for client, id := range r.aliases {
+		if _, ok := r.sessions[id]; !ok {
+			delete(r.aliases, client)
+		}
+	}
 }
 
 // reason is why the session ended ("" while it lives).
