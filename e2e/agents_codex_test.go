@@ -47,6 +47,7 @@ func TestAgentsCodexCLI(t *testing.T) {
 	})
 
 	t.Run("uninstall leaves config.toml and hooks.json as they were", func(t *testing.T) {
+		e.pathgrant("install-mcp", "codex", "--uninstall") // the scenarios through the bridge registered it
 		e.pathgrant("install-hooks", "codex", "--uninstall")
 		cfg, _ := os.ReadFile(filepath.Join(e.home, ".codex", "config.toml"))
 		if want := fmt.Sprintf(codexConfig, c.url); string(cfg) != want {

@@ -88,7 +88,7 @@ func (c *claudeClient) latencies() []time.Duration { return c.api.toolLatencies(
 // run`, reading its tool results from its chat transcripts.
 type geminiClient struct {
 	node, bin string
-	home      string // the home of the environment set up last
+	home      string // the home Gemini ran in last (its transcripts are there)
 }
 
 func newGeminiClient(t *testing.T) agentClient {
@@ -103,11 +103,15 @@ func newGeminiClient(t *testing.T) agentClient {
 
 func (c *geminiClient) name() string { return "gemini" }
 
+// geminiSettings are Gemini's offline settings: an API key (the fake
+// responses need no network), no auto-update.
+const geminiSettings = `{"security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": true}}`
+
 func (c *geminiClient) setup(t *testing.T, e *agentsEnv) {
 	t.Helper()
 	c.home = e.home
 	settings := filepath.Join(e.home, ".gemini", "settings.json")
-	agentsWrite(t, settings, []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}}, "general": {"disableAutoUpdate": true}}`))
+	agentsWrite(t, settings, []byte(geminiSettings))
 	out := e.pathgrant("install-hooks", "gemini", "--hook", e.hook, "--socket", e.sock)
 	if !strings.Contains(out, "installed the pathgrant hook for gemini in "+settings) {
 		t.Fatalf("install-hooks: %s", out)
@@ -131,15 +135,21 @@ func geminiTool(call agentCall) (string, map[string]any) {
 	return "read_file", map[string]any{"file_path": call.path}
 }
 
-// start runs Gemini CLI under `pathgrant run`; unhooked, it runs directly,
-// with system settings that switch its hooks off. A call through the
+// start runs Gemini CLI under `pathgrant run`; unhooked, it runs directly
+// with GEMINI_CLI_HOME at a home of its own whose settings are the same
+// but for the hooks (system settings cannot switch user hooks off). A call through the
 // bridge runs Gemini directly too, with its hooks, as a hook-only
 // client: Gemini strips every variable whose name holds TOKEN from an MCP
 // server's environment, so under `pathgrant run` the bridge would name
 // the session without its token and be refused (403).
 func (c *geminiClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
 	t.Helper()
-	os.RemoveAll(filepath.Join(e.home, ".gemini", "tmp")) // one run's transcript at a time
+	c.home = e.home
+	if !hooked {
+		c.home = filepath.Join(e.root, "gemini-without-hooks")
+		agentsWrite(t, filepath.Join(c.home, ".gemini", "settings.json"), []byte(geminiSettings))
+	}
+	os.RemoveAll(filepath.Join(c.home, ".gemini", "tmp")) // one run's transcript at a time
 	tool, args := geminiTool(call)
 	fake := filepath.Join(e.root, fmt.Sprintf("responses-%d.jsonl", time.Now().UnixNano()))
 	agentsWrite(t, fake, []byte(geminiTurn(map[string]any{"functionCall": map[string]any{"name": tool, "args": args}})+
@@ -152,9 +162,7 @@ func (c *geminiClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked 
 	env := e.baseEnv("GEMINI_API_KEY=e2e-key", "GEMINI_CLI_TRUST_WORKSPACE=true")
 	switch {
 	case !hooked:
-		off := filepath.Join(e.root, "gemini-system-settings.json")
-		agentsWrite(t, off, []byte(`{"hooksConfig": {"enabled": false}}`))
-		return startAgent(t, e.work, append(env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+off), argv...)
+		return startAgent(t, e.work, append(env, "GEMINI_CLI_HOME="+c.home), argv...)
 	case call.mcp:
 		return startAgent(t, e.work, env, argv...)
 	}
@@ -171,7 +179,7 @@ func geminiTurn(part map[string]any) string {
 }
 
 func (c *geminiClient) result(t *testing.T, e *agentsEnv) (string, bool) {
-	results := geminiToolResults(t, e.home)
+	results := geminiToolResults(t, c.home)
 	if len(results) == 0 {
 		return "", false
 	}
@@ -180,7 +188,7 @@ func (c *geminiClient) result(t *testing.T, e *agentsEnv) (string, bool) {
 
 // sent is the run's chat transcript: with --fake-responses there is no
 // API, and the transcript is what the model would be sent.
-func (c *geminiClient) sent(t *testing.T, e *agentsEnv) string { return geminiTranscript(e.home) }
+func (c *geminiClient) sent(t *testing.T, e *agentsEnv) string { return geminiTranscript(c.home) }
 
 // geminiTranscript is every chat transcript under home, concatenated.
 func geminiTranscript(home string) string {

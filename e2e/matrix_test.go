@@ -404,6 +404,7 @@ func TestAgentsTiming(t *testing.T) {
 		t.Run(ac.name, func(t *testing.T) {
 			c := ac.mk(t)
 			e := newAgentsEnv(t)
+			seedSecrets(t, e) // the folders Gemini is told to include must exist
 			c.setup(t, e)
 			var with, without, diff []time.Duration
 			for i := 0; i < pairs; i++ {
