@@ -99,22 +99,51 @@ func Check(ctx context.Context, socket, token string, req CheckRequest) (Answer,
 }
 
 // dialUnix connects a blocking stream socket to path, with send and
-// receive timeouts that end at deadline.
+// receive timeouts that end at deadline. While the daemon's accept queue
+// is full the connect waits in the kernel (EAGAIN once that wait ends),
+// and a refused one (ECONNREFUSED: the socket file is there but nobody
+// accepts, as while the daemon restarts) is tried again after a short
+// pause; both for up to busyWait in all. A daemon that is not there at all
+// (ENOENT) fails at once.
 func dialUnix(path string, deadline time.Time) (*os.File, error) {
-	left := time.Until(deadline)
-	if left <= 0 {
-		return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
+	giveUp := time.Now().Add(busyWait)
+	if deadline.Before(giveUp) {
+		giveUp = deadline
 	}
+	pause := time.Millisecond
+	for {
+		if time.Until(deadline) <= 0 {
+			return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
+		}
+		fd, err := connectUnix(path, giveUp)
+		if err == nil {
+			return socketFile(fd, path, deadline)
+		}
+		if (err != syscall.EAGAIN && err != syscall.ECONNREFUSED) || time.Now().Add(pause).After(giveUp) {
+			return nil, dialError(path, err)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
+}
+
+// busyWait bounds how long a dial waits for a daemon whose accept queue
+// is full, or that refuses connections for a moment.
+const busyWait = 2 * time.Second
+
+// connectUnix makes one connect to path, waiting in the kernel for room
+// in a full accept queue until until. It returns the connected socket, or
+// the connect's errno.
+func connectUnix(path string, until time.Time) (int, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("socket: %w", err)
+		return -1, fmt.Errorf("socket: %w", err)
 	}
-	tv := syscall.NsecToTimeval(left.Nanoseconds())
-	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
-		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
-			syscall.Close(fd)
-			return nil, fmt.Errorf("socket timeout: %w", err)
-		}
+	// A zero timeout would mean no timeout: wait at least a millisecond.
+	tv := syscall.NsecToTimeval(max(time.Until(until), time.Millisecond).Nanoseconds())
+	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv); err != nil {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("socket timeout: %w", err)
 	}
 	for {
 		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
@@ -122,16 +151,37 @@ func dialUnix(path string, deadline time.Time) (*os.File, error) {
 			break
 		}
 	}
-	switch {
-	case err == nil || err == syscall.EISCONN: // EISCONN: an interrupted connect completed
-	case err == syscall.EAGAIN: // the daemon's backlog stayed full until the deadline
+	if err != nil && err != syscall.EISCONN { // EISCONN: an interrupted connect completed
 		syscall.Close(fd)
-		return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
-	default:
-		syscall.Close(fd)
-		return nil, &UnreachableError{Socket: path, Err: err}
+		return -1, err
+	}
+	return fd, nil
+}
+
+// socketFile gives a connected socket send and receive timeouts that end
+// at deadline.
+func socketFile(fd int, path string, deadline time.Time) (*os.File, error) {
+	tv := syscall.NsecToTimeval(max(time.Until(deadline), time.Millisecond).Nanoseconds())
+	for _, opt := range []int{syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO} {
+		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+			syscall.Close(fd)
+			return nil, fmt.Errorf("socket timeout: %w", err)
+		}
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// dialError is why no connection was made: a queue that stayed full is a
+// daemon that did not answer in time; a refused connect (a bare errno) is
+// no daemon there.
+func dialError(path string, err error) error {
+	if err == syscall.EAGAIN {
+		return fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
+	}
+	if _, connect := err.(syscall.Errno); !connect { // making the socket failed
+		return fmt.Errorf("pathgrant daemon at %s: %w", path, err)
+	}
+	return &UnreachableError{Socket: path, Err: err}
 }
 
 // shutdown ends a blocked exchange early (the context was canceled).
