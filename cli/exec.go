@@ -380,7 +380,8 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 	if err != nil {
 		return r.refuse(execRefused, "find the pathgrant binary for the sandbox: %v", err)
 	}
-	view, err := sandbox.BuildView(in, r.viewConfig(exe, dev), sandbox.OSFS{})
+	confine := confineBinary(exe)
+	view, err := sandbox.BuildView(in, r.viewConfig(exe, confine, dev), sandbox.OSFS{})
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
@@ -397,7 +398,7 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
-	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, []string{exe, "exec", innerFlag, strconv.Itoa(fd)})...)
+	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, innerArgv(exe, confine, fd))...)
 	env := sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent)
 	if r.deps.captured != nil && r.deps.captured() {
 		return r.runExplained(bwrap, argv, env, in)
@@ -425,10 +426,11 @@ func (r *execRun) runExplained(bwrap string, argv, env []string, in sandbox.Inpu
 	return exitStatus(res.status)
 }
 
-// viewConfig says what the view hides and which ssh agent socket it shows.
-func (r *execRun) viewConfig(exe string, dev devicepolicy.Policy) sandbox.ViewConfig {
+// viewConfig says what the view hides, which ssh agent socket it shows,
+// and which binaries it needs (pathgrant, and the lean inner step if any).
+func (r *execRun) viewConfig(exe, confine string, dev devicepolicy.Policy) sandbox.ViewConfig {
 	home := r.deps.getenv("HOME")
-	cfg := sandbox.ViewConfig{Exe: exe, Hidden: sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
+	cfg := sandbox.ViewConfig{Exe: exe, Confine: confine, Hidden: sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
 		UID: os.Getuid(), Socket: r.socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: dev.SSHAgent})}
 	if sock := r.deps.getenv("SSH_AUTH_SOCK"); dev.SSHAgent && filepath.IsAbs(sock) {
 		cfg.SSHAgentSocket = sock
@@ -436,30 +438,38 @@ func (r *execRun) viewConfig(exe string, dev devicepolicy.Policy) sandbox.ViewCo
 	return cfg
 }
 
-// runInner is the inner step: it never returns when the command runs.
+// confineName is the lean inner step's binary (cmd/pathgrant-confine).
+const confineName = "pathgrant-confine"
+
+// confineBinary is the lean inner step's binary when it sits next to the
+// pathgrant binary exe (canonical, a regular executable file), else "":
+// then pathgrant runs the inner step itself (`exec --inner`). It starts
+// much faster than pathgrant, which links the daemon, the guard and the
+// MCP SDK. Only a file next to exe is taken: it is as trusted as exe.
+func confineBinary(exe string) string {
+	c, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(exe), confineName))
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(c); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return c
+}
+
+// innerArgv is the inner step's command line inside the view: the lean
+// binary confine when there is one, else `pathgrant exec --inner FD`.
+func innerArgv(exe, confine string, fd int) []string {
+	if confine != "" {
+		return []string{confine, strconv.Itoa(fd)}
+	}
+	return []string{exe, "exec", innerFlag, strconv.Itoa(fd)}
+}
+
+// runInner is `pathgrant exec --inner FD`: the inner step where no
+// pathgrant-confine is installed. It never returns when the command runs.
 func runInner(fdArg string, stderr io.Writer) int {
-	fd, err := strconv.Atoi(fdArg)
-	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant exec: inner step: bad descriptor %q\n", fdArg)
-		return execRefused
-	}
-	job, err := kernel.ReadJob(fd)
-	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant exec: %v\n", err)
-		return execRefused
-	}
-	rs, err := kernel.NewRuleset(job.Rules)
-	if err != nil {
-		fmt.Fprintf(stderr, "pathgrant exec: %v: not running %s\n", err, job.Argv[0])
-		return execRefused
-	}
-	err = rs.Exec(job.Path, job.Argv, os.Environ())
-	if errors.Is(err, syscall.ENOENT) {
-		fmt.Fprintf(stderr, "pathgrant exec: %s is not in the sandbox's view (put it in a toolchain root of the device policy)\n", job.Path)
-		return execNotFound
-	}
-	fmt.Fprintf(stderr, "pathgrant exec: %v\n", err)
-	return execRefused
+	return kernel.RunInner(fdArg, os.Environ(), stderr)
 }
 
 // usedGrants returns the scopes of the grants that allowed the pre-flight

@@ -366,7 +366,8 @@ func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, f
 		b.Fatal(err)
 	}
 	in := sandbox.Input{Policy: pol, TmpDir: tmp, System: sandbox.SystemRules()}
-	view, err := sandbox.BuildView(in, sandbox.ViewConfig{Exe: bin}, sandbox.OSFS{})
+	confine := confineBinary(bin)
+	view, err := sandbox.BuildView(in, sandbox.ViewConfig{Exe: bin, Confine: confine}, sandbox.OSFS{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -389,7 +390,8 @@ func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, f
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { f.Close() })
-		cmd := exec.Command(bin, "exec", innerFlag, "3")
+		argv := innerArgv(bin, confine, 3)
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.ExtraFiles = []*os.File{f}
 		return cmd
 	}

@@ -30,8 +30,9 @@ var (
 	binErr  error
 )
 
-// buildBinary builds the pathgrant binary once per test run and returns its
-// path.
+// buildBinary builds the pathgrant binary, with exec's lean inner step
+// (pathgrant-confine) next to it as scripts/run puts it, once per test run
+// and returns its path.
 func buildBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -41,8 +42,8 @@ func buildBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "pathgrant")
-		cmd := exec.Command("go", "build", "-o", binPath, "pathgrant")
-		// Built as scripts/run builds it: static, no cgo, so it starts fast.
+		// Built as scripts/run builds them: static, no cgo, so they start fast.
+		cmd := exec.Command("go", "build", "-o", dir+"/", "pathgrant", "pathgrant/cmd/pathgrant-confine")
 		cmd.Env = append(append(os.Environ(), goCaches...), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = &buildError{err: err, out: string(out)}

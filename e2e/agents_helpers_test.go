@@ -42,8 +42,8 @@ func agentsClient(t *testing.T, name, rel string) string {
 }
 
 // agentsEnv is one end-to-end run: a user's home with a workspace and a
-// Downloads file, the real pathgrant and pathgrant-hook binaries, and the
-// real daemon on its own socket and store.
+// Downloads file, the real pathgrant, pathgrant-hook and pathgrant-confine
+// binaries, and the real daemon on its own socket and store.
 type agentsEnv struct {
 	t                      *testing.T
 	root, home, work, dl   string
@@ -67,6 +67,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	agentsWrite(t, e.work+"/README.md", []byte("a project\n"))
 	agentsBuild(t, e.bin, "pathgrant", true)
 	agentsBuild(t, e.hook, "pathgrant/cmd/pathgrant-hook", false)
+	agentsBuild(t, root+"/bin/pathgrant-confine", "pathgrant/cmd/pathgrant-confine", false)
 	e.startDaemon()
 	e.client = ipc.NewClient(e.sock)
 	return e

@@ -39,9 +39,9 @@ func appBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "pathgrant")
-		for _, pkg := range []string{"pathgrant", "pathgrant/cmd/pathgrant-ui"} {
+		for _, pkg := range []string{"pathgrant", "pathgrant/cmd/pathgrant-confine", "pathgrant/cmd/pathgrant-ui"} {
 			cmd := exec.Command("go", "build", "-o", dir, pkg)
-			if pkg == "pathgrant" {
+			if pkg != "pathgrant/cmd/pathgrant-ui" {
 				cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 			}
 			out, err := cmd.CombinedOutput()

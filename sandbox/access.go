@@ -1,79 +1,38 @@
 package sandbox
 
-import "strings"
+import "pathgrant/sandbox/rules"
 
-// Access is a set of Landlock file-system access rights. The bits are
-// Landlock's own (LANDLOCK_ACCESS_FS_*), so package kernel passes an Access
-// to the kernel unchanged.
-type Access uint64
+// Access is a set of Landlock file-system access rights (rules.Access).
+type Access = rules.Access
 
-// The file-system rights of Landlock ABI 5 to 8, in Landlock's bit order.
+// Rule lets a file hierarchy (or one file) be reached with Access
+// (rules.Rule).
+type Rule = rules.Rule
+
+// The file-system rights, and the sets the rules grant (see package rules).
 const (
-	Execute Access = 1 << iota
-	WriteFile
-	ReadFile
-	ReadDir
-	RemoveDir
-	RemoveFile
-	MakeChar
-	MakeDir
-	MakeReg
-	MakeSock
-	MakeFifo
-	MakeBlock
-	MakeSym
-	Refer
-	Truncate
-	IoctlDev
+	Execute    = rules.Execute
+	WriteFile  = rules.WriteFile
+	ReadFile   = rules.ReadFile
+	ReadDir    = rules.ReadDir
+	RemoveDir  = rules.RemoveDir
+	RemoveFile = rules.RemoveFile
+	MakeChar   = rules.MakeChar
+	MakeDir    = rules.MakeDir
+	MakeReg    = rules.MakeReg
+	MakeSock   = rules.MakeSock
+	MakeFifo   = rules.MakeFifo
+	MakeBlock  = rules.MakeBlock
+	MakeSym    = rules.MakeSym
+	Refer      = rules.Refer
+	Truncate   = rules.Truncate
+	IoctlDev   = rules.IoctlDev
+
+	Handled    = rules.Handled
+	ReadOnly   = rules.ReadOnly
+	ReadExec   = rules.ReadExec
+	Write      = rules.Write
+	ReadWrite  = rules.ReadWrite
+	DeviceRW   = rules.DeviceRW
+	FileRights = rules.FileRights
 )
-
-// Rights granted by the rules, and the set the ruleset handles.
-const (
-	// Handled is every right the ruleset restricts: all file-system rights
-	// up to ABI 8, including refer (renames and links across directories),
-	// truncate and ioctl on devices. A right not granted by some rule on a
-	// path's hierarchy is denied there.
-	Handled = Execute | WriteFile | ReadFile | ReadDir | RemoveDir | RemoveFile | MakeChar | MakeDir |
-		MakeReg | MakeSock | MakeFifo | MakeBlock | MakeSym | Refer | Truncate | IoctlDev
-
-	// ReadOnly reads files and lists directories.
-	ReadOnly = ReadFile | ReadDir
-	// ReadExec adds running programs.
-	ReadExec = ReadOnly | Execute
-	// Write is everything that changes a tree: write and truncate files,
-	// create and remove entries (no device nodes), rename and link within
-	// write areas.
-	Write = WriteFile | Truncate | RemoveDir | RemoveFile | MakeDir | MakeReg | MakeSock | MakeFifo |
-		MakeSym | Refer
-	// ReadWrite is a workspace's writable part.
-	ReadWrite = ReadExec | Write
-	// DeviceRW is a character device such as /dev/null: read, write,
-	// truncate (a shell's `>` opens with O_TRUNC), no ioctl.
-	DeviceRW = ReadFile | WriteFile | Truncate
-	// FileRights are the rights that apply to a non-directory: a rule on
-	// a file may hold no others.
-	FileRights = Execute | WriteFile | ReadFile | Truncate | IoctlDev
-)
-
-var accessNames = []string{
-	"execute", "write_file", "read_file", "read_dir", "remove_dir", "remove_file", "make_char",
-	"make_dir", "make_reg", "make_sock", "make_fifo", "make_block", "make_sym", "refer", "truncate",
-	"ioctl_dev",
-}
-
-// String lists the rights by their Landlock names, or "none".
-func (a Access) String() string {
-	if a == 0 {
-		return "none"
-	}
-	var names []string
-	for i, n := range accessNames {
-		if a&(1<<i) != 0 {
-			names = append(names, n)
-		}
-	}
-	if rest := a &^ Handled; rest != 0 {
-		names = append(names, "unknown")
-	}
-	return strings.Join(names, ",")
-}

@@ -12,28 +12,6 @@ import (
 	"pathgrant/ipc"
 )
 
-// Rule lets a file hierarchy (or one file) be reached with Access. Landlock
-// rules only add rights: a path gets the union of the rules on it and on
-// its ancestors, and everything else is denied.
-type Rule struct {
-	Path   string `json:"path"`
-	Access Access `json:"access"`
-	// Follow lets symlinks in Path be followed when the rule is applied.
-	// Only system locations (/bin -> usr/bin) follow; policy paths are
-	// canonical, so a symlink found in one was swapped in since, and the
-	// rule is dropped.
-	Follow bool `json:"follow,omitempty"`
-	// File says the rule is for one file (a file grant): it is dropped if
-	// the path is a directory, so it never covers a whole tree.
-	File bool `json:"file,omitempty"`
-	// Why names the part of the policy the rule comes from.
-	Why string `json:"why"`
-}
-
-func (r Rule) String() string {
-	return fmt.Sprintf("%s %s (%s)", r.Path, r.Access, r.Why)
-}
-
 // Input is what a ruleset is built from.
 type Input struct {
 	Policy ipc.Policy

@@ -43,6 +43,9 @@ type ViewConfig struct {
 	// Exe is the pathgrant binary, bound read-only so the view can run
 	// its inner step (Landlock, then the command).
 	Exe string
+	// Confine is the lean inner step's binary (pathgrant-confine), bound
+	// read-only when exec runs it instead of `pathgrant exec --inner`.
+	Confine string
 	// Hidden are folders and sockets no command may see (pathgrant's own
 	// state, the desktop's buses, terminal multiplexers, credentials).
 	// The view shows none of them unless a bound tree holds one; then an
@@ -213,6 +216,9 @@ func (vb *viewBuilder) policy(in Input, cfg ViewConfig) {
 	}
 	if cfg.Exe != "" {
 		vb.binds = append(vb.binds, bind{cfg.Exe, false, "pathgrant"})
+	}
+	if cfg.Confine != "" {
+		vb.binds = append(vb.binds, bind{cfg.Confine, false, "pathgrant-confine"})
 	}
 	if d.SSHAgent && cfg.SSHAgentSocket != "" {
 		vb.binds = append(vb.binds, bind{cfg.SSHAgentSocket, true, "ssh agent"})

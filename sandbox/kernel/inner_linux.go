@@ -8,15 +8,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"pathgrant/sandbox"
+	"pathgrant/sandbox/rules"
 )
 
 // Job is what `pathgrant exec` hands its inner step inside the mount
 // view: the rules to enforce and the command to run.
 type Job struct {
-	Rules []sandbox.Rule `json:"rules"`
-	Path  string         `json:"path"`
-	Argv  []string       `json:"argv"`
+	Rules []rules.Rule `json:"rules"`
+	Path  string       `json:"path"`
+	Argv  []string     `json:"argv"`
 }
 
 // JobFD writes job to a memory file the next program inherits (no

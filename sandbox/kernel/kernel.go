@@ -9,14 +9,18 @@ import (
 	"errors"
 	"fmt"
 
-	"pathgrant/sandbox"
+	"pathgrant/sandbox/rules"
 )
 
 // MinABI is the oldest Landlock ABI the rules can be enforced with: 5
-// (Linux 6.10) is the first to handle every right sandbox.Handled names
+// (Linux 6.10) is the first to handle every right rules.Handled names
 // (refer since 2, truncate since 3, ioctl on devices since 5). There is no
 // best-effort mode: an older kernel counts as no Landlock.
 const MinABI = 5
+
+// ScopeABI is the first Landlock ABI with IPC scopes (signals, abstract
+// Unix sockets); sandbox.ScopeLandlockABI says the same to the policy side.
+const ScopeABI = 6
 
 // ErrUnavailable is wrapped by every error saying Landlock cannot enforce
 // the rules on this kernel.
@@ -42,7 +46,7 @@ func Available(probe Probe) (int, error) {
 // Skipped is a rule that was not added, and why. Dropping a rule only
 // takes rights away.
 type Skipped struct {
-	Rule sandbox.Rule
+	Rule rules.Rule
 	Err  error
 }
 

@@ -11,7 +11,7 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
-	"pathgrant/sandbox"
+	"pathgrant/sandbox/rules"
 )
 
 // ABI is the kernel's Landlock ABI version.
@@ -26,7 +26,7 @@ func ABI() (int, error) {
 // (X11's, D-Bus's). The network is not handled.
 func config(abi int) landlock.Config {
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
-	if abi >= sandbox.ScopeLandlockABI {
+	if abi >= ScopeABI {
 		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
 	}
 	return cfg
@@ -38,24 +38,24 @@ type Ruleset struct {
 	fd int
 	// Scoped says signals and abstract Unix sockets are scoped.
 	Scoped  bool
-	Applied []sandbox.Rule
+	Applied []rules.Rule
 	Skipped []Skipped
 }
 
-// NewRuleset builds the kernel ruleset for rules. Each path is opened now
+// NewRuleset builds the kernel ruleset for the rules rs. Each path is opened now
 // (O_PATH), so the rule binds to the inode found there: a policy path
 // (not Follow) is opened without following any symlink, so a link swapped
 // in for a granted path is skipped rather than followed. A path that
 // cannot be opened is skipped; a rule the kernel refuses fails the whole
 // ruleset.
-func NewRuleset(rules []sandbox.Rule) (*Ruleset, error) {
+func NewRuleset(rs []rules.Rule) (*Ruleset, error) {
 	abi, err := ABI()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	cfg := config(abi)
-	if uint64(cfg.HandledAccessFS) != uint64(sandbox.Handled) {
-		return nil, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, sandbox.Handled)
+	if uint64(cfg.HandledAccessFS) != uint64(rules.Handled) {
+		return nil, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, rules.Handled)
 	}
 	fd, _, err := cfg.NewRulesetFD()
 	if err != nil {
@@ -64,18 +64,18 @@ func NewRuleset(rules []sandbox.Rule) (*Ruleset, error) {
 	if fd < 0 {
 		return nil, errors.New("landlock ruleset: nothing to restrict")
 	}
-	rs := &Ruleset{fd: fd, Scoped: cfg.Scoped != 0}
-	for _, r := range rules {
-		if err := rs.add(r); err != nil {
-			rs.Close()
+	set := &Ruleset{fd: fd, Scoped: cfg.Scoped != 0}
+	for _, r := range rs {
+		if err := set.add(r); err != nil {
+			set.Close()
 			return nil, err
 		}
 	}
-	return rs, nil
+	return set, nil
 }
 
 // add adds one rule, or records why it was skipped.
-func (rs *Ruleset) add(r sandbox.Rule) error {
+func (rs *Ruleset) add(r rules.Rule) error {
 	fd, isDir, err := openRule(r)
 	if err != nil {
 		rs.Skipped = append(rs.Skipped, Skipped{r, err})
@@ -88,7 +88,7 @@ func (rs *Ruleset) add(r sandbox.Rule) error {
 		rs.Skipped = append(rs.Skipped, Skipped{r, errors.New("a file rule found a directory")})
 		return nil
 	case !isDir:
-		access &= sandbox.FileRights
+		access &= rules.FileRights
 	}
 	if access == 0 {
 		rs.Skipped = append(rs.Skipped, Skipped{r, errors.New("no rights left for a file")})
@@ -105,7 +105,7 @@ func (rs *Ruleset) add(r sandbox.Rule) error {
 
 // openRule opens the rule's path with O_PATH: following links only for a
 // Follow rule, else refusing any symlink or magic link on the way.
-func openRule(r sandbox.Rule) (fd int, isDir bool, err error) {
+func openRule(r rules.Rule) (fd int, isDir bool, err error) {
 	if r.Follow {
 		fd, err = unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
 	} else {

@@ -288,3 +288,11 @@ func TestExecAfterCloseFails(t *testing.T) {
 		t.Fatal("enforce on a closed ruleset succeeded")
 	}
 }
+
+// TestScopeABI: the policy side and the kernel side agree on when IPC
+// scopes exist.
+func TestScopeABI(t *testing.T) {
+	if ScopeABI != sandbox.ScopeLandlockABI || MinABI != sandbox.MinLandlockABI {
+		t.Errorf("kernel: scopes from ABI %d, minimum %d; sandbox: %d, %d", ScopeABI, MinABI, sandbox.ScopeLandlockABI, sandbox.MinLandlockABI)
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"pathgrant/sandbox"
+	"pathgrant/sandbox/rules"
 )
 
 // ABI reports that Landlock exists only on Linux.
@@ -16,12 +16,12 @@ func ABI() (int, error) {
 
 // Ruleset is never built off Linux.
 type Ruleset struct {
-	Applied []sandbox.Rule
+	Applied []rules.Rule
 	Skipped []Skipped
 }
 
 // NewRuleset fails: there is no Landlock off Linux.
-func NewRuleset([]sandbox.Rule) (*Ruleset, error) {
+func NewRuleset([]rules.Rule) (*Ruleset, error) {
 	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
@@ -35,9 +35,9 @@ func (*Ruleset) Exec(string, []string, []string) error {
 
 // Job is what exec hands its inner step; off Linux there is none.
 type Job struct {
-	Rules []sandbox.Rule `json:"rules"`
-	Path  string         `json:"path"`
-	Argv  []string       `json:"argv"`
+	Rules []rules.Rule `json:"rules"`
+	Path  string       `json:"path"`
+	Argv  []string     `json:"argv"`
 }
 
 // JobFD fails off Linux.
