@@ -162,14 +162,21 @@ type codexHandler struct {
 	StatusMessage *string `json:"statusMessage,omitempty"`
 }
 
+// codexSessionEndTimeout is the longest Codex lets a SessionEnd hook run:
+// it lowers a longer timeout to this before it hashes the hook.
+const codexSessionEndTimeout = 3
+
 // codexHookHash is Codex's trusted_hash of one command hook: "sha256:"
 // and the hex SHA-256 of the compact JSON, keys sorted, of {event_name,
 // matcher (when set), hooks: [the handler with its timeout defaulted to
-// 600 s, at least 1]}.
+// 600 s, at least 1, and at most 3 s for session_end]}.
 func codexHookHash(label string, matcher *string, h codexHandler) (string, error) {
 	timeout := uint64(600)
 	if h.Timeout != nil {
 		timeout = max(*h.Timeout, 1)
+	}
+	if label == "session_end" {
+		timeout = min(timeout, codexSessionEndTimeout)
 	}
 	h.Timeout = &timeout
 	identity := map[string]any{"event_name": label, "hooks": []any{h}}

@@ -11,19 +11,30 @@ import (
 // CLI 0.169.0 reported for the same hooks (`codex app-server`, hooks/list,
 // currentHash).
 func TestCodexHookHash(t *testing.T) {
-	sixty := uint64(60)
+	sixty, thirty, five := uint64(60), uint64(30), uint64(5)
+	star := "*"
 	tests := []struct {
 		name, label string
+		matcher     *string
 		h           codexHandler
 		want        string
 	}{
-		{"PreToolUse, timeout 60, no matcher", "pre_tool_use",
+		{"PreToolUse, timeout 60, no matcher", "pre_tool_use", nil,
 			codexHandler{Type: "command", Command: "/tmp/cxh/marker.sh", Timeout: &sixty},
 			"sha256:efd24d196117987ef71ffc9e5b6566ca035fa0e6fb8461aeac02d455e08a1ab9"},
+		{"PreToolUse, timeout 30, matcher *", "pre_tool_use", &star,
+			codexHandler{Type: "command", Command: "/x/pathgrant-hook codex", Timeout: &thirty},
+			"sha256:abbc2c13aa0548472f6da2cf6dc8ae6226a443e21fdda03dd3b33d3fc39636e3"},
+		{"SessionEnd, timeout 5 lowered to 3, no matcher", "session_end", nil,
+			codexHandler{Type: "command", Command: "/x/pathgrant-hook codex", Timeout: &five},
+			"sha256:e3131ada1c8e2e05e1fb133e545479b53ee1c87220df164b17d9660e0e898490"},
+		{"SessionEnd, timeout 5 lowered to 3, matcher *", "session_end", &star,
+			codexHandler{Type: "command", Command: "/x/pathgrant-hook codex", Timeout: &five},
+			"sha256:7ae9ee6ed421f38043269b914ce2eccad3dc3fd70ad5a10fc2c4761730593297"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := codexHookHash(tc.label, nil, tc.h)
+			got, err := codexHookHash(tc.label, tc.matcher, tc.h)
 			if err != nil || got != tc.want {
 				t.Errorf("hash %q, %v; want %q", got, err, tc.want)
 			}
