@@ -46,7 +46,7 @@ var awkwardCommands = []string{
 func TestExecWrap(t *testing.T) {
 	for _, cmd := range awkwardCommands {
 		t.Run(cmd, func(t *testing.T) {
-			wrapped := hooks.ExecWrap("pathgrant", "c4p'x", cmd)
+			wrapped := hooks.ExecWrap("pathgrant", "", "c4p'x", cmd)
 			if !strings.HasPrefix(wrapped, hooks.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
 				t.Fatalf("ExecWrap(%q) = %q", cmd, wrapped)
 			}
@@ -102,7 +102,7 @@ func TestCommandText(t *testing.T) {
 	}
 }
 
-// FuzzExecWrap: a shell parser reads hooks.ExecWrap(bin, cap, s) back as
+// FuzzExecWrap: a shell parser reads hooks.ExecWrap(bin, "", cap, s) back as
 // exactly `bin exec -- bash -c s` with PATHGRANT_CAP=cap, whatever s holds.
 func FuzzExecWrap(f *testing.F) {
 	for _, c := range awkwardCommands {
@@ -114,7 +114,7 @@ func FuzzExecWrap(f *testing.F) {
 			// with folds CR LF into LF (the guard refuses CRs for that reason).
 			t.Skip("NUL, CR or invalid UTF-8")
 		}
-		wrapped := hooks.ExecWrap("/opt/path grant/pathgrant", "cap", cmd)
+		wrapped := hooks.ExecWrap("/opt/path grant/pathgrant", "", "cap", cmd)
 		file, err := syntax.NewParser().Parse(strings.NewReader(wrapped), "")
 		if err != nil {
 			t.Fatalf("parse %q: %v", wrapped, err)

@@ -19,13 +19,15 @@ func TestUnwrapExec(t *testing.T) {
 		name, text, want string
 		ok               bool
 	}{
-		{"own wrapper", ExecWrap(bin, testCap, inner), inner, true},
-		{"own wrapper, plain command", ExecWrap(bin, testCap, "ls -la"), "ls -la", true},
-		{"another binary", ExecWrap("/tmp/evil/pathgrant", testCap, "ls"), "", false},
-		{"a relative binary", ExecWrap("pathgrant", testCap, "ls"), "", false},
-		{"no capability", ExecWrap(bin, "", "ls"), "", false},
-		{"a capability that is not one", ExecWrap(bin, "$(touch x)", "ls"), "", false},
-		{"something after the wrapper", ExecWrap(bin, testCap, "ls") + "; rm -rf ~", "", false},
+		{"own wrapper", ExecWrap(bin, "", testCap, inner), inner, true},
+		{"own wrapper, plain command", ExecWrap(bin, "", testCap, "ls -la"), "ls -la", true},
+		{"own wrapper with the hook's socket", ExecWrap(bin, "/run/user/1000/pathgrant.sock", testCap, inner), inner, true},
+		{"a socket with a quote", ExecWrap(bin, "/tmp/a'b.sock", testCap, "ls"), "", false},
+		{"another binary", ExecWrap("/tmp/evil/pathgrant", "", testCap, "ls"), "", false},
+		{"a relative binary", ExecWrap("pathgrant", "", testCap, "ls"), "", false},
+		{"no capability", ExecWrap(bin, "", "", "ls"), "", false},
+		{"a capability that is not one", ExecWrap(bin, "", "$(touch x)", "ls"), "", false},
+		{"something after the wrapper", ExecWrap(bin, "", testCap, "ls") + "; rm -rf ~", "", false},
 		{"an unescaped quote inside", CapEnv + "='" + testCap + "' '" + bin + "' exec -- bash -c 'ls' 'x'", "", false},
 		{"another program than exec", CapEnv + "='" + testCap + "' '" + bin + "' approve -- bash -c 'ls'", "", false},
 		{"not a wrapper", "ls -la", "", false},
@@ -58,11 +60,11 @@ func TestCodexPermissionRequestUnwraps(t *testing.T) {
 	tests := []struct {
 		name, event, command, judged string
 	}{
-		{"own wrapper", "PermissionRequest", ExecWrap(bin, testCap, "cat ~/Downloads/r.csv"), "cat ~/Downloads/r.csv"},
-		{"a wrapper naming another binary", "PermissionRequest", ExecWrap("/tmp/x/pathgrant", testCap, "true"),
-			ExecWrap("/tmp/x/pathgrant", testCap, "true")},
+		{"own wrapper", "PermissionRequest", ExecWrap(bin, "", testCap, "cat ~/Downloads/r.csv"), "cat ~/Downloads/r.csv"},
+		{"a wrapper naming another binary", "PermissionRequest", ExecWrap("/tmp/x/pathgrant", "", testCap, "true"),
+			ExecWrap("/tmp/x/pathgrant", "", testCap, "true")},
 		{"a plain command", "PermissionRequest", "ls", "ls"},
-		{"PreToolUse is never unwrapped", "PreToolUse", ExecWrap(bin, testCap, "true"), ExecWrap(bin, testCap, "true")},
+		{"PreToolUse is never unwrapped", "PreToolUse", ExecWrap(bin, "", testCap, "true"), ExecWrap(bin, "", testCap, "true")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

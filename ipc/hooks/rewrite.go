@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pathgrant/appdirs"
 )
 
 // Every shell command a hook lets through runs confined, by default,
 // wherever the machine can confine (the daemon says so in the check's
 // answer: ExecInfo) and the client can rewrite a tool's input: the command
-// becomes `PATHGRANT_CAP=<capability> /abs/pathgrant exec -- bash -c
-// '<command>'`. The capability lets that one command fetch its session's
+// becomes `PATHGRANT_CAP=<capability> PATHGRANT_SOCKET=<socket>
+// /abs/pathgrant exec -- bash -c '<command>'`, the socket being the one the
+// hook itself asked. The capability lets that one command fetch its session's
 // policy once, within a minute; it is how hook-only sessions (no
 // `pathgrant run`, no token) are confined. The device policy's
 // `confinement = false` turns this off; the daemon then answers Confine
@@ -35,11 +38,21 @@ func CanRewrite(client string) bool { return rewriters[client] }
 const CapEnv = "PATHGRANT_CAP"
 
 // ExecWrap returns shell text that runs command in bash under `pathgrant
-// exec` (bin, an absolute path) presenting capability cap:
-// `PATHGRANT_CAP=CAP BIN exec -- bash -c '<command>'`, each part quoted so
-// the shell passes them through unchanged.
-func ExecWrap(bin, cap, command string) string {
-	return CapEnv + "=" + shellQuote(cap) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
+// exec` (bin, an absolute path) presenting capability cap to the daemon on
+// socket (none: exec's default):
+// `PATHGRANT_CAP=CAP [PATHGRANT_SOCKET=SOCKET] BIN exec -- bash -c
+// '<command>'`, each part quoted so the shell passes them through
+// unchanged.
+func ExecWrap(bin, socket, cap, command string) string {
+	return CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
+}
+
+// socketPart is the PATHGRANT_SOCKET assignment of a wrapper, or "".
+func socketPart(socket string) string {
+	if socket == "" {
+		return ""
+	}
+	return " " + appdirs.SocketEnv + "=" + shellQuote(socket)
 }
 
 // shellText returns the client's shell command from the tool input, or
@@ -80,7 +93,7 @@ func rewriteShell(call Call, command string) json.RawMessage {
 // lets a command the daemon wants confined through unconfined on a client
 // that can rewrite: without a capability or a pathgrant binary to run it
 // under, the call is denied.
-func confineShell(call Call, v Verdict, answers []Answer, findBin func() (string, error)) Verdict {
+func confineShell(call Call, v Verdict, answers []Answer, socket string, findBin func() (string, error)) Verdict {
 	text := shellText(call)
 	if !v.Allow || text == "" || call.NoFiles || len(answers) == 0 || call.Event == "PermissionRequest" {
 		return v
@@ -101,7 +114,7 @@ func confineShell(call Call, v Verdict, answers []Answer, findBin func() (string
 	if err != nil {
 		return Verdict{Reason: "pathgrant: cannot run the command confined (" + err.Error() + "): denied"}
 	}
-	v.Rewrite = rewriteShell(call, ExecWrap(bin, info.Capability, text))
+	v.Rewrite = rewriteShell(call, ExecWrap(bin, socket, info.Capability, text))
 	if v.Rewrite == nil {
 		return Verdict{Reason: "pathgrant: cannot rewrite this shell command to run confined: denied"}
 	}
@@ -149,12 +162,18 @@ func UnwrapExec(text, bin string) (inner string, ok bool) {
 	if !ok || !capabilityLike(cap) {
 		return "", false
 	}
+	socket := ""
+	if after, found := strings.CutPrefix(rest, " "+appdirs.SocketEnv+"='"); found {
+		if socket, rest, ok = strings.Cut(after, "'"); !ok {
+			return "", false
+		}
+	}
 	quoted, ok := strings.CutPrefix(rest, " "+shellQuote(bin)+" exec -- bash -c '")
 	if !ok || !strings.HasSuffix(quoted, "'") {
 		return "", false
 	}
 	inner = strings.ReplaceAll(quoted[:len(quoted)-1], `'\''`, "'")
-	if ExecWrap(bin, cap, inner) != text { // an unescaped quote inside: not a wrapper we made
+	if ExecWrap(bin, socket, cap, inner) != text { // an unescaped quote inside: not a wrapper we made
 		return "", false
 	}
 	return inner, true

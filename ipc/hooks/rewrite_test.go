@@ -136,8 +136,9 @@ func TestConfinedByDefault(t *testing.T) {
 				return
 			}
 			argv := shellWords(t, got)
-			if len(argv) != 7 || !strings.HasPrefix(argv[0], hooks.CapEnv+"=") || len(argv[0]) < len(hooks.CapEnv)+40 ||
-				argv[1] != fakeBin || strings.Join(argv[2:6], " ") != "exec -- bash -c" || argv[6] != tt.cmd {
+			if len(argv) != 8 || !strings.HasPrefix(argv[0], hooks.CapEnv+"=") || len(argv[0]) < len(hooks.CapEnv)+40 ||
+				argv[1] != appdirs.SocketEnv+"="+d.sock || // the socket the hook asked, not exec's default
+				argv[2] != fakeBin || strings.Join(argv[3:7], " ") != "exec -- bash -c" || argv[7] != tt.cmd {
 				t.Errorf("rewritten %q splits into %q", got, argv)
 			}
 			if tt.client == "claude" && !strings.Contains(string(res.Stdout), `"description":"list"`) {

@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) Result {
 	if findBin == nil {
 		findBin = FindExecBinary
 	}
-	res.Verdict = confineShell(call, res.Verdict, res.Answers, findBin)
+	res.Verdict = confineShell(call, res.Verdict, res.Answers, appdirs.SocketOr(o.Socket, getenv), findBin)
 	res.Output = ad.render(call, res.Verdict)
 	return res
 }
