@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -221,5 +222,53 @@ func TestRunEnvironment(t *testing.T) {
 	want := []string{"PATH=/bin", "PATHGRANT_WAIT_MS=10", "PATHGRANT_SESSION=s1", "PATHGRANT_TOKEN=t1", "PATHGRANT_SOCKET=/run/p.sock"}
 	if !slices.Equal(env, want) {
 		t.Errorf("env %v, want %v", env, want)
+	}
+}
+
+// policyStatus is a python3 program that asks the daemon on $1 for the
+// policy of session $2 with no token and prints the HTTP status: what a
+// process does whose client stripped PATHGRANT_TOKEN from its environment
+// (Gemini CLI does so for the MCP servers it starts).
+const policyStatus = `import http.client, socket, sys
+class C(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX); self.sock.connect(sys.argv[1])
+c = C("pathgrant"); c.request("GET", "/v1/policy", headers={"X-Session-ID": sys.argv[2]})
+print(c.getresponse().status)`
+
+// TestRunTokenlessDescendant: a descendant of `pathgrant run` that lost
+// the token still acts as its session (the launcher binds it); a process
+// outside the launcher's lineage presenting the same id without the token
+// is refused as forged.
+func TestRunTokenlessDescendant(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: it plays the tokenless client")
+	}
+	e := newLaunchEnv(t)
+	bin := buildBinary(t)
+	prog := filepath.Join(e.root, "status.py")
+	if err := os.WriteFile(prog, []byte(policyStatus), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, goFile, inside := e.root+"/out", e.root+"/go", e.root+"/inside"
+	script := `python3 "$PROG" "$PATHGRANT_SOCKET" "$PATHGRANT_SESSION" > "$INSIDE.tmp" && mv "$INSIDE.tmp" "$INSIDE"; ` + reportAndWait
+	cmd := exec.Command(bin, "run", "--workspace", e.work, "--socket", e.sock, "--", "/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), "LAUNCH_OUT="+out, "LAUNCH_GO="+goFile, "INSIDE="+inside, "PROG="+prog,
+		"PATHGRANT_SESSION=", "PATHGRANT_TOKEN=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.WriteFile(goFile, nil, 0o600); _ = cmd.Wait() })
+	id, _, _ := waitReport(t, out)
+	got, err := os.ReadFile(inside)
+	if err != nil || strings.TrimSpace(string(got)) != "200" {
+		t.Errorf("the launcher's descendant without the token got %q (%v), want 200", got, err)
+	}
+	var ae *ipc.APIError
+	if _, err := e.policy(id, ""); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+		t.Errorf("a process outside the launcher's lineage without the token: %v, want 403", err)
+	}
+	if _, err := e.policy(id, "not-the-token"); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+		t.Errorf("a wrong token: %v, want 403", err)
 	}
 }

@@ -72,15 +72,31 @@ func (s *session) hookOnly() bool {
 }
 
 // boundTo reports whether the requester is the session's own: it holds the
-// token, or (for hook-only sessions) its process lineage holds the agent
-// the session was first seen from.
+// token; or it presents none and its process lineage holds the launcher a
+// token session ends with (`pathgrant run`: a client may strip the token
+// from what it starts, as Gemini CLI does for MCP servers, and every
+// descendant of the launcher already inherits the token); or, for
+// hook-only sessions, its lineage holds the agent the session was first
+// seen from. A wrong token is never made up for by the lineage.
 func (s *session) boundTo(token string, lineage *lineageOf) bool {
 	if s.tokenHash != ([32]byte{}) {
-		return s.tokenMatches(token)
+		if token != "" || s.launcher == (Proc{}) {
+			return s.tokenMatches(token)
+		}
+		return lineageHolds(lineage, s.launcher)
 	}
-	isAgent := func(e lineageEntry) bool { return e.Proc == s.agent }
-	lin := lineage.upTo(func(got []lineageEntry) bool { return len(got) > 0 && isAgent(got[len(got)-1]) })
-	return slices.ContainsFunc(lin, isAgent)
+	return lineageHolds(lineage, s.agent)
+}
+
+// lineageHolds reports whether p is in the requester's process lineage;
+// a lineage that cannot be read holds nothing.
+func lineageHolds(lineage *lineageOf, p Proc) bool {
+	if p == (Proc{}) {
+		return false
+	}
+	is := func(e lineageEntry) bool { return e.Proc == p }
+	lin := lineage.upTo(func(got []lineageEntry) bool { return len(got) > 0 && is(got[len(got)-1]) })
+	return slices.ContainsFunc(lin, is)
 }
 
 // registry holds the daemon's sessions: the live ones, and those that
