@@ -381,12 +381,13 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 		return r.refuse(execRefused, "find the pathgrant binary for the sandbox: %v", err)
 	}
 	confine := confineBinary(exe)
-	view, err := sandbox.BuildView(in, r.viewConfig(exe, confine, dev), sandbox.OSFS{})
+	fsys := sandbox.NewMemoFS(sandbox.OSFS{}) // one snapshot for the view and the rules
+	view, err := sandbox.BuildView(in, r.viewConfig(exe, confine, dev), fsys)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	in.ByMount, in.PrivateTmp = view.ByMount, true
-	rules, err := sandbox.Build(in, sandbox.OSFS{})
+	rules, err := sandbox.Build(in, fsys)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}

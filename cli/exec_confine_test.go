@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,9 +293,11 @@ func startTmux(t *testing.T, sock ...string) {
 // not timed). The parts, each over a bare `true`: startup-ms is the binary
 // starting at all (`pathgrant exec --help`); policy-ms the session's
 // daemon round trips (made here, in process); view-ms bubblewrap with
-// exec's view running `true` directly; inner-ms exec's inner step (a
-// second start of the binary, the Landlock ruleset and restriction)
-// running `true`, without bubblewrap.
+// exec's view running `true` directly; inner-ms exec's inner step
+// (pathgrant-confine starting, the Landlock ruleset and restriction, and
+// the second exec of `true`), without bubblewrap; rest-ms what is left:
+// exec's own work between them (the view, the rules, the job; see
+// BenchmarkExecPrepare) and running bubblewrap as its child.
 func BenchmarkConfinedOverhead(b *testing.B) {
 	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
 		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
@@ -347,6 +351,8 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 			b.ReportMetric(ms(median(policy)), "policy-ms")
 			b.ReportMetric(ms(median(viewT)-p), "view-ms")
 			b.ReportMetric(ms(median(inner)-p), "inner-ms")
+			parts := median(startup) - p + median(policy) + median(viewT) - p + median(inner) - p
+			b.ReportMetric(ms(added-parts), "rest-ms")
 		})
 	}
 }
@@ -423,4 +429,38 @@ func (e *execEnv) policyRoundTrips(b *testing.B, capability bool) time.Duration 
 		b.Fatal(err)
 	}
 	return time.Since(start)
+}
+
+// BenchmarkExecPrepare is exec's own work in process, from its arguments
+// to the bubblewrap command line (execve is a stub): the device policy,
+// the confinement probe, both daemon round trips, the session tmp dir, the
+// view, the rules and the job. -cpuprofile shows where it goes.
+func BenchmarkExecPrepare(b *testing.B) {
+	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
+		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
+	}
+	e := newExecEnv(b)
+	env := e.env()
+	getenv := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	d := systemExecDeps()
+	d.getenv, d.environ, d.captured = getenv, func() []string { return env }, nil
+	d.execve = func(_ string, argv, _ []string) error { // closes the job, which the real execve hands on
+		fd, err := strconv.Atoi(argv[len(argv)-1])
+		if err != nil {
+			return err
+		}
+		return syscall.Close(fd)
+	}
+	for b.Loop() {
+		if code := runExecWith([]string{"--socket", e.sock, "--", "true"}, io.Discard, io.Discard, d); code != 0 {
+			b.Fatalf("exec: %d", code)
+		}
+	}
 }

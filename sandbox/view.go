@@ -125,7 +125,28 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 		}
 	}
 	slices.Sort(vb.byMount)
-	return View{Mounts: vb.mounts, ByMount: slices.Compact(vb.byMount)}, nil
+	return View{Mounts: uncovered(vb.mounts), ByMount: slices.Compact(vb.byMount)}, nil
+}
+
+// covering are the mounts that always replace what is at their place and
+// below it (the -try forms may do nothing; --remount-ro and --symlink
+// replace nothing).
+var covering = []string{"--ro-bind", "--bind", "--tmpfs", "--proc", "--dev"}
+
+// uncovered drops each mount a later one hides entirely (at its place or
+// above): bubblewrap would make it only to cover it, and each mount costs
+// bubblewrap time. The view is the same, mount for mount.
+func uncovered(ms []Mount) []Mount {
+	out := make([]Mount, 0, len(ms))
+	for i, m := range ms {
+		hidden := slices.ContainsFunc(ms[i+1:], func(l Mount) bool {
+			return slices.Contains(covering, l.Op) && guard.Within(l.Dst, m.Dst)
+		})
+		if !hidden {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 type bind struct {

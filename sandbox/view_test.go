@@ -104,8 +104,8 @@ func TestBuildView(t *testing.T) {
 		{"cache read-write", has("--bind-try", cache)},
 		{"missing toolchain left out", !slices.ContainsFunc(v.Mounts, func(m Mount) bool { return strings.Contains(m.Dst, "missing-toolchain") })},
 		{"private /tmp", has("--tmpfs", "/tmp")},
-		{"existing settings read-only", has("--ro-bind", w+"/.claude/settings.json")},
 		{"missing local settings: .claude read-only", has("--ro-bind", w+"/.claude")},
+		{"mounts the read-only .claude hides left out", !has("--ro-bind", w+"/.claude/settings.json") && !has("--bind", w+"/.claude")},
 		{"missing .codex: empty read-only folder", has("--tmpfs", w+"/.codex") && has("--remount-ro", w+"/.codex")},
 		{".git pinned", has("--bind", w+"/.git")},
 		{".git/hooks read-only", has("--ro-bind", w+"/.git/hooks")},
@@ -124,5 +124,31 @@ func TestBuildView(t *testing.T) {
 	}
 	if _, err := os.Lstat(w + "/.codex"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("BuildView created %s: %v", w+"/.codex", err)
+	}
+}
+
+// TestUncovered: a mount a later one hides (at its place or above) is
+// left out; -try binds, remounts and links hide nothing.
+func TestUncovered(t *testing.T) {
+	bind := func(op, dst string) Mount { return Mount{Op: op, Src: dst, Dst: dst} }
+	pin, file, folder := bind("--bind", "/w/a"), bind("--ro-bind", "/w/a/s.json"), bind("--ro-bind", "/w/a")
+	empty, ro := Mount{Op: "--tmpfs", Dst: "/w/b"}, Mount{Op: "--remount-ro", Dst: "/w/b"}
+	tests := []struct {
+		name     string
+		in, want []Mount
+	}{
+		{"a folder made read-only after its pin and file", []Mount{pin, file, folder}, []Mount{folder}},
+		{"an empty read-only folder stays", []Mount{empty, ro}, []Mount{empty, ro}},
+		{"a later empty folder above hides both", []Mount{empty, ro, {Op: "--tmpfs", Dst: "/w"}}, []Mount{{Op: "--tmpfs", Dst: "/w"}}},
+		{"a -try bind hides nothing", []Mount{file, bind("--ro-bind-try", "/w/a")}, []Mount{file, bind("--ro-bind-try", "/w/a")}},
+		{"a sibling hides nothing", []Mount{file, bind("--ro-bind", "/w/ab")}, []Mount{file, bind("--ro-bind", "/w/ab")}},
+		{"an earlier mount above is kept", []Mount{folder, file}, []Mount{folder, file}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := uncovered(tt.in); !slices.Equal(got, tt.want) {
+				t.Errorf("uncovered = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
