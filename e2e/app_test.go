@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -175,9 +176,14 @@ func clickButton(t *testing.T, d *desktop, win string, req ipc.Request, label st
 
 func buttonCenter(t *testing.T, req ipc.Request, label string, size fyne.Size) (float32, float32) {
 	t.Helper()
-	test.NewTempApp(t)
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DefaultTheme()) // the app's theme: the test theme's text sizes differ
 	dlg := prompt.NewDialog(req, func(ipc.Decision) {})
 	w := test.NewTempWindow(t, dlg.Content())
+	// Wrapped labels know their height only once laid out at their width:
+	// lay out twice, as the real window settles, before asking positions.
+	w.Resize(size)
+	w.Resize(size.AddWidthHeight(0, 1))
 	w.Resize(size)
 	for _, b := range []*fyneButton{{dlg.Once}, {dlg.Session}, {dlg.Device}, {dlg.Deny}} {
 		if b.Button != nil && b.Text == label {
