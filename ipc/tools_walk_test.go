@@ -481,3 +481,37 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return data
 }
+
+// TestHookGrantServesBridge: the other direction of one session across
+// transports. A Downloads read a hook's check raised, approved for the
+// session, serves the MCP bridge of the same agent process, which names
+// no session at all; another session's bridge gets nothing from it.
+func TestHookGrantServesBridge(t *testing.T) {
+	e := newWalkEnv(t)
+	ctx := context.Background()
+	hook := ipc.NewClient(e.sock)
+	ans, err := hook.Check(ctx, ipc.CheckRequest{SessionID: "client-sess-2", Cwd: e.work, Agent: "claude", Tool: "Read",
+		Op: guard.OpRead, Path: e.dl + "/report.csv"})
+	if err != nil || ans.Decision != guard.Deny || ans.Pending == "" {
+		t.Fatalf("the hook's check: %+v, %v; want a deny pending approval", ans, err)
+	}
+	cs := e.bridge(t, &ipc.Client{Socket: e.sock}, true)
+	if res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"}); res.Decision != guard.Deny {
+		t.Fatalf("the bridge read before any approval: %+v %s", res, text)
+	}
+	if _, err := e.srv.Decide(ans.Pending, ipc.Decision{Scope: "session"}); err != nil {
+		t.Fatal(err)
+	}
+	res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"})
+	if res.Session != "client-sess-2" || res.Decision != guard.Allow || res.Content == nil || *res.Content != "id,value\n1,42\n" {
+		t.Fatalf("the bridge after the hook's session grant: %+v %s", res, text)
+	}
+	other, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"path": "~/Downloads/report.csv"})
+	if res, err := e.srv.RunTool(ctx, other.ID, tools.ReadFile, raw); err != nil || res.Decision != guard.Deny {
+		t.Errorf("another session used the grant: %+v, %v", res, err)
+	}
+}
