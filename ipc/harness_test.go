@@ -138,11 +138,18 @@ func (a *recordingApprover) Withdraw(string) { a.withdrawn.Add(1) }
 // code is the approval code the prompt showed for request id.
 func (e *testEnv) code(id string) string {
 	e.t.Helper()
-	c, ok := e.approver.codes.Load(id)
-	if !ok {
-		e.t.Fatalf("no approval code was shown for request %s", id)
+	// The daemon shows the prompt just after it queues the request, so a
+	// request can be pending a moment before its code is shown.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if c, ok := e.approver.codes.Load(id); ok {
+			return c.(string)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no approval code was shown for request %s", id)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
-	return c.(string)
 }
 
 func statusOf(err error) int {

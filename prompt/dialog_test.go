@@ -139,6 +139,22 @@ func TestDeviceChoiceOnlyForReads(t *testing.T) {
 	}
 }
 
+// settle ends a test's prompt for request r1 when the test ends: it waits
+// until the prompt has armed (its timer runs on a goroutine of its own) and
+// withdraws it, which stops its countdown, so nothing of this test touches
+// the UI while the next one runs.
+func settle(t *testing.T, p *Prompter) {
+	t.Cleanup(func() {
+		if d := p.dialog("r1"); d != nil {
+			deadline := time.Now().Add(5 * time.Second)
+			for !d.Armed() && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		p.Withdraw("r1")
+	})
+}
+
 // TestPrompterArms: a prompt opened by the Prompter arms itself after the
 // delay, not before.
 func TestPrompterArms(t *testing.T) {
@@ -151,6 +167,7 @@ func TestPrompterArms(t *testing.T) {
 		decided = append(decided, d)
 		return nil
 	}}
+	settle(t, p)
 	p.Show(readRequest(), "K7MP3QXA")
 	d := p.dialog("r1")
 	if d == nil || d.Armed() {
@@ -273,8 +290,9 @@ func TestDialogCountdown(t *testing.T) {
 func TestNotificationHidesCode(t *testing.T) {
 	a := test.NewTempApp(t)
 	got := make(chan string, 1)
-	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil },
+	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, ArmDelay: time.Millisecond,
 		Notify: func(title, msg string) error { got <- title + "\n" + msg; return nil }}
+	settle(t, p)
 	p.Show(readRequest(), "K7MP3QXA")
 	select {
 	case text := <-got:
@@ -333,12 +351,13 @@ func TestDialogAsksCode(t *testing.T) {
 // windows that ask for the code; one inside it shows the code instead.
 func TestPrompterAsksCode(t *testing.T) {
 	a := test.NewTempApp(t)
-	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, AskCode: true}
+	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, AskCode: true, ArmDelay: time.Millisecond}
+	settle(t, p)
 	p.Show(readRequest(), "")
-	waitDialog := func(p *Prompter) *Dialog {
+	waitDialog := func(p *Prompter) *Dialog { // opened and armed: its timer has run
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
-			if d := p.dialog("r1"); d != nil {
+			if d := p.dialog("r1"); d != nil && d.Armed() {
 				return d
 			}
 			time.Sleep(10 * time.Millisecond)
@@ -349,7 +368,8 @@ func TestPrompterAsksCode(t *testing.T) {
 	if d := waitDialog(p); !d.CodeEntry.Visible() {
 		t.Error("the settings process's window does not ask for the code")
 	}
-	in := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }}
+	in := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, ArmDelay: time.Millisecond}
+	settle(t, in)
 	in.Show(readRequest(), "K7MP3QXA")
 	if d := waitDialog(in); d.CodeEntry.Visible() {
 		t.Error("the daemon's own window asks for a code it shows")
