@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 )
 
 // agentCall is one thing the scripted model asks a client to do: a read
@@ -310,23 +311,15 @@ func refused(t *testing.T, e *agentsEnv, c agentClient, run *agentsRun, path str
 	return content
 }
 
-var approvalCode = regexp.MustCompile(`\bcode=("[^"]*"|\S+)`)
-
 // approveCLI approves request id for the session from the command line,
 // as the user would from a terminal: `pathgrant approve ID --scope
-// session --yes`, with the one-time code the headless daemon logged for
-// the request when it logs one.
+// session --yes --code CODE`, with the one-time code the headless daemon
+// logs for the request (it may log it a moment after the request shows as
+// pending).
 func (e *agentsEnv) approveCLI(id string) string {
 	e.t.Helper()
-	args := []string{"approve", id, "--scope", "session", "--yes", "--socket", e.sock}
-	for _, line := range strings.Split(e.log(), "\n") {
-		if strings.Contains(line, "id="+id) {
-			if m := approvalCode.FindStringSubmatch(line); m != nil {
-				args = append(args, "--code", strings.Trim(m[1], `"`))
-			}
-		}
-	}
-	return e.pathgrant(args...)
+	code := ipctest.LogCode(e.t, e.log, id)
+	return e.pathgrant("approve", id, "--scope", "session", "--yes", "--socket", e.sock, "--code", code)
 }
 
 // shellQuote quotes s for a POSIX shell.
