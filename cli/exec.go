@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,13 +77,8 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 		return runInner(args[1], stderr)
 	}
 	a, err := parseExecArgs(args, d.getenv)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, execUsageText)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "pathgrant exec: %s\n%s\n", oneLine(err.Error()), execUsageText)
-		return exitUsage
+	if err != nil {
+		return parseFailed("exec", execUsageText, err, stdout, stderr)
 	}
 	r := &execRun{execArgs: a, deps: d, stderr: stderr, log: execLogger(stderr, a.verbose)}
 	return r.run()
@@ -100,17 +94,17 @@ func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) 
 	fs.DurationVar(&a.wait, "wait", 0, "how long to wait for an approval the command needs")
 	fs.BoolVar(&a.verbose, "verbose", false, "say what the guard thinks and which rules apply")
 	fs.BoolVar(&a.allowUnconfined, "allow-unconfined", false, "run without kernel enforcement when Landlock is unavailable")
-	if err := fs.Parse(args); err != nil {
+	if err := parseLeading(fs, args); err != nil {
 		return a, err
 	}
 	a.argv = fs.Args()
 	switch {
 	case len(a.argv) == 0:
-		return a, errors.New("no command given")
+		return a, usagef("no command given")
 	case a.session == "" && a.capability == "":
-		return a, errors.New("no session: give --session or set " + appdirs.SessionEnv + " (or " + hooks.CapEnv + ", which a hook's rewritten command carries)")
+		return a, usagef("no session: give --session or set %s (or %s, which a hook's rewritten command carries)", appdirs.SessionEnv, hooks.CapEnv)
 	case a.wait < 0:
-		return a, errors.New("--wait must not be negative")
+		return a, usagef("--wait must not be negative")
 	}
 	a.socket = appdirs.SocketOr(a.socket, getenv)
 	return a, nil

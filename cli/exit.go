@@ -48,6 +48,20 @@ func fail(stderr io.Writer, cmd string, err error) int {
 	return exitCode(err)
 }
 
+// parseFailed answers a command's argument error the one way every
+// command does: -h prints the usage on stdout (exit 0); anything else is
+// the error's one line on stderr followed by the usage (exit 2 for a
+// usage error).
+func parseFailed(cmd, usage string, err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, usage)
+		return exitOK
+	}
+	code := fail(stderr, cmd, err)
+	fmt.Fprintln(stderr, usage)
+	return code
+}
+
 // oneLine folds every run of blanks and newlines into one space, so that
 // an error is always one line on stderr.
 func oneLine(s string) string {
@@ -75,6 +89,17 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
+}
+
+// parseLeading parses the flags that come before a command's own
+// arguments (exec, run, mcp: what follows the flags is not pathgrant's to
+// read). A flag error is a usage error; -h is flag.ErrHelp.
+func parseLeading(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usagef("%v", err)
+	}
+	return err
 }
 
 // newFlags returns a flag set that reports errors to the caller instead of

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,14 +29,8 @@ type installHooksArgs struct {
 // failure, 2 usage.
 func runInstallHooks(args []string, stdout, stderr io.Writer) int {
 	a, err := parseInstallHooksArgs(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, installHooksUsageText)
-		return 0
-	case err != nil:
-		code := fail(stderr, "install-hooks", err)
-		fmt.Fprintln(stderr, installHooksUsageText)
-		return code
+	if err != nil {
+		return parseFailed("install-hooks", installHooksUsageText, err, stdout, stderr)
 	}
 	msg, err := installHooks(a, os.Getenv)
 	if err != nil {

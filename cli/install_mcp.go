@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,14 +27,8 @@ type installMCPArgs struct {
 // the previous file back byte for byte. Exit 0 done, 1 failure, 2 usage.
 func runInstallMCP(args []string, stdout, stderr io.Writer) int {
 	a, err := parseInstallMCPArgs(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, installMCPUsageText)
-		return 0
-	case err != nil:
-		code := fail(stderr, "install-mcp", err)
-		fmt.Fprintln(stderr, installMCPUsageText)
-		return code
+	if err != nil {
+		return parseFailed("install-mcp", installMCPUsageText, err, stdout, stderr)
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,19 +28,18 @@ type mcpArgs struct {
 
 func parseMCPArgs(args []string, getenv func(string) string) (mcpArgs, error) {
 	a := mcpArgs{token: getenv(appdirs.TokenEnv)}
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("mcp")
 	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
 	fs.StringVar(&a.socket, "socket", "", "daemon socket (default $PATHGRANT_SOCKET, else the XDG runtime dir)")
 	fs.DurationVar(&a.wait, "wait", 50*time.Second, "how long a call may wait for the user's approval")
-	if err := fs.Parse(args); err != nil {
+	if err := parseLeading(fs, args); err != nil {
 		return a, err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return a, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return a, usagef("unexpected argument %q", fs.Arg(0))
 	case a.wait < 0:
-		return a, errors.New("--wait must not be negative")
+		return a, usagef("--wait must not be negative")
 	}
 	a.socket = appdirs.SocketOr(a.socket, getenv)
 	return a, nil
@@ -53,13 +50,8 @@ func parseMCPArgs(args []string, getenv func(string) string) (mcpArgs, error) {
 // the bridge itself checks and runs nothing.
 func runMCP(args []string, stdout, stderr io.Writer) int {
 	a, err := parseMCPArgs(args, os.Getenv)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, mcpUsageText)
-		return 0
-	case err != nil:
-		fmt.Fprintf(stderr, "pathgrant mcp: %s\n%s\n", oneLine(err.Error()), mcpUsageText)
-		return exitUsage
+	if err != nil {
+		return parseFailed("mcp", mcpUsageText, err, stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -38,13 +37,8 @@ type launchArgs struct {
 // run unguarded), 2 on a usage error, 127 when the command cannot start.
 func runLauncher(args []string, stdout, stderr io.Writer) int {
 	a, err := parseLaunchArgs(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(stdout, runUsageText)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "pathgrant run: %s\n%s\n", oneLine(err.Error()), runUsageText)
-		return exitUsage
+	if err != nil {
+		return parseFailed("run", runUsageText, err, stdout, stderr)
 	}
 	sock, err := filepath.Abs(socketOr(a.socket))
 	if err != nil {
@@ -76,12 +70,12 @@ func parseLaunchArgs(args []string) (launchArgs, error) {
 	fs.StringVar(&a.kind, "kind", "", "session kind: interactive (waits for approvals), background or scheduled")
 	fs.StringVar(&a.agent, "agent", "", "agent name for prompts and the audit log (default: the command's name)")
 	fs.StringVar(&a.socket, "socket", "", socketHelp)
-	if err := fs.Parse(args); err != nil {
+	if err := parseLeading(fs, args); err != nil {
 		return a, err
 	}
 	a.command = fs.Args()
 	if len(a.command) == 0 {
-		return a, errors.New("no command to run")
+		return a, usagef("no command to run")
 	}
 	if a.agent == "" {
 		a.agent = filepath.Base(a.command[0])
