@@ -97,3 +97,38 @@ func TestXDGHomes(t *testing.T) {
 		t.Errorf("ConfigDir = %q", got)
 	}
 }
+
+// TestFindBinary: the binary next to the running one comes first, then
+// the first absolute $PATH entry that has it; relative entries, folders and
+// files that cannot run are passed over.
+func TestFindBinary(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(path string, mode os.FileMode) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(dir+"/noexec/pg-tool", 0o600)
+	mk(dir+"/good/pg-tool", 0o700)
+	if err := os.MkdirAll(dir+"/folder/pg-tool", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+	}{
+		{"first usable entry", dir + "/noexec:" + dir + "/folder:relative:" + dir + "/good", dir + "/good/pg-tool"},
+		{"none usable", dir + "/noexec:" + dir + "/folder", ""},
+		{"empty PATH", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := appdirs.FindBinary("pg-tool", func(k string) string { return map[string]string{"PATH": tt.path}[k] })
+			if got != tt.want || (err != nil) != (tt.want == "") {
+				t.Errorf("FindBinary = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
+
+	"pathgrant/appdirs"
 )
 
 // uiBinary is the desktop side of pathgrant, the only binary linking Fyne.
 const uiBinary = "pathgrant-ui"
-
-// noDisplayHint is the second half of the one line the app prints when it
-// falls back to the headless daemon: how the user decides without windows.
-const noDisplayHint = "running the daemon headless; approve from the CLI with 'pathgrant pending' and 'pathgrant approve ID --scope once|session|device'"
 
 // runUI replaces this process with pathgrant-ui for the commands that show
 // windows: the tray app (`pathgrant`, `pathgrant app`) and `settings`. The
@@ -28,7 +23,7 @@ func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 		if !displayAvailable(os.Getenv) {
 			return runWithoutDisplay(cmd, args, stdout, stderr)
 		}
-		bin, err := findUI()
+		bin, err := appdirs.FindBinary(uiBinary, os.Getenv)
 		if err != nil {
 			fmt.Fprintf(stderr, "pathgrant %s: %s\n", cmd, oneLine(err.Error()))
 			return 1
@@ -55,21 +50,6 @@ func runWithoutDisplay(cmd string, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "pathgrant settings: no display (DISPLAY and WAYLAND_DISPLAY are unset); use 'pathgrant grants', 'pathgrant audit' and 'pathgrant pending' instead")
 		return 1
 	}
-	fmt.Fprintln(stderr, "pathgrant: no display (DISPLAY and WAYLAND_DISPLAY are unset): "+noDisplayHint)
+	fmt.Fprintln(stderr, "pathgrant: no display (DISPLAY and WAYLAND_DISPLAY are unset): "+appdirs.HeadlessHint)
 	return runServe(append([]string{"--headless"}, args...), stdout, stderr)
-}
-
-// findUI looks next to this binary first, then on PATH.
-func findUI() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), uiBinary)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(uiBinary)
-	if err != nil {
-		return "", errors.New(uiBinary + " is not installed next to pathgrant or on PATH (scripts/run builds it)")
-	}
-	return p, nil
 }

@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
+
+	"pathgrant/appdirs"
 )
 
 // cliBinary is pathgrant's command line, which serves headless.
 const cliBinary = "pathgrant"
-
-// headlessHint says how the user decides once the daemon runs without
-// windows.
-const headlessHint = "running the daemon headless; approve from the CLI with 'pathgrant pending' and 'pathgrant approve ID --scope once|session|device'"
 
 // errNoDisplay is the toolkit failing to start: no display, or a display
 // the GL driver cannot use. The app then serves headless.
@@ -62,8 +58,8 @@ func startUI(build func()) (err error) {
 // on the same socket and store: the same daemon, approvals from the CLI.
 // It returns only when that cannot start.
 func serveHeadless(socket, store string, why error, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "pathgrant: %s: %s\n", oneLine(why.Error()), headlessHint)
-	bin, err := findCLI()
+	fmt.Fprintf(stderr, "pathgrant: %s: %s\n", oneLine(why.Error()), appdirs.HeadlessHint)
+	bin, err := appdirs.FindBinary(cliBinary, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -76,20 +72,4 @@ func serveHeadless(socket, store string, why error, stderr io.Writer) error {
 	}
 	err = syscall.Exec(bin, argv, os.Environ())
 	return fmt.Errorf("start %s: %w", bin, err)
-}
-
-// findCLI looks next to this binary first, then on PATH, as pathgrant
-// looks for pathgrant-ui.
-func findCLI() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), cliBinary)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(cliBinary)
-	if err != nil {
-		return "", fmt.Errorf("%s is not installed next to %s or on PATH: %w", cliBinary, os.Args[0], err)
-	}
-	return p, nil
 }

@@ -2,9 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"pathgrant/appdirs"
@@ -122,31 +120,10 @@ func confineShell(call Call, v Verdict, answers []Answer, socket string, findBin
 	return v
 }
 
-// errNoBinary: no pathgrant binary to run a confined command with.
-var errNoBinary = errors.New("no pathgrant binary next to pathgrant-hook or on PATH")
-
 // FindExecBinary returns the absolute path of the `pathgrant` binary that
-// runs confined commands: the one next to this hook binary, else the
-// first one on PATH. Only absolute PATH entries count: a relative entry
-// would make the rewritten command depend on the agent's working
-// directory. (os/exec stays out of the hook's imports; see its lean
-// dependency test.)
-func FindExecBinary() (string, error) {
-	dirs := filepath.SplitList(os.Getenv("PATH"))
-	if self, err := os.Executable(); err == nil {
-		dirs = append([]string{filepath.Dir(self)}, dirs...)
-	}
-	for _, dir := range dirs {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		bin := filepath.Join(dir, "pathgrant")
-		if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return bin, nil
-		}
-	}
-	return "", errNoBinary
-}
+// runs confined commands: the one next to this hook binary, else the first
+// one on an absolute $PATH entry.
+func FindExecBinary() (string, error) { return appdirs.FindBinary("pathgrant", os.Getenv) }
 
 // UnwrapExec returns the command inside text when text is exactly the
 // wrapper ExecWrap makes for bin (this build's pathgrant) with a
