@@ -2,7 +2,9 @@
 // path (binding the rule to that inode, so a link or file swapped in
 // afterwards cannot widen it), builds the ruleset, restricts the calling
 // thread and replaces the process with the command, which inherits the
-// restriction and can never drop it.
+// restriction and can never drop it. A process that must go on unconfined
+// (the daemon) instead starts the command from a restricted thread of its
+// own (Ruleset.StartRestricted).
 package kernel
 
 import (

@@ -20,13 +20,13 @@ func ABI() (int, error) {
 }
 
 // config is the ruleset's handled rights: every file-system right of
-// Landlock V7 (the same set as V5-V8) and, from ABI 6, both IPC scopes, so
-// the command can neither signal a process outside its domain (the daemon,
-// the user's shell) nor connect to an abstract Unix socket made outside it
-// (X11's, D-Bus's). The network is not handled.
-func config(abi int) landlock.Config {
+// Landlock V7 (the same set as V5-V8) and, when scoped and from ABI 6,
+// both IPC scopes, so the command can neither signal a process outside its
+// domain (the daemon, the user's shell) nor connect to an abstract Unix
+// socket made outside it (X11's, D-Bus's). The network is not handled.
+func config(abi int, scoped bool) landlock.Config {
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
-	if abi >= ScopeABI {
+	if scoped && abi >= ScopeABI {
 		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
 	}
 	return cfg
@@ -49,11 +49,25 @@ type Ruleset struct {
 // cannot be opened is skipped; a rule the kernel refuses fails the whole
 // ruleset.
 func NewRuleset(rs []rules.Rule) (*Ruleset, error) {
+	return newRuleset(rs, true)
+}
+
+// NewPathRuleset builds the ruleset NewRuleset builds, without the IPC
+// scopes: the daemon's shell commands (package tools/confine) are confined
+// by their paths alone, so they may still signal processes and reach
+// abstract Unix sockets outside their domain.
+func NewPathRuleset(rs []rules.Rule) (*Ruleset, error) {
+	return newRuleset(rs, false)
+}
+
+// newRuleset builds the ruleset for rs, with the IPC scopes when scoped
+// and the kernel has them.
+func newRuleset(rs []rules.Rule, scoped bool) (*Ruleset, error) {
 	abi, err := ABI()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	cfg := config(abi)
+	cfg := config(abi, scoped)
 	if uint64(cfg.HandledAccessFS) != uint64(rules.Handled) {
 		return nil, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, rules.Handled)
 	}
@@ -146,14 +160,35 @@ func (rs *Ruleset) Close() error {
 // enforcement nothing has run, after a failed exec the thread stays
 // restricted, and either way the caller must exit.
 func (rs *Ruleset) Exec(path string, argv, env []string) error {
+	return rs.lockAndRun(func() error {
+		if err := syscall.Exec(path, argv, env); err != nil {
+			return fmt.Errorf("exec %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// StartRestricted enforces the ruleset on a new OS thread and calls start
+// there, returning its error. It is for a process that must not restrict
+// itself, such as the daemon: a child inherits the restriction (and
+// no_new_privs) of the thread that forked it, so start forks the confined
+// command. The thread is locked and never unlocked, so the runtime ends it
+// when start returns and nothing else ever runs on it. The ruleset is
+// consumed; start does not run if enforcing fails.
+func (rs *Ruleset) StartRestricted(start func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- rs.lockAndRun(start) }()
+	return <-done
+}
+
+// lockAndRun locks the calling goroutine to its OS thread for good,
+// restricts the thread and calls run on it.
+func (rs *Ruleset) lockAndRun(run func() error) error {
 	runtime.LockOSThread()
 	if err := rs.enforce(); err != nil {
 		return err
 	}
-	if err := syscall.Exec(path, argv, env); err != nil {
-		return fmt.Errorf("exec %s: %w", path, err)
-	}
-	return nil
+	return run()
 }
 
 // enforce restricts the calling thread.

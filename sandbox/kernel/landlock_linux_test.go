@@ -113,8 +113,8 @@ func TestRightsMatchLandlock(t *testing.T) {
 			t.Errorf("%v = %#x, Landlock has %#x", p.ours, uint64(p.ours), p.theirs)
 		}
 	}
-	if uint64(config(7).HandledAccessFS) != uint64(sandbox.Handled) {
-		t.Errorf("handled %v, want %v", config(7).HandledAccessFS, sandbox.Handled)
+	if uint64(config(7, true).HandledAccessFS) != uint64(sandbox.Handled) {
+		t.Errorf("handled %v, want %v", config(7, true).HandledAccessFS, sandbox.Handled)
 	}
 }
 
@@ -286,6 +286,46 @@ func TestExecAfterCloseFails(t *testing.T) {
 	// enforce, not Exec: a failed Exec leaves the test's thread locked.
 	if err := rs.enforce(); err == nil {
 		t.Fatal("enforce on a closed ruleset succeeded")
+	}
+}
+
+// TestStartRestricted: start runs on a restricted thread, and the caller's
+// thread stays unrestricted.
+func TestStartRestricted(t *testing.T) {
+	requireLandlock(t)
+	path := filepath.Join(t.TempDir(), "a.txt")
+	writeFile(t, path, "a\n")
+	rs, err := NewPathRuleset(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Scoped {
+		t.Error("NewPathRuleset scoped signals and abstract sockets")
+	}
+	err = rs.StartRestricted(func() error {
+		_, err := os.ReadFile(path)
+		return err
+	})
+	if !errors.Is(err, os.ErrPermission) {
+		t.Errorf("read on the restricted thread: %v, want permission denied", err)
+	}
+	if _, err := os.ReadFile(path); err != nil {
+		t.Errorf("read after StartRestricted: %v", err)
+	}
+}
+
+// TestStartRestrictedAfterCloseFails: a ruleset that cannot be enforced
+// runs nothing.
+func TestStartRestrictedAfterCloseFails(t *testing.T) {
+	requireLandlock(t)
+	rs, err := NewRuleset(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+	ran := false
+	if err := rs.StartRestricted(func() error { ran = true; return nil }); err == nil || ran {
+		t.Fatalf("StartRestricted on a closed ruleset: err %v, ran %v", err, ran)
 	}
 }
 

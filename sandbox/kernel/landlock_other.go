@@ -25,11 +25,22 @@ func NewRuleset([]rules.Rule) (*Ruleset, error) {
 	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
+// NewPathRuleset fails: there is no Landlock off Linux.
+func NewPathRuleset([]rules.Rule) (*Ruleset, error) {
+	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
+
 // Close does nothing.
 func (*Ruleset) Close() error { return nil }
 
 // Exec fails: there is no Landlock off Linux.
 func (*Ruleset) Exec(string, []string, []string) error {
+	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
+
+// StartRestricted fails without calling start: there is no Landlock off
+// Linux.
+func (*Ruleset) StartRestricted(func() error) error {
 	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 

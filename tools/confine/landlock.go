@@ -12,18 +12,10 @@
 package confine
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
-
-	"github.com/landlock-lsm/go-landlock/landlock"
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -63,32 +55,14 @@ func (l Landlock) Start(cmd *exec.Cmd, c tools.Confinement) error {
 	if err != nil {
 		return err
 	}
-	fd, err := newRuleset(rules)
+	rs, err := kernel.NewPathRuleset(rules)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer rs.Close()
 	cmd.Env = append(slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }),
 		"TMPDIR="+tmp)
-	done := make(chan error, 1)
-	go startRestricted(fd, cmd, done)
-	return <-done
-}
-
-// startRestricted restricts the calling thread with the ruleset and
-// starts cmd from it. It never unlocks the thread: the runtime ends it
-// with this goroutine.
-func startRestricted(fd int, cmd *exec.Cmd, done chan<- error) {
-	runtime.LockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		done <- fmt.Errorf("landlock: set no_new_privs: %w", err)
-		return
-	}
-	if err := ll.LandlockRestrictSelf(fd, 0); err != nil {
-		done <- fmt.Errorf("landlock: restrict: %w", err)
-		return
-	}
-	done <- cmd.Start()
+	return rs.StartRestricted(cmd.Start)
 }
 
 // policyOf is the confinement in the form sandbox.Build takes.
@@ -96,73 +70,4 @@ func policyOf(c tools.Confinement) ipc.Policy {
 	p := c.Policy
 	return ipc.Policy{Session: c.Session, Cwd: p.Cwd, Workspace: p.Workspace, ReadOnly: p.ReadOnly,
 		BlockedWrite: p.BlockedWrite, Protected: p.Protected, Grants: c.Grants}
-}
-
-// newRuleset creates the kernel ruleset for rules, each bound to the inode
-// its path names now: a policy path is opened refusing any symlink on the
-// way (only system rules follow links), and one that cannot be opened is
-// left out, which only takes rights away. This is what kernel.NewRuleset
-// does for `pathgrant exec`.
-func newRuleset(rules []sandbox.Rule) (int, error) {
-	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
-	if uint64(cfg.HandledAccessFS) != uint64(sandbox.Handled) {
-		return -1, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, sandbox.Handled)
-	}
-	fd, _, err := cfg.NewRulesetFD()
-	if err != nil {
-		return -1, fmt.Errorf("%w: create ruleset: %v", kernel.ErrUnavailable, err)
-	}
-	if fd < 0 {
-		return -1, errors.New("landlock ruleset: nothing to restrict")
-	}
-	for _, r := range rules {
-		if err := addRule(fd, r); err != nil {
-			unix.Close(fd)
-			return -1, err
-		}
-	}
-	return fd, nil
-}
-
-func addRule(rulesetFD int, r sandbox.Rule) error {
-	fd, isDir, err := openRule(r)
-	if err != nil {
-		return nil // left out: fewer rights, never more
-	}
-	defer unix.Close(fd)
-	access := r.Access
-	switch {
-	case r.File && isDir:
-		return nil
-	case !isDir:
-		access &= sandbox.FileRights
-	}
-	if access == 0 {
-		return nil
-	}
-	attr := ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(access)}
-	if err := ll.LandlockAddPathBeneathRule(rulesetFD, &attr, 0); err != nil {
-		return fmt.Errorf("landlock rule %s: %w", r, err)
-	}
-	return nil
-}
-
-func openRule(r sandbox.Rule) (fd int, isDir bool, err error) {
-	if r.Follow {
-		fd, err = unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
-	} else {
-		fd, err = unix.Openat2(unix.AT_FDCWD, r.Path, &unix.OpenHow{
-			Flags:   unix.O_PATH | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
-	}
-	if err != nil {
-		return -1, false, &fs.PathError{Op: "open", Path: r.Path, Err: err}
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return -1, false, &fs.PathError{Op: "stat", Path: r.Path, Err: err}
-	}
-	return fd, st.Mode&unix.S_IFMT == unix.S_IFDIR, nil
 }
