@@ -118,7 +118,7 @@ var awkKeywords = map[string]bool{"print": true, "printf": true, "return": true,
 // awkProgram is what an awk program does besides reading its input: files
 // it reads (getline <) and writes (print >).
 type awkProgram struct {
-	reads, writes []string
+	openedFiles
 }
 
 // parseAwk finds every way an awk program reaches a file. Redirections
@@ -199,52 +199,22 @@ func (out *awkProgram) print(toks []awkToken, i int) error {
 
 // awkArgs is an awk command line.
 type awkArgs struct {
-	progs, progFiles, files []arg
-	bad                     string
+	scriptArgs
 }
 
 // parseAwkArgs reads awk's options: -f program files, -e/--source program
 // text (gawk), -v and -F values, and harmless flags; any other option is
-// unknown to the guard.
+// unknown to the guard. The first operand ends the options: the ones after
+// it are the program's.
 func parseAwkArgs(args []arg) awkArgs {
 	var out awkArgs
-	var pos []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		next := func() arg {
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return arg{val: "", known: true}
-		}
-		switch {
-		case !a.known || a.pipe || a.val == "-" || !strings.HasPrefix(a.val, "-") || len(pos) > 0:
-			pos = append(pos, a)
-		case a.val == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a.val, "--"):
-			out.long(a.val[2:], next)
-		default:
-			out.short(a.val, next)
-		}
-	}
-	if len(out.progs) == 0 && len(out.progFiles) == 0 && len(pos) > 0 {
-		out.progs, pos = pos[:1], pos[1:]
-	}
-	out.files = pos
+	out.parse(args, false, out.long, out.short)
 	return out
 }
 
 func (o *awkArgs) long(opt string, next func() arg) {
 	name, val, hasVal := strings.Cut(opt, "=")
-	value := func() arg {
-		if hasVal {
-			return arg{val: val, known: true}
-		}
-		return next()
-	}
+	value := optValue(val, hasVal, next)
 	switch name {
 	case "source":
 		o.progs = append(o.progs, value())
@@ -259,13 +229,8 @@ func (o *awkArgs) long(opt string, next func() arg) {
 }
 
 func (o *awkArgs) short(opt string, next func() arg) {
-	c, rest := opt[1], opt[2:]
-	value := func() arg {
-		if rest != "" {
-			return arg{val: rest, known: true}
-		}
-		return next()
-	}
+	c, rest := opt[0], opt[1:]
+	value := optValue(rest, rest != "", next)
 	switch c {
 	case 'e':
 		o.progs = append(o.progs, value())
@@ -275,10 +240,10 @@ func (o *awkArgs) short(opt string, next func() arg) {
 		value()
 	case 'b', 'c', 'P', 'r', 'S', 's', 'N', 'n', 'M', 'O', 't', 'V', 'h':
 		if rest != "" {
-			o.bad = opt
+			o.bad = "-" + opt
 		}
 	default:
-		o.bad = opt
+		o.bad = "-" + opt
 	}
 }
 
@@ -293,7 +258,7 @@ func awkCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 		sa.unprove(inv.name + " reads its program from a file the guard does not read")
 	}
 	for _, prog := range p.progs {
-		sa.awkProgram(inv.name, prog, inv)
+		sa.awkProgram(inv.name, prog, inv.cwd)
 	}
 	for _, f := range p.files {
 		if f.known && strings.Contains(f.val, "=") && !strings.Contains(f.val, "/") {
@@ -304,7 +269,7 @@ func awkCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	return inv.stay()
 }
 
-func (sa *shellAnalyzer) awkProgram(name string, prog arg, inv *invocation) {
+func (sa *shellAnalyzer) awkProgram(name string, prog arg, cwd string) {
 	if !prog.known {
 		sa.unprove(name + " program text is not literal")
 		return
@@ -314,12 +279,7 @@ func (sa *shellAnalyzer) awkProgram(name string, prog arg, inv *invocation) {
 		sa.unprove(fmt.Sprintf("%s program: %v", name, err))
 		return
 	}
-	for _, f := range a.reads {
-		sa.path(OpRead, arg{val: f, known: true}, inv.cwd, accessOpts{})
-	}
-	for _, f := range a.writes {
-		sa.path(OpWrite, arg{val: f, known: true}, inv.cwd, accessOpts{})
-	}
+	sa.opened(a.openedFiles, cwd)
 }
 
 // awkOps are awk's two-character operators.

@@ -13,7 +13,7 @@ var errSedRuns = errors.New("the sed script runs shell commands")
 // sedScript is what a sed script opens besides its input: files read (r,
 // R) and written (w, W, s///w).
 type sedScript struct {
-	reads, writes []string
+	openedFiles
 }
 
 // parseSed reads a GNU sed script command by command. Anything it does not
@@ -231,60 +231,30 @@ func (s *sedScanner) substitute(out *sedScript) error {
 	return nil
 }
 
-// sedArgs is a sed command line.
+// sedArgs is a sed command line: its scripts are the progs of scriptArgs.
 type sedArgs struct {
-	scripts, scriptFiles, files []arg
-	inPlace                     bool
-	suffix                      string
-	bad                         string
+	scriptArgs
+	inPlace bool
+	suffix  string
 }
 
 // parseSedArgs reads sed's options: -e/--expression scripts, -f/--file
 // script files, -i/--in-place with an optional glued suffix, and flags.
+// Options may follow the operands, as GNU sed allows.
 func parseSedArgs(args []arg) sedArgs {
 	var out sedArgs
-	var pos []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		next := func() arg {
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return arg{val: "", known: true}
-		}
-		switch {
-		case !a.known || a.pipe || a.val == "-" || !strings.HasPrefix(a.val, "-"):
-			pos = append(pos, a)
-		case a.val == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a.val, "--"):
-			out.long(a.val[2:], next)
-		default:
-			out.short(a.val[1:], next)
-		}
-	}
-	if len(out.scripts) == 0 && len(out.scriptFiles) == 0 && len(pos) > 0 {
-		out.scripts, pos = pos[:1], pos[1:]
-	}
-	out.files = pos
+	out.parse(args, true, out.long, out.short)
 	return out
 }
 
 func (o *sedArgs) long(opt string, next func() arg) {
 	name, val, hasVal := strings.Cut(opt, "=")
-	value := func() arg {
-		if hasVal {
-			return arg{val: val, known: true}
-		}
-		return next()
-	}
+	value := optValue(val, hasVal, next)
 	switch name {
 	case "expression":
-		o.scripts = append(o.scripts, value())
+		o.progs = append(o.progs, value())
 	case "file":
-		o.scriptFiles = append(o.scriptFiles, value())
+		o.progFiles = append(o.progFiles, value())
 	case "in-place":
 		o.inPlace, o.suffix = true, val
 	case "line-length":
@@ -299,19 +269,14 @@ func (o *sedArgs) long(opt string, next func() arg) {
 func (o *sedArgs) short(cluster string, next func() arg) {
 	for j := 0; j < len(cluster); j++ {
 		rest := cluster[j+1:]
-		value := func() arg {
-			if rest != "" {
-				return arg{val: rest, known: true}
-			}
-			return next()
-		}
+		value := optValue(rest, rest != "", next)
 		switch c := cluster[j]; c {
 		case 'n', 'r', 'E', 's', 'u', 'z', 'b':
 			continue
 		case 'e':
-			o.scripts = append(o.scripts, value())
+			o.progs = append(o.progs, value())
 		case 'f':
-			o.scriptFiles = append(o.scriptFiles, value())
+			o.progFiles = append(o.progFiles, value())
 		case 'l':
 			value()
 		case 'i':
@@ -331,12 +296,12 @@ func sedCommand(sa *shellAnalyzer, inv *invocation) []dirState {
 	switch {
 	case p.bad != "":
 		sa.unprove("sed " + p.bad + " is an option the guard does not model")
-	case len(p.scriptFiles) > 0:
+	case len(p.progFiles) > 0:
 		sa.unprove("sed reads its script from a file the guard does not read")
 	case strings.Contains(p.suffix, "/"):
 		sa.unprove("sed -i puts its backups in another folder")
 	}
-	for _, s := range p.scripts {
+	for _, s := range p.progs {
 		sa.sedScript(s, inv.cwd)
 	}
 	for _, f := range p.files {
@@ -365,10 +330,5 @@ func (sa *shellAnalyzer) sedScript(s arg, cwd string) {
 		sa.unprove(fmt.Sprintf("sed script: %v", err))
 		return
 	}
-	for _, f := range script.reads {
-		sa.path(OpRead, arg{val: f, known: true}, cwd, accessOpts{})
-	}
-	for _, f := range script.writes {
-		sa.path(OpWrite, arg{val: f, known: true}, cwd, accessOpts{})
-	}
+	sa.opened(script.openedFiles, cwd)
 }
