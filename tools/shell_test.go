@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -141,4 +142,23 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// TestShellCannotSignalOut: a command the daemon runs is in a Landlock
+// domain scoped for signals (ABI 6 and later), so it cannot signal the
+// daemon itself, which sits outside that domain.
+func TestShellCannotSignalOut(t *testing.T) {
+	tr, _ := shellTree(t)
+	if abi, _ := kernel.ABI(); abi < kernel.ScopeABI {
+		t.Skipf("Landlock ABI %d has no signal scope (needs %d)", abi, kernel.ScopeABI)
+	}
+	writeFile(t, tr.work+"/sig.sh", fmt.Sprintf("#!/bin/sh\nkill -0 %d\n", os.Getpid()))
+	if err := os.Chmod(tr.work+"/sig.sh", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := tr.run(t, tools.ExecuteShellCommand, map[string]any{"command": "./sig.sh"})
+	if res.Decision != guard.Allow || res.ExitCode == nil || *res.ExitCode == 0 ||
+		!strings.Contains(deref(res.Stderr), "Operation not permitted") {
+		t.Fatalf("signalling the daemon from its command: %+v, stderr %q; want refused", res, deref(res.Stderr))
+	}
 }

@@ -24,9 +24,9 @@ func ABI() (int, error) {
 // both IPC scopes, so the command can neither signal a process outside its
 // domain (the daemon, the user's shell) nor connect to an abstract Unix
 // socket made outside it (X11's, D-Bus's). The network is not handled.
-func config(abi int, scoped bool) landlock.Config {
+func config(abi int) landlock.Config {
 	cfg := landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS}
-	if scoped && abi >= ScopeABI {
+	if abi >= ScopeABI {
 		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal)
 	}
 	return cfg
@@ -49,25 +49,11 @@ type Ruleset struct {
 // cannot be opened is skipped; a rule the kernel refuses fails the whole
 // ruleset.
 func NewRuleset(rs []rules.Rule) (*Ruleset, error) {
-	return newRuleset(rs, true)
-}
-
-// NewPathRuleset builds the ruleset NewRuleset builds, without the IPC
-// scopes: the daemon's shell commands (package tools/confine) are confined
-// by their paths alone, so they may still signal processes and reach
-// abstract Unix sockets outside their domain.
-func NewPathRuleset(rs []rules.Rule) (*Ruleset, error) {
-	return newRuleset(rs, false)
-}
-
-// newRuleset builds the ruleset for rs, with the IPC scopes when scoped
-// and the kernel has them.
-func newRuleset(rs []rules.Rule, scoped bool) (*Ruleset, error) {
 	abi, err := ABI()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	cfg := config(abi, scoped)
+	cfg := config(abi)
 	if uint64(cfg.HandledAccessFS) != uint64(rules.Handled) {
 		return nil, fmt.Errorf("landlock ruleset: handled rights %v differ from the rules' %v", cfg.HandledAccessFS, rules.Handled)
 	}

@@ -25,11 +25,6 @@ func NewRuleset([]rules.Rule) (*Ruleset, error) {
 	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
-// NewPathRuleset fails: there is no Landlock off Linux.
-func NewPathRuleset([]rules.Rule) (*Ruleset, error) {
-	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
-}
-
 // Close does nothing.
 func (*Ruleset) Close() error { return nil }
 

@@ -55,7 +55,7 @@ func (l Landlock) Start(cmd *exec.Cmd, c tools.Confinement) error {
 	if err != nil {
 		return err
 	}
-	rs, err := kernel.NewPathRuleset(rules)
+	rs, err := kernel.NewRuleset(rules)
 	if err != nil {
 		return err
 	}
