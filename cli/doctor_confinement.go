@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"pathgrant/devicepolicy"
+	"pathgrant/sandbox"
+)
+
+// confinementChecks report Landlock, bubblewrap, user namespaces and what
+// they add up to with the device policy's confinement setting, then what
+// confinement still leaves open.
+func confinementChecks(env doctorEnv) []doctorCheck {
+	c := env.Confinement()
+	out := []doctorCheck{landlockCheck(c), bwrapCheck(c)}
+	if c.Bwrap != "" {
+		out = append(out, usernsCheck(c))
+	}
+	confined := confinedCheck(env, c)
+	out = append(out, confined, approvalBoundary(confined.Status == doctorOK))
+	for _, g := range c.Gaps {
+		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
+	}
+	return out
+}
+
+func landlockCheck(c sandbox.Confinement) doctorCheck {
+	if c.LandlockErr != "" {
+		return doctorCheck{Name: "landlock", Status: doctorFail, Detail: "unavailable: " + oneLine(c.LandlockErr),
+			Fix: fmt.Sprintf("run Linux 6.10 or later with Landlock enabled (ABI %d or later; 'landlock' in the lsm= boot parameter)", sandbox.MinLandlockABI)}
+	}
+	return doctorCheck{Name: "landlock", Status: doctorOK, Detail: fmt.Sprintf("ABI %d", c.LandlockABI)}
+}
+
+func bwrapCheck(c sandbox.Confinement) doctorCheck {
+	if c.Bwrap == "" {
+		return doctorCheck{Name: "bubblewrap", Status: doctorWarn, Detail: "bwrap is not on PATH: no private mount view",
+			Fix: "install it: sudo apt-get install bubblewrap"}
+	}
+	return doctorCheck{Name: "bubblewrap", Status: doctorOK, Detail: c.Bwrap}
+}
+
+func usernsCheck(c sandbox.Confinement) doctorCheck {
+	if !c.UserNS {
+		return doctorCheck{Name: "user namespaces", Status: doctorWarn, Detail: "unprivileged user namespaces are off: bubblewrap cannot build its mount view",
+			Fix: "allow them: sysctl kernel.unprivileged_userns_clone=1 (Ubuntu: kernel.apparmor_restrict_unprivileged_userns=0)"}
+	}
+	return doctorCheck{Name: "user namespaces", Status: doctorOK, Detail: "available to bubblewrap"}
+}
+
+// confinedHow says which agent shell commands are confined: those that
+// go through pathgrant.
+const confinedHow = "the MCP bridge's execute_shell_command and, by default, the shell tools of Claude Code, Codex, Gemini CLI and Pi (their hooks rewrite each allowed command to run under pathgrant exec); Cursor's cannot be rewritten and are checked by the guard alone"
+
+// confinedCheck says whether agent shell commands run confined, and if
+// not, why: the kernel cannot, or the device policy turned it off.
+func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
+	d := doctorCheck{Name: "confinement"}
+	on, file, err := policyConfinement(env)
+	switch {
+	case err != nil:
+		d.Status, d.Detail, d.Fix = doctorFail, oneLine(err.Error()), "correct the device policy file"
+	case !on:
+		d.Status, d.Detail = doctorWarn, "UNCONFINED: off in the device policy: agent shell commands run unconfined, the static guard is all there is"
+		d.Fix = "set confinement = true in " + file
+	case c.Level == sandbox.LevelNone:
+		d.Status, d.Detail = doctorFail, "UNCONFINED: agent shell commands run unconfined: Landlock is unavailable"
+		d.Fix = "see landlock above"
+	default:
+		d.Status, d.Detail = doctorOK, fmt.Sprintf("%s: agent shell commands run confined through %s", c.Level, confinedHow)
+	}
+	return d
+}
+
+// approvalBoundary says what keeps an agent from approving its own
+// requests: confined commands cannot reach pathgrant's socket at all;
+// unconfined ones can, and then the one-time approval code, shown only to
+// the person, is the only barrier.
+func approvalBoundary(confined bool) doctorCheck {
+	if confined {
+		return doctorCheck{Name: "who can approve", Status: doctorOK,
+			Detail: "confined: agent commands cannot reach the decision channel; approvals need the person's one-time code"}
+	}
+	return doctorCheck{Name: "who can approve", Status: doctorInfo,
+		Detail: "code-only: unconfined agent commands can reach the socket, so the one-time approval code is the only barrier (an agent that can read your screen could defeat it)"}
+}
+
+// policyConfinement reads the device policy's confinement setting and
+// names the file that would change it.
+func policyConfinement(env doctorEnv) (on bool, file string, err error) {
+	loc, err := devicepolicy.Locate(env.Getenv)
+	if err != nil {
+		return false, "", err
+	}
+	dir := devicepolicy.Dir(env.Getenv, loc.Home)
+	p, err := devicepolicy.Load(dir, loc)
+	if err != nil {
+		return false, "", err
+	}
+	return p.Confinement, filepath.Join(dir, devicepolicy.TOMLName), nil
+}
