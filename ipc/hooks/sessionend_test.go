@@ -272,7 +272,7 @@ func TestSessionEndEvent(t *testing.T) {
 			}
 			d := startLive(t, newLayout(t))
 			a := startAgent(t, d.daemon, `"$HOOK" $CLIENT < "$DIR/check.json" > "$DIR/check"; touch "$DIR/check.done"
-"$HOOK" $CLIENT < "$DIR/end.json" > "$DIR/end"; echo $? > "$DIR/end.done"; sleep 60`, "CLIENT="+tc.client)
+"$HOOK" $CLIENT < "$DIR/end.json" > "$DIR/end"; echo $? > "$DIR/end.st"; mv "$DIR/end.st" "$DIR/end.done"; exec sleep 60`, "CLIENT="+tc.client)
 			a.put(t, d.daemon, "check.json", tc.check)
 			a.put(t, d.daemon, "end.json", tc.end)
 			a.output(t, "check", 10*time.Second)
@@ -303,11 +303,11 @@ func TestForgedSessionEnd(t *testing.T) {
 		t.Run(tc.client, func(t *testing.T) {
 			t.Parallel()
 			d := startLive(t, newLayout(t))
-			owner := startAgent(t, d.daemon, `"$HOOK" $CLIENT < "$DIR/check.json" > "$DIR/check"; touch "$DIR/check.done"; sleep 60`,
+			owner := startAgent(t, d.daemon, `"$HOOK" $CLIENT < "$DIR/check.json" > "$DIR/check"; touch "$DIR/check.done"; exec sleep 60`,
 				"CLIENT="+tc.client)
 			owner.put(t, d.daemon, "check.json", tc.check)
 			owner.output(t, "check", 10*time.Second)
-			forger := startAgent(t, d.daemon, `"$HOOK" $CLIENT < "$DIR/end.json" > "$DIR/end"; echo $? > "$DIR/end.done"; sleep 60`,
+			forger := startAgent(t, d.daemon, `"$HOOK" $CLIENT < "$DIR/end.json" > "$DIR/end"; echo $? > "$DIR/end.st"; mv "$DIR/end.st" "$DIR/end.done"; exec sleep 60`,
 				"CLIENT="+tc.client)
 			forger.put(t, d.daemon, "end.json", tc.end)
 			if out := forger.output(t, "end", 10*time.Second); out != tc.output {
