@@ -86,7 +86,7 @@ func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg := installReport(a.client, path, a.uninstall, changed, backup)
+	msg := installReport("hook", "installed", a.client, path, a.uninstall, changed, backup)
 	if project != "" && !a.uninstall && client.ProjectNote != "" {
 		msg += "\n" + client.ProjectNote
 	}
@@ -119,27 +119,36 @@ func hookArgv(a installHooksArgs) ([]string, error) {
 	if argv[0], err = findHookBinary(a.hook); err != nil {
 		return nil, err
 	}
-	if a.socket != "" {
-		sock, err := filepath.Abs(a.socket)
-		if err != nil {
-			return nil, fmt.Errorf("socket %s: %w", a.socket, err)
-		}
-		argv = append(argv, "--socket", sock)
-	}
-	return argv, nil
+	return withSocket(argv, a.socket)
 }
 
-func installReport(client, path string, uninstall, changed bool, backup string) string {
+// withSocket adds `--socket ABS` to a registered command when the person
+// named a socket: the command runs later, from another working directory.
+func withSocket(argv []string, socket string) ([]string, error) {
+	if socket == "" {
+		return argv, nil
+	}
+	sock, err := filepath.Abs(socket)
+	if err != nil {
+		return nil, fmt.Errorf("socket %s: %w", socket, err)
+	}
+	return append(argv, "--socket", sock), nil
+}
+
+// installReport says what installing (or uninstalling) pathgrant's thing,
+// "hook" or "MCP server", did to one client's file; verb is what
+// installing it is called ("installed", "registered").
+func installReport(thing, verb, client, path string, uninstall, changed bool, backup string) string {
 	var msg string
 	switch {
 	case uninstall && changed:
-		msg = fmt.Sprintf("removed the pathgrant hook for %s from %s", client, path)
+		msg = fmt.Sprintf("removed the pathgrant %s for %s from %s", thing, client, path)
 	case uninstall:
-		return fmt.Sprintf("no pathgrant hook for %s in %s: nothing to remove", client, path)
+		return fmt.Sprintf("no pathgrant %s for %s in %s: nothing to remove", thing, client, path)
 	case changed:
-		msg = fmt.Sprintf("installed the pathgrant hook for %s in %s", client, path)
+		msg = fmt.Sprintf("%s the pathgrant %s for %s in %s", verb, thing, client, path)
 	default:
-		return fmt.Sprintf("the pathgrant hook for %s is already installed in %s", client, path)
+		return fmt.Sprintf("the pathgrant %s for %s is already %s in %s", thing, client, verb, path)
 	}
 	if backup != "" {
 		msg += " (previous file saved as " + backup + ")"

@@ -90,7 +90,7 @@ func installMCP(a installMCPArgs, exe string, getenv appdirs.Getenv) (string, er
 	if err != nil {
 		return "", err
 	}
-	return installMCPReport(a.client, path, a.uninstall, changed, backup), nil
+	return installReport("MCP server", "registered", a.client, path, a.uninstall, changed, backup), nil
 }
 
 // bridgeArgv is the server's command: this binary's absolute path, mcp,
@@ -103,31 +103,5 @@ func bridgeArgv(exe, socket string) ([]string, error) {
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
 	}
-	argv := []string{exe, "mcp"}
-	if socket != "" {
-		sock, err := filepath.Abs(socket)
-		if err != nil {
-			return nil, fmt.Errorf("socket %s: %w", socket, err)
-		}
-		argv = append(argv, "--socket", sock)
-	}
-	return argv, nil
-}
-
-func installMCPReport(client, path string, uninstall, changed bool, backup string) string {
-	var msg string
-	switch {
-	case uninstall && changed:
-		msg = fmt.Sprintf("removed the pathgrant MCP server for %s from %s", client, path)
-	case uninstall:
-		return fmt.Sprintf("no pathgrant MCP server for %s in %s: nothing to remove", client, path)
-	case changed:
-		msg = fmt.Sprintf("registered the pathgrant MCP server for %s in %s", client, path)
-	default:
-		return fmt.Sprintf("the pathgrant MCP server for %s is already registered in %s", client, path)
-	}
-	if backup != "" {
-		msg += " (previous file saved as " + backup + ")"
-	}
-	return msg
+	return withSocket([]string{exe, "mcp"}, socket)
 }
