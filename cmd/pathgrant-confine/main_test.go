@@ -6,39 +6,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"pathgrant/internal/buildcheck"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/kernel"
 )
-
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
 
 // TestLeanDependencies: the inner step links the rule types, the Landlock
 // code and x/sys, and nothing of the policy side (sandbox, guard, ipc, the
 // shell parser, the store, the UI), no network, no regexp, no cgo: its
 // start-up is on the path of every confined command.
 func TestLeanDependencies(t *testing.T) {
-	cmd := exec.Command(goTool(), "list", "-deps", "pathgrant/cmd/pathgrant-confine")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	deps := strings.Fields(string(out))
+	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-confine")
 	allowed := []string{"pathgrant/cmd/pathgrant-confine", "pathgrant/sandbox/kernel", "pathgrant/sandbox/rules",
 		"github.com/landlock-lsm/go-landlock/", "golang.org/x/sys/", "kernel.org/pub/linux/libs/security/libcap/psx"}
 	for _, d := range deps {
@@ -60,7 +42,7 @@ func TestLeanDependencies(t *testing.T) {
 func buildConfine(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "pathgrant-confine")
-	cmd := exec.Command(goTool(), "build", "-o", out, ".")
+	cmd := exec.Command(buildcheck.GoTool(), "build", "-o", out, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if data, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, data)

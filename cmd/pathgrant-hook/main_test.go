@@ -6,33 +6,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/internal/buildcheck"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 )
 
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 // build runs `go build -o out args...` without cgo.
 func build(t testing.TB, dir, out string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(goTool(), append([]string{"build", "-o", out}, args...)...)
+	cmd := exec.Command(buildcheck.GoTool(), append([]string{"build", "-o", out}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if data, err := cmd.CombinedOutput(); err != nil {
@@ -43,13 +31,7 @@ func build(t testing.TB, dir, out string, args ...string) {
 // TestLeanDependencies: the hook links no UI, no store, no shell parser, no
 // third-party module and no net package, and builds without cgo.
 func TestLeanDependencies(t *testing.T) {
-	cmd := exec.Command(goTool(), "list", "-deps", "pathgrant/cmd/pathgrant-hook")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	deps := strings.Fields(string(out))
+	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-hook")
 	forbidden := func(d string) bool {
 		for _, prefix := range []string{"fyne.io/", "go.etcd.io/", "github.com/", "mvdan.cc/", "golang.org/x/"} {
 			if strings.HasPrefix(d, prefix) {
