@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Codex CLI (0.169) runs a hook from hooks.json only when three things
@@ -234,8 +235,12 @@ func editCodexConfig(path, source string, trusts []codexTrust, uninstall bool) (
 	return true, writeSettings(path, old, exists, []byte(text), &backup)
 }
 
-// tomlHeader matches a table header line, capturing its key.
-var tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*(.*?)\s*\]\]?\s*(#.*)?$`)
+// tomlHeader matches a table header line, capturing its key. Like the
+// two patterns below it is compiled on first use: install-hooks needs it,
+// every start of the hook binary, which links this package, does not.
+var tomlHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*(.*?)\s*\]\]?\s*(#.*)?$`)
+})
 
 // dropCodexTrust removes the marked tables of the hooks.json at source,
 // with their marker line, and the tables whose key is one of trusts' (a
@@ -250,7 +255,7 @@ func dropCodexTrust(text, source string, trusts []codexTrust) string {
 	skipping, marked := false, false
 	for _, line := range strings.SplitAfter(text, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if m := tomlHeader.FindStringSubmatch(trimmed); m != nil && !strings.HasPrefix(trimmed, "#") {
+		if m := tomlHeader().FindStringSubmatch(trimmed); m != nil && !strings.HasPrefix(trimmed, "#") {
 			mine := marked && strings.HasPrefix(m[1], ours)
 			if mine && !skipping {
 				out = out[:len(out)-1] // the marker
@@ -270,10 +275,14 @@ func dropCodexTrust(text, source string, trusts []codexTrust) string {
 
 // codexFeatureOff matches the hooks feature switched off, in the
 // [features] table or as a dotted key.
-var codexFeatureOff = regexp.MustCompile(`^(\s*(?:features\.)?(?:hooks|codex_hooks)\s*=\s*)false\s*(#.*)?$`)
+var codexFeatureOff = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\s*(?:features\.)?(?:hooks|codex_hooks)\s*=\s*)false\s*(#.*)?$`)
+})
 
 // codexFeatureOn matches a line install-hooks switched on.
-var codexFeatureOn = regexp.MustCompile(`^(\s*(?:features\.)?(?:hooks|codex_hooks)\s*=\s*)true\s*` + regexp.QuoteMeta(codexFeatureNote) + `$`)
+var codexFeatureOn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\s*(?:features\.)?(?:hooks|codex_hooks)\s*=\s*)true\s*` + regexp.QuoteMeta(codexFeatureNote) + `$`)
+})
 
 // switchCodexFeature switches `hooks = false` (or the deprecated
 // `codex_hooks`) on, noting it, when on; when off it puts back only what
@@ -283,17 +292,17 @@ func switchCodexFeature(text string, on bool) string {
 	table := ""
 	for i, line := range lines {
 		trimmed := strings.TrimSpace(line)
-		if m := tomlHeader.FindStringSubmatch(trimmed); m != nil && !strings.HasPrefix(trimmed, "#") {
+		if m := tomlHeader().FindStringSubmatch(trimmed); m != nil && !strings.HasPrefix(trimmed, "#") {
 			table = m[1]
 			continue
 		}
 		inFeatures := table == "features" || table == "" && strings.HasPrefix(trimmed, "features.")
 		switch {
 		case !inFeatures:
-		case on && codexFeatureOff.MatchString(line):
-			lines[i] = codexFeatureOff.ReplaceAllString(line, "${1}true "+codexFeatureNote)
-		case !on && codexFeatureOn.MatchString(line):
-			lines[i] = codexFeatureOn.ReplaceAllString(line, "${1}false")
+		case on && codexFeatureOff().MatchString(line):
+			lines[i] = codexFeatureOff().ReplaceAllString(line, "${1}true "+codexFeatureNote)
+		case !on && codexFeatureOn().MatchString(line):
+			lines[i] = codexFeatureOn().ReplaceAllString(line, "${1}false")
 		}
 	}
 	return strings.Join(lines, "\n")
