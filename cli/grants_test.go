@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 )
@@ -161,9 +162,9 @@ func TestGrantsRevoke(t *testing.T) {
 
 func TestGrantsStoreFromEnvironment(t *testing.T) {
 	f := newFixture(t)
-	t.Setenv(grants.EnvStore, f.path)
+	t.Setenv(appdirs.StoreEnv, f.path)
 	if out := grantsCmd("list").ok(t).stdout; !strings.Contains(out, f.dev.ID) {
-		t.Errorf("list with %s set did not read that store:\n%s", grants.EnvStore, out)
+		t.Errorf("list with %s set did not read that store:\n%s", appdirs.StoreEnv, out)
 	}
 }
 

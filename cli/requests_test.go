@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(agentEnv); mode != "" {
 		os.Exit(agentMain(mode))
 	}
-	os.Setenv(ipc.SocketEnv, filepath.Join(os.TempDir(), fmt.Sprintf("pathgrant-test-%d-none", os.Getpid()), "none.sock"))
+	os.Setenv(appdirs.SocketEnv, filepath.Join(os.TempDir(), fmt.Sprintf("pathgrant-test-%d-none", os.Getpid()), "none.sock"))
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
@@ -454,7 +454,7 @@ func TestGrantsChoosesDaemonOrStore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.env != "" {
-				t.Setenv(ipc.SocketEnv, tc.env)
+				t.Setenv(appdirs.SocketEnv, tc.env)
 			}
 			r := grantsCmd(tc.args...)
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) || strings.Count(r.stderr, "\n") > 1 {

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -84,7 +85,7 @@ func newAppEnv(t *testing.T) appEnv {
 
 func (e appEnv) vars(d *desktop) []string {
 	return append(os.Environ(), "HOME="+e.home, "DISPLAY="+d.Display, "DBUS_SESSION_BUS_ADDRESS="+d.Bus,
-		"FYNE_SCALE=1", "LANG=C.UTF-8", ipc.SocketEnv+"="+e.socket, grants.EnvStore+"="+e.store)
+		"FYNE_SCALE=1", "LANG=C.UTF-8", appdirs.SocketEnv+"="+e.socket, appdirs.StoreEnv+"="+e.store)
 }
 
 // TestAppApproval is the user's path through the real app: a denied

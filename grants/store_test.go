@@ -12,6 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"pathgrant/appdirs"
 	"pathgrant/guard"
 )
 
@@ -58,10 +59,10 @@ func TestDefaultPath(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("XDG_STATE_HOME", tc.xdg)
-			t.Setenv(EnvStore, tc.env)
-			got, err := ResolvePath(tc.flag)
+			t.Setenv(appdirs.StoreEnv, tc.env)
+			got, err := appdirs.Store(tc.flag, os.Getenv)
 			if err != nil || got != tc.want {
-				t.Errorf("ResolvePath(%q) = %q, %v; want %q", tc.flag, got, err, tc.want)
+				t.Errorf("appdirs.Store(%q) = %q, %v; want %q", tc.flag, got, err, tc.want)
 			}
 		})
 	}
