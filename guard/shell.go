@@ -26,7 +26,6 @@ type shellAnalyzer struct {
 	depth   int
 	configs map[string]*expand.Config // expansion settings per working directory
 	ov      *overlay                  // links and moves made earlier in the line
-	aliases bool                      // alias expansion may be on
 }
 
 // analyzeShell parses text as bash and returns every access it needs.
