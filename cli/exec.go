@@ -18,9 +18,11 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 	"pathgrant/sandbox"
+	"pathgrant/sandbox/frontend"
 	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox/rules"
 )
 
 const execUsageText = "usage: pathgrant exec [--session ID] [--socket PATH] [--wait DURATION] [--verbose] [--allow-unconfined] [--] COMMAND [ARG]..."
@@ -61,7 +63,7 @@ type execDeps struct {
 
 func systemExecDeps() execDeps {
 	return execDeps{getenv: os.Getenv, environ: os.Environ, probe: kernel.ABI, bwrap: sandbox.ProbeFacts,
-		execve: syscall.Exec, terminals: sandbox.Terminals, captured: stderrCaptured}
+		execve: syscall.Exec, terminals: launch.Terminals, captured: frontend.StderrCaptured}
 }
 
 // runExec implements `pathgrant exec`: it runs the command confined by
@@ -87,7 +89,7 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 // parseExecArgs reads the flags up to the command (or `--`); the session
 // and token default to the environment, the socket to the daemon's.
 func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) {
-	a := execArgs{token: getenv(appdirs.TokenEnv), capability: getenv(hooks.CapEnv)}
+	a := execArgs{token: getenv(appdirs.TokenEnv), capability: getenv(launch.CapEnv)}
 	fs := newFlags("exec")
 	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
 	fs.StringVar(&a.socket, "socket", "", socketHelp)
@@ -102,7 +104,7 @@ func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) 
 	case len(a.argv) == 0:
 		return a, usagef("no command given")
 	case a.session == "" && a.capability == "":
-		return a, usagef("no session: give --session or set %s (or %s, which a hook's rewritten command carries)", appdirs.SessionEnv, hooks.CapEnv)
+		return a, usagef("no session: give --session or set %s (or %s, which a hook's rewritten command carries)", appdirs.SessionEnv, launch.CapEnv)
 	case a.wait < 0:
 		return a, usagef("--wait must not be negative")
 	}
@@ -140,8 +142,8 @@ func (r *execRun) refuse(code int, format string, args ...any) int {
 // --allow-unconfined and no Landlock, or when the device policy turns
 // confinement off. It returns only when the command was not run.
 func (r *execRun) run() int {
-	if r.capability != "" {
-		return r.runCapability()
+	if r.capability != "" { // a hook's rewritten command: the daemon prepares its sandbox
+		return frontend.Exec(r.socket, r.capability, r.argv, r.stderr)
 	}
 	dev, err := r.devicePolicy()
 	if err != nil {
@@ -174,46 +176,6 @@ func (r *execRun) run() int {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	return r.confined(conf, path, in, deviceOf(in.Policy, dev))
-}
-
-// runCapability runs a hook's rewritten command: the hook's check was its
-// pre-flight, so exec only fetches the session's policy with the
-// capability (spent by that one fetch), which also carries the device
-// policy and the grants the check used. Unconfined only when the device
-// policy turns confinement off; a machine that cannot confine refuses.
-func (r *execRun) runCapability() int {
-	conf := r.confinement()
-	path, err := exec.LookPath(r.argv[0])
-	if err != nil {
-		return r.refuse(execNotFound, "%v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), daemonSlack)
-	defer cancel()
-	c := &ipc.Client{Socket: r.socket, Capability: r.capability, CommandHash: ipc.CommandHash(sandbox.CommandText(r.argv))}
-	pol, err := c.Policy(ctx)
-	c.CloseIdle()
-	if err != nil {
-		return r.refuse(execRefused, "session policy: %v: not running %s", err, r.argv[0])
-	}
-	r.session = pol.Session
-	dev := devicepolicy.Policy{Confinement: true}
-	if pol.Confinement == nil {
-		if dev, err = r.devicePolicy(); err != nil {
-			return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
-		}
-	}
-	dev = deviceOf(pol, dev)
-	switch {
-	case !dev.Confinement:
-		return r.runUnconfined(path, ipc.Answer{Decision: guard.Allow}, errors.New("the device policy turns confinement off (confinement = false)"))
-	case conf.Level == sandbox.LevelNone:
-		return r.refuse(execRefused, "%v: %s: refusing to run %s unconfined", kernel.ErrUnavailable, conf.LandlockErr, r.argv[0])
-	}
-	tmp, err := sandbox.SessionTmpDir(sandbox.TmpBase(r.deps.getenv), pol.Session)
-	if err != nil {
-		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
-	}
-	return r.confined(conf, path, r.sandboxInput(pol, pol.Used, tmp, dev), dev)
 }
 
 // deviceOf is the device policy as the daemon sent it with pol, when it
@@ -277,7 +239,7 @@ func (r *execRun) preflight(ctx context.Context, c *ipc.Client, unconfined bool)
 	if unconfined {
 		tool = "exec --allow-unconfined"
 	}
-	ans, err := c.Check(ctx, ipc.CheckRequest{Command: sandbox.CommandText(r.argv), Tool: tool,
+	ans, err := c.Check(ctx, ipc.CheckRequest{Command: launch.CommandText(r.argv), Tool: tool,
 		WaitMS: int(r.wait / time.Millisecond)})
 	var ae *ipc.APIError
 	if errors.As(err, &ae) && ae.Status == 400 {
@@ -354,7 +316,7 @@ func (r *execRun) runLandlock(path string, in sandbox.Input) int {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	r.report(rs.Applied, in.TmpDir)
-	err = rs.Exec(path, r.argv, sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, in.Device.SSHAgent))
+	err = rs.Exec(path, r.argv, launch.ConfinedEnv(r.deps.environ(), in.TmpDir, in.Device.SSHAgent))
 	return r.refuse(execRefused, "%v", err)
 }
 
@@ -374,27 +336,30 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 	if err != nil {
 		return r.refuse(execRefused, "find the pathgrant binary for the sandbox: %v", err)
 	}
-	confine := confineBinary(exe)
+	inner, bins, err := sandbox.InnerStep(exe)
+	if err != nil {
+		return r.refuse(execRefused, "%v", err)
+	}
 	fsys := sandbox.NewMemoFS(sandbox.OSFS{}) // one snapshot for the view and the rules
-	view, err := sandbox.BuildView(in, r.viewConfig(exe, confine, dev), fsys)
+	view, err := sandbox.BuildView(in, r.viewConfig(bins, dev), fsys)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
 	in.ByMount, in.PrivateTmp = view.ByMount, true
-	rules, err := sandbox.Build(in, fsys)
+	rs, err := sandbox.Build(in, fsys)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
-	r.report(rules, in.TmpDir)
+	r.report(rs, in.TmpDir)
 	for _, m := range view.Mounts {
 		r.log.Debug("mount", "mount", m.String())
 	}
-	fd, err := kernel.JobFD(kernel.Job{Rules: rules, Path: path, Argv: r.argv})
+	fd, err := kernel.JobFD(rules.Job{Rules: rs, Path: path, Argv: r.argv})
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
-	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, innerArgv(exe, confine, fd))...)
-	env := sandbox.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent)
+	argv := append([]string{"bwrap"}, view.Args(os.Geteuid() == 0, append(inner, strconv.Itoa(fd)))...)
+	env := launch.ConfinedEnv(r.deps.environ(), in.TmpDir, dev.SSHAgent)
 	if r.deps.captured != nil && r.deps.captured() {
 		return r.runExplained(bwrap, argv, env, in)
 	}
@@ -409,56 +374,28 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 // when the command fails, explains each path it names that lies outside
 // the view (reportRefusals). Its status is the command's.
 func (r *execRun) runExplained(bwrap string, argv, env []string, in sandbox.Input) int {
-	scan := &refusalScanner{}
-	res := runTeed(bwrap, argv, env, r.stderr, scan)
-	if res.err != nil {
-		return r.refuse(execRefused, "run %s: %v", bwrap, res.err)
+	scan := &launch.Scanner{}
+	res := frontend.RunTeed(bwrap, argv, env, r.stderr, scan)
+	if res.Err != nil {
+		return r.refuse(execRefused, "run %s: %v", bwrap, res.Err)
 	}
-	if res.status.Exited() && res.status.ExitStatus() == 0 {
+	if res.Status.Exited() && res.Status.ExitStatus() == 0 {
 		return 0
 	}
-	r.reportRefusals(r.stderr, outsideView(in, scan.Paths()))
-	return exitStatus(res.status)
+	r.reportRefusals(r.stderr, in.Outside(scan.Paths()))
+	return frontend.ExitStatus(res.Status)
 }
 
-// viewConfig says what the view hides, which ssh agent socket it shows,
-// and which binaries it needs (pathgrant, and the lean inner step if any).
-func (r *execRun) viewConfig(exe, confine string, dev devicepolicy.Policy) sandbox.ViewConfig {
+// viewConfig adds to cfg (the binaries the view needs) what the view
+// hides and which ssh agent socket it shows.
+func (r *execRun) viewConfig(cfg sandbox.ViewConfig, dev devicepolicy.Policy) sandbox.ViewConfig {
 	home := r.deps.getenv("HOME")
-	cfg := sandbox.ViewConfig{Exe: exe, Confine: confine, Hidden: sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
-		UID: os.Getuid(), Socket: r.socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: dev.SSHAgent})}
+	cfg.Hidden = sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
+		UID: os.Getuid(), Socket: r.socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: dev.SSHAgent})
 	if sock := r.deps.getenv("SSH_AUTH_SOCK"); dev.SSHAgent && filepath.IsAbs(sock) {
 		cfg.SSHAgentSocket = sock
 	}
 	return cfg
-}
-
-// confineName is the lean inner step's binary (cmd/pathgrant-confine).
-const confineName = "pathgrant-confine"
-
-// confineBinary is the lean inner step's binary when it sits next to the
-// pathgrant binary exe (canonical, a regular executable file), else "":
-// then pathgrant runs the inner step itself (`exec --inner`). It starts
-// much faster than pathgrant, which links the daemon, the guard and the
-// MCP SDK. Only a file next to exe is taken: it is as trusted as exe.
-func confineBinary(exe string) string {
-	c, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(exe), confineName))
-	if err != nil {
-		return ""
-	}
-	if fi, err := os.Stat(c); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return ""
-	}
-	return c
-}
-
-// innerArgv is the inner step's command line inside the view: the lean
-// binary confine when there is one, else `pathgrant exec --inner FD`.
-func innerArgv(exe, confine string, fd int) []string {
-	if confine != "" {
-		return []string{confine, strconv.Itoa(fd)}
-	}
-	return []string{exe, "exec", innerFlag, strconv.Itoa(fd)}
 }
 
 // runInner is `pathgrant exec --inner FD`: the inner step where no

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"pathgrant/appdirs"
+	"pathgrant/sandbox"
+	"pathgrant/sandbox/launch"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +18,6 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 )
 
 // hookCapability checks command as a hook-only client would (no session
@@ -34,12 +37,14 @@ func (e *execEnv) hookCapability(t testing.TB, client, command string) (ipc.Answ
 	return ans, ans.Exec.Capability
 }
 
-// capCmd is the command a hook rewrote: PATHGRANT_CAP set, no session
-// and no token in the environment.
+// capCmd is the command a hook rewrote, run by pathgrant-confine (next to
+// bin, the pathgrant binary): PATHGRANT_CAP set, no session and no token
+// in the environment.
 func (e *execEnv) capCmd(bin, capability, command string) *exec.Cmd {
-	cmd := exec.Command(bin, "exec", "--socket", e.sock, "--", "bash", "-c", command)
+	cmd := exec.Command(filepath.Join(filepath.Dir(bin), sandbox.ConfineName), "exec", "--", "bash", "-c", command)
 	cmd.Dir = e.work
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, hooks.CapEnv + "=" + capability}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, launch.CapEnv + "=" + capability,
+		appdirs.SocketEnv + "=" + e.sock}
 	return cmd
 }
 

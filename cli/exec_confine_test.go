@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,7 +18,9 @@ import (
 
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
-	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/frontend"
+	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox/rules"
 )
 
 // requireFullConfinement skips unless this machine confines with a
@@ -335,7 +338,7 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 				bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
 				conf = append(conf, run(cmd))
 				startup = append(startup, run(e.execCmd(bin, "--help")))
-				policy = append(policy, e.policyRoundTrips(b, name == "capability"))
+				policy = append(policy, e.policyRoundTrips(b, bin, name == "capability"))
 				viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
 				inner = append(inner, run(job()))
 			}
@@ -372,17 +375,20 @@ func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, f
 		b.Fatal(err)
 	}
 	in := sandbox.Input{Policy: pol, TmpDir: tmp, System: sandbox.SystemRules()}
-	confine := confineBinary(bin)
-	view, err := sandbox.BuildView(in, sandbox.ViewConfig{Exe: bin, Confine: confine}, sandbox.OSFS{})
+	inner, bins, err := sandbox.InnerStep(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	view, err := sandbox.BuildView(in, bins, sandbox.OSFS{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	in.ByMount, in.PrivateTmp = view.ByMount, true
-	rules, err := sandbox.Build(in, sandbox.OSFS{})
+	rs, err := sandbox.Build(in, sandbox.OSFS{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	data, err := json.Marshal(kernel.Job{Rules: rules, Path: truePath, Argv: []string{"true"}})
+	data, err := json.Marshal(rules.Job{Rules: rs, Path: truePath, Argv: []string{"true"}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -396,7 +402,7 @@ func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, f
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { f.Close() })
-		argv := innerArgv(bin, confine, 3)
+		argv := append(slices.Clone(inner), "3")
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.ExtraFiles = []*os.File{f}
 		return cmd
@@ -407,23 +413,28 @@ func (e *execEnv) client() *ipc.Client {
 	return &ipc.Client{Socket: e.sock, Session: e.sess.ID, Token: e.sess.Token}
 }
 
-// policyRoundTrips times exec's daemon round trips on a new client: a
-// check and a policy fetch with the session's token, or (capability) the
-// one policy fetch a hook's capability allows.
-func (e *execEnv) policyRoundTrips(b *testing.B, capability bool) time.Duration {
+// policyRoundTrips times the daemon round trips on a new client: for
+// `pathgrant exec` with a session, a check and a policy fetch with the
+// session's token; for a hook's capability, the one request that has the
+// daemon prepare the sandbox (launch.Fetch, as pathgrant-confine makes it).
+func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c := e.client()
 	if capability {
 		_, secret := e.hookCapability(b, fmt.Sprintf("bench-rt-%d", time.Now().UnixNano()), "true")
-		c = &ipc.Client{Socket: e.sock, Capability: secret, CommandHash: ipc.CommandHash(sandbox.CommandText([]string{"bash", "-c", "true"}))}
-	}
-	defer c.CloseIdle()
-	start := time.Now()
-	if !capability {
-		if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
+		req := launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", "true"},
+			Exe: filepath.Join(filepath.Dir(bin), sandbox.ConfineName), Env: e.env()}
+		start := time.Now()
+		if _, err := frontend.Fetch(e.sock, secret, req); err != nil {
 			b.Fatal(err)
 		}
+		return time.Since(start)
+	}
+	c := e.client()
+	defer c.CloseIdle()
+	start := time.Now()
+	if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
+		b.Fatal(err)
 	}
 	if _, err := c.Policy(ctx); err != nil {
 		b.Fatal(err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"pathgrant/sandbox"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,8 +48,8 @@ func TestConfineBinary(t *testing.T) {
 			if tt.want != "" {
 				want = filepath.Join(bin, tt.want)
 			}
-			if got := confineBinary(bin + "/pathgrant"); got != want {
-				t.Errorf("confineBinary = %q, want %q", got, want)
+			if got := sandbox.ConfineBinary(bin + "/pathgrant"); got != want {
+				t.Errorf("ConfineBinary = %q, want %q", got, want)
 			}
 		})
 	}

@@ -71,8 +71,10 @@ func (e *execEnv) serve(t testing.TB) {
 	t.Helper()
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: string(sandbox.Probe().Level),
-		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}}})
+	conf := sandbox.Probe()
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: string(conf.Level),
+		Device:   guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
+		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock}})
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -71,7 +71,7 @@ type launchResult struct {
 	stdout, stderr string
 }
 
-func launch(args ...string) launchResult {
+func runLaunch(args ...string) launchResult {
 	var out, errb bytes.Buffer
 	code := runLauncher(args, &out, &errb)
 	return launchResult{code, out.String(), errb.String()}
@@ -109,7 +109,7 @@ func TestRunSessionLifecycle(t *testing.T) {
 	t.Setenv("PATHGRANT_TOKEN", "")
 	done := make(chan launchResult, 1)
 	go func() {
-		done <- launch("--workspace", e.work, "--read-only", e.home+"/docs", "--socket", e.sock, "--", "/bin/sh", "-c", reportAndWait)
+		done <- runLaunch("--workspace", e.work, "--read-only", e.home+"/docs", "--socket", e.sock, "--", "/bin/sh", "-c", reportAndWait)
 	}()
 	id, token, sock := waitReport(t, out)
 	if sock != e.sock || id == "" || token == "" {
@@ -148,7 +148,7 @@ func TestRunNestedIsAChildSession(t *testing.T) {
 	if err := os.MkdirAll(e.root+"/other", 0o700); err != nil {
 		t.Fatal(err)
 	}
-	res := launch("--workspace", e.root+"/other", "--socket", e.sock, "--", "/bin/sh", "-c", "touch "+marker)
+	res := runLaunch("--workspace", e.root+"/other", "--socket", e.sock, "--", "/bin/sh", "-c", "touch "+marker)
 	if res.code != 1 || !strings.Contains(res.stderr, "outside the parent session") {
 		t.Errorf("a child wider than its parent: exit %d %q", res.code, res.stderr)
 	}
@@ -161,7 +161,7 @@ func TestRunNestedIsAChildSession(t *testing.T) {
 	t.Setenv("LAUNCH_GO", goFile)
 	done := make(chan launchResult, 1)
 	go func() {
-		done <- launch("--workspace", e.work+"/sub", "--socket", e.sock, "--", "/bin/sh", "-c", reportAndWait)
+		done <- runLaunch("--workspace", e.work+"/sub", "--socket", e.sock, "--", "/bin/sh", "-c", reportAndWait)
 	}()
 	id, token, _ := waitReport(t, out)
 	if id == parent.ID || token == parent.Token {
@@ -204,7 +204,7 @@ func TestRunRefusesAndReports(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := launch(tc.args...)
+			res := runLaunch(tc.args...)
 			if res.code != tc.code || !strings.Contains(res.stdout, tc.stdout) || !strings.Contains(res.stderr, tc.stderr) ||
 				tc.stderr == "" && res.stderr != "" {
 				t.Errorf("exit %d stdout %q stderr %q; want exit %d, %q, %q", res.code, res.stdout, res.stderr, tc.code, tc.stdout, tc.stderr)

@@ -3,42 +3,48 @@ package ipc
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"net/http"
 	"sync"
 	"time"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
 )
 
 // An exec capability lets the one shell command a hook rewrote to run
-// under `pathgrant exec` act as its session for exactly one thing:
-// fetching that session's policy, once, within CapabilityTTL. It is what
-// makes hook-only sessions (no `pathgrant run`, so no session token in the
+// confined act as its session for exactly one thing: having its sandbox
+// prepared (POST /v1/exec), once, within CapabilityTTL. It is what makes
+// hook-only sessions (no `pathgrant run`, so no session token in the
 // agent's environment) confinable without ever handing the long-lived
-// token to a command line. It is never valid for a check, a decision,
-// events or any other route: only routes that declare srcCap accept it,
-// and only GET /v1/policy does.
+// token to a command line. The answer carries a report ticket, the same
+// kind of secret for one other thing: explaining, once, the paths that
+// command was refused (POST /v1/exec/report). Neither is valid for a
+// check, a decision, events or any other route: a route takes only the
+// kind it declares (takesCapability).
 
-// HeaderCapability carries an exec capability; HeaderCommandHash the
-// hex SHA-256 of the shell text exec is about to run, which must be the
-// text the capability was issued for.
+// capKind is what a capability is for: the route that takes it.
+type capKind string
+
 const (
-	HeaderCapability  = "X-Pathgrant-Capability"
-	HeaderCommandHash = "X-Pathgrant-Command-Hash"
+	capExec   capKind = "exec"
+	capReport capKind = "report"
 )
 
 // CapabilityTTL is how long an exec capability stays usable: the time
 // between a hook's answer and its client starting the command.
-const CapabilityTTL = 60 * time.Second
+// ReportTTL is how long a report ticket does: the command's run.
+const (
+	CapabilityTTL = 60 * time.Second
+	ReportTTL     = 24 * time.Hour
+)
 
 // maxCapabilities bounds the outstanding capabilities; the oldest are
 // dropped past it (their commands then fail closed).
 const maxCapabilities = 4096
 
 // ExecInfo is what a check answer for a shell command says about how the
-// command is to run. Confine: run it under `pathgrant exec` (the machine
+// command is to run. Confine: run it confined (the machine
 // can confine and the device policy does not turn it off); Level is the
 // machine's confinement ("bwrap+landlock", "landlock", "none") or "off".
 // Capability is set only in the HTTP answer to the caller that asked for
@@ -50,18 +56,15 @@ type ExecInfo struct {
 	Capability string `json:"capability,omitempty"`
 }
 
-// CommandHash is the hex SHA-256 of shell text, as HeaderCommandHash
-// carries it.
-func CommandHash(text string) string {
-	h := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(h[:])
-}
-
 // capEntry is one outstanding capability.
 type capEntry struct {
+	kind    capKind
 	session string
-	command string        // CommandHash of the text it was issued for
+	command string        // launch.CommandHash of the text it was issued for
 	used    []guard.Scope // the grants the hook's check used (a once grant is spent by then)
+	// outside keeps the paths, of those a failed command named, that lie
+	// outside the view it ran in (report tickets).
+	outside func(paths []string) []string
 	expires time.Time
 }
 
@@ -120,7 +123,7 @@ func (s *Server) execInfo(sess *session, req CheckRequest, ans Answer) *ExecInfo
 			used = append(used, guard.Scope{Op: g.Op, Path: g.Path, Kind: g.Kind})
 		}
 	}
-	info.Capability = s.caps.issue(capEntry{session: sess.ID, command: CommandHash(req.ExecCommand), used: used,
+	info.Capability = s.caps.issue(capEntry{kind: capExec, session: sess.ID, command: launch.CommandHash(req.ExecCommand), used: used,
 		expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info
 }
@@ -144,26 +147,31 @@ func (s *Server) confinementLevel() string {
 	return s.cfg.Confinement
 }
 
-// takesCapability declares that a session route also accepts an exec
-// capability as its identity. Only the policy routes do.
-func (rt route) takesCapability() route {
-	rt.session.capability = true
+// maxExecBody bounds an exec route's body: it carries the front end's
+// environment.
+const maxExecBody = 1 << 20
+
+// capRoute declares a route whose session comes from a capability of
+// kind alone (the exec routes): no session id in any source.
+func capRoute(pattern string, kind capKind, body func() sessionBody, act sessionHandler) route {
+	rt := withBody(pattern, 0, body, act)
+	rt.session.capability, rt.limit = kind, maxExecBody
 	return rt
 }
 
 // resolveCapabilityCall resolves a session route's request that presents
-// an exec capability. The capability is spent whatever happens; a route
-// that does not take one refuses it (400), so it is never an identity for
-// a check, a decision, events or a tool.
+// a capability. The capability is spent whatever happens; a route that
+// does not take one refuses it (400), so it is never an identity for a
+// check, a decision, events or a tool.
 func (s *Server) resolveCapabilityCall(sr *sessionRoute, r *http.Request, body sessionBody) (sessionCall, *apiError) {
-	if !sr.capability {
-		s.caps.consume(r.Header.Get(HeaderCapability))
+	if sr.capability == "" {
+		s.caps.consume(r.Header.Get(launch.HeaderCapability))
 		err := errorf(http.StatusBadRequest, grants.KindConflict, "this route does not take an exec capability")
 		s.audit(grants.Record{Kind: err.kind, Reason: err.msg})
 		return sessionCall{}, err
 	}
 	src, _, _ := requestSources(r, body)
-	sess, e, err := s.resolveCapability(src, r)
+	sess, e, err := s.resolveCapability(sr.capability, src, r)
 	if err != nil {
 		return sessionCall{}, err
 	}
@@ -171,19 +179,21 @@ func (s *Server) resolveCapabilityCall(sr *sessionRoute, r *http.Request, body s
 }
 
 // resolveCapability resolves a request that presents a capability: it is
-// consumed, must be unexpired, issued for the command hash the request
-// gives, for a live session; any session id the request also names must
-// be that session. Every refusal is audited.
-func (s *Server) resolveCapability(src idSources, r *http.Request) (*session, *capEntry, *apiError) {
-	e, ok := s.caps.consume(r.Header.Get(HeaderCapability))
+// consumed, must be of the route's kind, unexpired, issued for the
+// command hash the request gives, for a live session; any session id the
+// request also names must be that session. Every refusal is audited.
+func (s *Server) resolveCapability(kind capKind, src idSources, r *http.Request) (*session, *capEntry, *apiError) {
+	e, ok := s.caps.consume(r.Header.Get(launch.HeaderCapability))
 	var err *apiError
 	switch {
 	case !ok:
-		err = errorf(http.StatusForbidden, grants.KindForged, "unknown or spent exec capability")
+		err = errorf(http.StatusForbidden, grants.KindForged, "unknown or spent %s capability", kind)
+	case e.kind != kind:
+		err = errorf(http.StatusForbidden, grants.KindForged, "a %s capability is not valid for this route", e.kind)
 	case !s.now().Before(e.expires):
-		err = errorf(http.StatusForbidden, grants.KindStale, "exec capability expired")
-	case subtle.ConstantTimeCompare([]byte(r.Header.Get(HeaderCommandHash)), []byte(e.command)) != 1:
-		err = errorf(http.StatusForbidden, grants.KindForged, "exec capability was issued for another command")
+		err = errorf(http.StatusForbidden, grants.KindStale, "%s capability expired", kind)
+	case subtle.ConstantTimeCompare([]byte(r.Header.Get(launch.HeaderCommandHash)), []byte(e.command)) != 1:
+		err = errorf(http.StatusForbidden, grants.KindForged, "%s capability was issued for another command", kind)
 	case src != idSources{}:
 		if id, aerr := src.agree(); aerr != nil {
 			err = aerr

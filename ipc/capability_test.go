@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,23 +13,46 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
 )
 
 // capEnv is a daemon on a machine that confines, with a clock the test
 // moves and a device policy file the test switches.
 type capEnv struct {
 	*testEnv
-	clock   atomic.Int64 // unix nanoseconds
-	confine atomic.Bool
+	clock    atomic.Int64 // unix nanoseconds
+	confine  atomic.Bool
+	launcher *recordLauncher
+}
+
+// recordLauncher prepares nothing: it remembers the policy it was given,
+// and keeps every path as outside the view.
+type recordLauncher struct {
+	mu  sync.Mutex
+	pol Policy
+}
+
+func (l *recordLauncher) Launch(pol Policy, _ devicepolicy.Policy, _ launch.Request) (Launch, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pol = pol
+	return Launch{Prepared: launch.Prepared{Level: "test"}, Outside: func(paths []string) []string { return paths }}, nil
+}
+
+func (l *recordLauncher) policy() Policy {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pol
 }
 
 func newCapEnv(t *testing.T) *capEnv {
-	ce := &capEnv{}
+	ce := &capEnv{launcher: &recordLauncher{}}
 	ce.clock.Store(time.Now().UnixNano())
 	ce.confine.Store(true)
 	ce.testEnv = newTestEnv(t, func(c *Config) {
 		c.Now = func() time.Time { return time.Unix(0, ce.clock.Load()) }
 		c.Confinement = "bwrap+landlock"
+		c.Launcher = ce.launcher
 		c.DeviceFile = func() devicepolicy.Policy {
 			return devicepolicy.Policy{Confinement: ce.confine.Load(), Toolchains: []string{"/opt/tc"}, Caches: []string{ce.home + "/.cache"}}
 		}
@@ -51,8 +75,24 @@ func (ce *capEnv) hookCheck(t *testing.T, command string) Answer {
 // capClient presents cap for command, and optionally names a session.
 func (ce *capEnv) capClient(cap, command, session string) *Client {
 	c := NewClient(ce.sock)
-	c.Capability, c.CommandHash, c.Session = cap, CommandHash(command), session
+	c.Capability, c.CommandHash, c.Session = cap, launch.CommandHash(command), session
 	return c
+}
+
+// prepare presents cap for command (naming session, if any) to POST
+// /v1/exec, as a hook's rewritten command does.
+func (ce *capEnv) prepare(cap, command, session string) (launch.Prepared, error) {
+	var p launch.Prepared
+	err := ce.capClient(cap, command, session).do(context.Background(), http.MethodPost, launch.PathExec,
+		launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", command}}, &p)
+	return p, err
+}
+
+// report presents ticket for command to POST /v1/exec/report.
+func (ce *capEnv) report(ticket, command string, lines ...string) ([]string, error) {
+	var out launch.Report
+	err := ce.capClient(ticket, command, "").do(context.Background(), http.MethodPost, launch.PathReport, launch.Report{Lines: lines}, &out)
+	return out.Lines, err
 }
 
 func TestCapabilityIssued(t *testing.T) {
@@ -97,11 +137,11 @@ func TestCapabilityNoneLevel(t *testing.T) {
 	}
 }
 
-// TestCapabilityPolicy: a capability fetches its session's policy once,
-// with the device file's part and the grants the check used; it is
-// refused a second time, after expiry, for another command or session,
-// and on every other route.
-func TestCapabilityPolicy(t *testing.T) {
+// TestCapabilityExec: a capability has its session's sandbox prepared
+// once, from the policy with the device file's part and the grants the
+// check used; it is refused a second time, after expiry, for another
+// command or session, and on every other route.
+func TestCapabilityExec(t *testing.T) {
 	ctx := context.Background()
 	t.Run("once, with device policy and used grants", func(t *testing.T) {
 		ce := newCapEnv(t)
@@ -116,20 +156,27 @@ func TestCapabilityPolicy(t *testing.T) {
 		if ans.Decision != guard.Allow || !slices.Contains(ans.Grants, g.ID) || ans.Exec.Capability == "" {
 			t.Fatalf("answer %+v: want allowed by %s with a capability", ans, g.ID)
 		}
-		c := ce.capClient(ans.Exec.Capability, cmd, "")
-		pol, err := c.Policy(ctx)
+		p, err := ce.prepare(ans.Exec.Capability, cmd, "")
 		if err != nil {
-			t.Fatalf("policy with the capability: %v", err)
+			t.Fatalf("prepare with the capability: %v", err)
 		}
+		pol := ce.launcher.policy()
 		want := guard.Scope{Op: guard.OpRead, Path: ce.dl + "/report.csv", Kind: guard.KindFile}
-		if pol.Session != first.Session || !slices.Contains(pol.Used, want) || slices.Contains(pol.Grants, want) {
-			t.Errorf("policy session %s used %v grants %v; want %s, the spent once grant in used only", pol.Session, pol.Used, pol.Grants, first.Session)
+		if p.Session != first.Session || pol.Session != first.Session || !slices.Contains(pol.Used, want) || slices.Contains(pol.Grants, want) {
+			t.Errorf("prepared for %s, policy session %s used %v grants %v; want %s, the spent once grant in used only",
+				p.Session, pol.Session, pol.Used, pol.Grants, first.Session)
 		}
 		if pol.Confinement == nil || !*pol.Confinement || !slices.Equal(pol.Toolchains, []string{"/opt/tc"}) || len(pol.Caches) != 1 {
 			t.Errorf("policy device part: confinement %v toolchains %v caches %v", pol.Confinement, pol.Toolchains, pol.Caches)
 		}
-		if _, err := c.Policy(ctx); statusOf(err) != http.StatusForbidden {
+		if p.Ticket == "" || p.Ticket == ans.Exec.Capability {
+			t.Errorf("report ticket %q: want a new secret", p.Ticket)
+		}
+		if _, err := ce.prepare(ans.Exec.Capability, cmd, ""); statusOf(err) != http.StatusForbidden {
 			t.Errorf("second use: %v; want 403", err)
+		}
+		if _, err := ce.prepare(p.Ticket, cmd, ""); statusOf(err) != http.StatusForbidden {
+			t.Errorf("the report ticket as an exec capability: %v; want 403", err)
 		}
 	})
 	refusals := []struct {
@@ -139,16 +186,24 @@ func TestCapabilityPolicy(t *testing.T) {
 	}{
 		{"after expiry", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
 			ce.clock.Add(int64(CapabilityTTL + time.Second))
-			_, err := ce.capClient(cap, "ls", "").Policy(ctx)
+			_, err := ce.prepare(cap, "ls", "")
 			return err
 		}},
 		{"for another command", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
-			_, err := ce.capClient(cap, "cat /etc/passwd", "").Policy(ctx)
+			_, err := ce.prepare(cap, "cat /etc/passwd", "")
 			return err
 		}},
 		{"for another session", http.StatusConflict, func(ce *capEnv, cap, _ string) error {
 			other := ce.register(SessionRequest{})
-			_, err := ce.capClient(cap, "ls", other.ID).Policy(ctx)
+			_, err := ce.prepare(cap, "ls", other.ID)
+			return err
+		}},
+		{"for a report", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
+			_, err := ce.report(cap, "ls", "cat: /x: Permission denied")
+			return err
+		}},
+		{"for the policy", http.StatusBadRequest, func(ce *capEnv, cap, _ string) error {
+			_, err := ce.capClient(cap, "ls", "").Policy(ctx)
 			return err
 		}},
 		{"for a check", http.StatusBadRequest, func(ce *capEnv, cap, session string) error {
@@ -170,11 +225,21 @@ func TestCapabilityPolicy(t *testing.T) {
 				t.Fatalf("got %v; want status %d", err, tt.status)
 			}
 			ce.clock.Store(time.Now().UnixNano())
-			if _, err := ce.capClient(ans.Exec.Capability, "ls", "").Policy(ctx); err == nil {
-				t.Errorf("the capability still fetched the policy after it was refused")
+			if _, err := ce.prepare(ans.Exec.Capability, "ls", ""); err == nil {
+				t.Errorf("the capability still prepared a sandbox after it was refused")
 			}
 		})
 	}
+	t.Run("without a capability", func(t *testing.T) {
+		ce := newCapEnv(t)
+		ans := ce.hookCheck(t, "ls")
+		c := NewClient(ce.sock)
+		c.Session = ans.Session
+		err := c.do(ctx, http.MethodPost, launch.PathExec, launch.Request{Path: "/bin/ls", Argv: []string{"ls"}}, nil)
+		if statusOf(err) != http.StatusBadRequest {
+			t.Errorf("POST %s with a session id and no capability: %v; want 400", launch.PathExec, err)
+		}
+	})
 	t.Run("for a decision", func(t *testing.T) {
 		ce := newCapEnv(t)
 		denied := ce.hookCheck(t, "cat "+ce.dl+"/other.csv")
@@ -193,6 +258,40 @@ func TestCapabilityPolicy(t *testing.T) {
 			t.Errorf("grants %+v after a refused decision", gs)
 		}
 	})
+}
+
+// TestExecReport: the report ticket explains, once, the refused paths of
+// its command's stderr: an eligible read is raised for approval, an
+// ineligible one is said to be final; lines naming no refusal are
+// ignored.
+func TestExecReport(t *testing.T) {
+	ce := newCapEnv(t)
+	ans := ce.hookCheck(t, "bash ./x.sh")
+	p, err := ce.prepare(ans.Exec.Capability, "bash ./x.sh", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ce.report(p.Ticket, "ls", "cat: /x: Permission denied"); statusOf(err) != http.StatusForbidden {
+		t.Fatalf("the ticket for another command: %v; want 403", err)
+	}
+	p, err = ce.prepare(ce.hookCheck(t, "bash ./x.sh").Exec.Capability, "bash ./x.sh", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ce.report(p.Ticket, "bash ./x.sh", "cat: "+ce.dl+"/other.csv: Permission denied", "all good",
+		"cat: /etc/shadow: Permission denied")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], "raised as request") || !strings.Contains(lines[1], "cannot be approved") {
+		t.Errorf("report %q: want the Downloads read raised and /etc/shadow final", lines)
+	}
+	if pending := ce.srv.Pending(); len(pending) != 1 || !strings.HasSuffix(pending[0].Path, "/other.csv") {
+		t.Errorf("pending %+v; want one request for other.csv", pending)
+	}
+	if _, err := ce.report(p.Ticket, "bash ./x.sh", "cat: /x: Permission denied"); statusOf(err) != http.StatusForbidden {
+		t.Errorf("a second report: %v; want 403", err)
+	}
 }
 
 func TestHealthConfinement(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pathgrant/grants"
+	"pathgrant/sandbox/launch"
 )
 
 // Client talks to the daemon over its socket. Session and Token, when set,
@@ -192,8 +193,8 @@ func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*
 		req.Header.Set(HeaderToken, c.Token)
 	}
 	if c.Capability != "" {
-		req.Header.Set(HeaderCapability, c.Capability)
-		req.Header.Set(HeaderCommandHash, c.CommandHash)
+		req.Header.Set(launch.HeaderCapability, c.Capability)
+		req.Header.Set(launch.HeaderCommandHash, c.CommandHash)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil

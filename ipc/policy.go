@@ -12,16 +12,23 @@ import (
 // handlePolicy returns the resolved session's effective permissions now:
 // its roots, the device's protected paths, and the read grants it may use.
 // `pathgrant exec` builds its kernel ruleset from exactly this.
-// With an exec capability it also carries the grants the hook's check used
-// (Used); with a device policy file configured, the file's toolchains,
-// caches, read-only files, ssh agent and confinement switches, so exec
-// need not read the file itself.
 func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionCall) {
-	sess := c.sess
-	gs, gerr := s.usableGrants(sess.ID)
-	if gerr != nil {
-		writeError(w, errorf(http.StatusInternalServerError, "", "list grants: %v", gerr))
+	pol, err := s.sessionPolicy(c.sess)
+	if err != nil {
+		writeError(w, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, pol)
+}
+
+// sessionPolicy is sess's effective permissions now; with a device policy
+// file configured, also the file's toolchains, caches, read-only files,
+// ssh agent and confinement switches, so exec need not read the file
+// itself.
+func (s *Server) sessionPolicy(sess *session) (Policy, *apiError) {
+	gs, err := s.usableGrants(sess.ID)
+	if err != nil {
+		return Policy{}, errorf(http.StatusInternalServerError, "", "list grants: %v", err)
 	}
 	d := s.devicePolicy(sess.roots.Workspace)
 	pol := Policy{
@@ -33,10 +40,7 @@ func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionC
 		pol.Toolchains, pol.Caches, pol.ReadOnlyFiles, pol.SSHAgent = file.Toolchains, file.Caches, file.ReadOnlyFiles, file.SSHAgent
 		pol.Confinement = &file.Confinement
 	}
-	if c.cap != nil {
-		pol.Used = c.cap.used
-	}
-	writeJSON(w, http.StatusOK, pol)
+	return pol, nil
 }
 
 // deviceFile is the device policy file in force; without one configured,

@@ -136,6 +136,10 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			}
 			continue
 		}
+		if rt.session.capability != "" {
+			t.Run(rt.pattern, func(t *testing.T) { walkCapabilityOnly(t, c, rt, live) })
+			continue
+		}
 		tc, ok := cases[rt.pattern]
 		if !ok {
 			t.Errorf("route %s acts for a session but has no case in this test", rt.pattern)
@@ -151,6 +155,22 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			walkSources(t, c, rt, tc, live, other)
 			walkIdentity(t, c, rt, tc, live, other, ended)
 		})
+	}
+}
+
+// walkCapabilityOnly checks that a route whose session comes from a
+// capability alone declares no other source, and refuses a request that
+// names its session with an id and token, or names none, without one.
+func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live SessionResponse) {
+	t.Helper()
+	if rt.session.sources != 0 {
+		t.Fatalf("route declares %s besides its capability", rt.session.sources)
+	}
+	method, path, _ := strings.Cut(rt.pattern, " ")
+	for _, hdr := range []map[string]string{{HeaderSession: live.ID, HeaderToken: live.Token}, {}} {
+		if st, out := send(t, c, method, path, hdr, map[string]any{}); st != http.StatusBadRequest {
+			t.Errorf("no capability, headers %v: %d %s, want 400", hdr, st, out)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
 	"pathgrant/tools"
 )
 
@@ -63,6 +64,10 @@ type Config struct {
 	// whether hooks rewrite shell commands to run confined.
 	Confinement string
 	DeviceFile  func() devicepolicy.Policy
+	// Launcher prepares the sandbox of a hook's rewritten command
+	// (sandbox.Launcher in the daemon; package ipc cannot import it). nil
+	// refuses POST /v1/exec, so such a command does not run.
+	Launcher Launcher
 }
 
 func (c Config) withDefaults() Config {
@@ -200,8 +205,10 @@ func (s *Server) routes() []route {
 		withBody("POST /s/{session}/v1/check", srcURL|checkSources, newCheckBody, s.handleCheck),
 		acting("GET /v1/events", srcQuery|srcHeader, s.handleEvents),
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
-		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy).takesCapability(),
-		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy).takesCapability(),
+		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
+		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
+		capRoute("POST "+launch.PathExec, capExec, newExecBody, s.handleExec),
+		capRoute("POST "+launch.PathReport, capReport, newReportBody, s.handleExecReport),
 		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
 		toolRoute("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, s.handleTool),
 		plain("GET /v1/requests", s.handleListRequests),

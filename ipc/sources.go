@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"pathgrant/grants"
+	"pathgrant/sandbox/launch"
 )
 
 // source is one place a request may name its session. Each session route
@@ -86,9 +87,9 @@ type sessionRoute struct {
 	sources source
 	body    func() sessionBody // nil: the route takes no body
 	act     sessionHandler
-	// capability: the route also takes an exec capability instead of
-	// the session's own identity (GET policy only; see ExecInfo).
-	capability bool
+	// capability is the kind of capability the route takes instead of
+	// the session's own identity (the exec routes only; see ExecInfo).
+	capability capKind
 }
 
 // serveSession reads the route's body, resolves its session through
@@ -105,7 +106,7 @@ func (s *Server) serveSession(sr *sessionRoute) http.HandlerFunc {
 		}
 		var c sessionCall
 		var err *apiError
-		if r.Header.Get(HeaderCapability) != "" {
+		if r.Header.Get(launch.HeaderCapability) != "" {
 			c, err = s.resolveCapabilityCall(sr, r, body)
 		} else {
 			c, err = s.resolveRequest(sr.sources, r, body)

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 
 	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
 )
 
 // viewSystem are the places every confined command sees besides the
@@ -43,4 +45,28 @@ func (in Input) Reads(path string) bool {
 		}
 		return filepath.Clean(g.Path) == path
 	})
+}
+
+// Outside keeps the paths a confined command built from in may not read:
+// lexically outside what it allows (Reads), or a link that leads out of
+// it; at most launch.MaxReported. A path in /tmp counts only if it exists
+// outside: the view's /tmp is private, and a command's own temporary file
+// that went missing is not a refusal.
+func (in Input) Outside(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		outside := !in.Reads(p)
+		if _, err := os.Lstat(p); outside && err != nil && guard.Within("/tmp", p) {
+			continue
+		}
+		if !outside {
+			if c, err := filepath.EvalSymlinks(p); err == nil && c != p {
+				outside = !in.Reads(c)
+			}
+		}
+		if outside && len(out) < launch.MaxReported {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,11 +1,8 @@
 package sandbox
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
 
 	"pathgrant/guard"
 )
@@ -65,22 +62,6 @@ func (OSFS) ReadDir(dir string) ([]Entry, error) {
 // Canonical resolves path as the guard does.
 func (OSFS) Canonical(path string) (string, error) {
 	return guard.Canonicalizer{}.Canonical(path, "/", true)
-}
-
-// Terminals returns the terminal devices open on fds 0-2 of this process
-// (as /proc/self/fd shows them), so they can be reopened by name.
-func Terminals() []string {
-	var out []string
-	for fd := range 3 {
-		target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
-		if err != nil || strings.HasSuffix(target, " (deleted)") || slices.Contains(out, target) {
-			continue
-		}
-		if strings.HasPrefix(target, "/dev/pts/") || strings.HasPrefix(target, "/dev/tty") {
-			out = append(out, target)
-		}
-	}
-	return out
 }
 
 // Type is the entry type of path, links not followed.

@@ -78,9 +78,15 @@ type ViewFS interface {
 var Namespaces = []string{"--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"}
 
 // Args is the bubblewrap command line that runs inner (the inner step and
-// the command) in the view. As root bubblewrap would keep every
-// capability, so they are dropped.
+// the command) in the view.
 func (v View) Args(root bool, inner []string) []string {
+	return slices.Concat(v.Options(root), []string{"--"}, inner)
+}
+
+// Options are bubblewrap's options for the view: the namespaces and the
+// mounts. As root bubblewrap would keep every capability, so they are
+// dropped.
+func (v View) Options(root bool) []string {
 	args := slices.Clone(Namespaces)
 	if root {
 		args = append(args, "--cap-drop", "ALL")
@@ -88,7 +94,7 @@ func (v View) Args(root bool, inner []string) []string {
 	for _, m := range v.Mounts {
 		args = append(args, m.Args()...)
 	}
-	return append(append(args, "--"), inner...)
+	return args
 }
 
 // BuildView returns the view for in: the system folders read-only, a new

@@ -1,10 +1,17 @@
-// Command pathgrant-confine is `pathgrant exec`'s inner step on its own:
-// bubblewrap starts `pathgrant-confine FD` inside the mount view, and it
-// reads the job (rules and command) from the memory file at FD, restricts
-// itself with Landlock and execs the command. It links only the rule
-// types, go-landlock and x/sys (a test enforces it), so it starts in a
-// fraction of the time the full pathgrant binary takes. exec uses it when
-// it sits next to the pathgrant binary, else `pathgrant exec --inner FD`.
+// Command pathgrant-confine runs agents' shell commands confined, in one
+// small binary with two parts:
+//
+//   - `pathgrant-confine exec -- COMMAND...` is the front end a hook's
+//     rewritten command runs (package launch): it presents the command's
+//     exec capability to the daemon, which answers with the sandbox
+//     prepared, and runs bubblewrap;
+//   - `pathgrant-confine FD` is the inner step bubblewrap starts inside the
+//     mount view: it reads the job (rules and command) from the memory
+//     file at FD, restricts itself with Landlock and execs the command.
+//
+// Both are on the path of every confined command, so it links only the
+// front end, the rule types, go-landlock and x/sys (a test enforces it):
+// it starts in a fraction of the time the full pathgrant binary takes.
 package main
 
 import (
@@ -12,12 +19,17 @@ import (
 	"os"
 
 	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/frontend"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: pathgrant-confine FD (run by pathgrant exec inside its sandbox)")
-		os.Exit(kernel.ExitRefused)
+	switch {
+	case len(os.Args) >= 2 && os.Args[1] == "exec":
+		os.Exit(frontend.Main(os.Args[2:], os.Getenv, os.Stderr))
+	case len(os.Args) == 2:
+		os.Exit(kernel.RunInner(os.Args[1], os.Environ(), os.Stderr))
 	}
-	os.Exit(kernel.RunInner(os.Args[1], os.Environ(), os.Stderr))
+	fmt.Fprintln(os.Stderr, frontend.Usage)
+	fmt.Fprintln(os.Stderr, "       pathgrant-confine FD (the inner step, run by bubblewrap inside the sandbox)")
+	os.Exit(kernel.ExitRefused)
 }

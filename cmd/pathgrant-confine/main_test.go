@@ -13,15 +13,17 @@ import (
 	"pathgrant/internal/buildcheck"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/rules"
 )
 
-// TestLeanDependencies: the inner step links the rule types, the Landlock
-// code and x/sys, and nothing of the policy side (sandbox, guard, ipc, the
-// shell parser, the store, the UI), no network, no regexp, no cgo: its
-// start-up is on the path of every confined command.
+// TestLeanDependencies: the front end and the inner step link the rule
+// types, the Landlock code, x/sys and the path defaults, and nothing of
+// the policy side (sandbox, guard, ipc, the shell parser, the store, the
+// UI), no net package, no regexp, no cgo: their start-up is on the path of
+// every confined command.
 func TestLeanDependencies(t *testing.T) {
 	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-confine")
-	allowed := []string{"pathgrant/cmd/pathgrant-confine", "pathgrant/sandbox/kernel", "pathgrant/sandbox/rules",
+	allowed := []string{"pathgrant/cmd/pathgrant-confine", "pathgrant/sandbox/kernel", "pathgrant/sandbox/rules", "pathgrant/sandbox/launch", "pathgrant/sandbox/frontend", "pathgrant/appdirs",
 		"github.com/landlock-lsm/go-landlock/", "golang.org/x/sys/", "kernel.org/pub/linux/libs/security/libcap/psx"}
 	for _, d := range deps {
 		first, _, _ := strings.Cut(d, "/")
@@ -75,9 +77,9 @@ func TestConfine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := append(sandbox.SystemRules(), sandbox.Rule{Path: work, Access: sandbox.ReadWrite, Why: "workspace"})
+	rs := append(sandbox.SystemRules(), sandbox.Rule{Path: work, Access: sandbox.ReadWrite, Why: "workspace"})
 	job := func(script string) string {
-		data, err := json.Marshal(kernel.Job{Rules: rules, Path: sh, Argv: []string{"sh", "-c", script}})
+		data, err := json.Marshal(rules.Job{Rules: rs, Path: sh, Argv: []string{"sh", "-c", script}})
 		if err != nil {
 			t.Fatal(err)
 		}

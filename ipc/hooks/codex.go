@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"pathgrant/sandbox/launch"
 	"sort"
 	"strings"
 )
@@ -74,7 +75,7 @@ func unwrapOwnExec(input json.RawMessage, findBin func() (string, error)) json.R
 	var f map[string]json.RawMessage
 	var command string
 	if json.Unmarshal(input, &f) != nil || json.Unmarshal(f["command"], &command) != nil ||
-		!strings.HasPrefix(command, CapEnv+"=") {
+		!strings.HasPrefix(command, launch.CapEnv+"=") {
 		return input
 	}
 	bin, err := findBin()

@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/sandbox/launch"
 )
 
 // Every shell command a hook lets through runs confined, by default,
 // wherever the machine can confine (the daemon says so in the check's
 // answer: ExecInfo) and the client can rewrite a tool's input: the command
 // becomes `PATHGRANT_CAP=<capability> PATHGRANT_SOCKET=<socket>
-// /abs/pathgrant exec -- bash -c '<command>'`, the socket being the one the
-// hook itself asked. The capability lets that one command fetch its session's
-// policy once, within a minute; it is how hook-only sessions (no
-// `pathgrant run`, no token) are confined. The device policy's
+// /abs/pathgrant-confine exec -- bash -c '<command>'`, the socket being the
+// one the hook itself asked. The capability lets that one command have its
+// sandbox prepared by the daemon once, within a minute; it is how
+// hook-only sessions (no `pathgrant run`, no token) are confined. The device policy's
 // `confinement = false` turns this off; the daemon then answers Confine
 // false and the command runs as the client would run it, marked
 // unconfined in the answer's reason.
@@ -32,17 +33,14 @@ var rewriters = map[string]bool{"claude": true, "codex": true, "gemini": true, "
 // confined by rewriting it.
 func CanRewrite(client string) bool { return rewriters[client] }
 
-// CapEnv carries the exec capability to `pathgrant exec`.
-const CapEnv = "PATHGRANT_CAP"
-
-// ExecWrap returns shell text that runs command in bash under `pathgrant
-// exec` (bin, an absolute path) presenting capability cap to the daemon on
-// socket (none: exec's default):
+// ExecWrap returns shell text that runs command in bash under `BIN exec`
+// (bin, an absolute path: pathgrant-confine, or pathgrant) presenting
+// capability cap to the daemon on socket (none: the default):
 // `PATHGRANT_CAP=CAP [PATHGRANT_SOCKET=SOCKET] BIN exec -- bash -c
 // '<command>'`, each part quoted so the shell passes them through
 // unchanged.
 func ExecWrap(bin, socket, cap, command string) string {
-	return CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
+	return launch.CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
 }
 
 // socketPart is the PATHGRANT_SOCKET assignment of a wrapper, or "".
@@ -116,22 +114,28 @@ func confineShell(call Call, v Verdict, answers []Answer, socket string, findBin
 	if v.Rewrite == nil {
 		return Verdict{Reason: "pathgrant: cannot rewrite this shell command to run confined: denied"}
 	}
-	v.Reason += " (runs confined under pathgrant exec, " + info.Level + ")"
+	v.Reason += " (runs confined, " + info.Level + ")"
 	return v
 }
 
-// FindExecBinary returns the absolute path of the `pathgrant` binary that
-// runs confined commands: the one next to this hook binary, else the first
-// one on an absolute $PATH entry.
-func FindExecBinary() (string, error) { return appdirs.FindBinary("pathgrant", os.Getenv) }
+// FindExecBinary returns the absolute path of the binary that runs
+// confined commands: pathgrant-confine (small, so it starts fast) next to
+// this hook binary or on an absolute $PATH entry, else pathgrant found the
+// same way.
+func FindExecBinary() (string, error) {
+	if bin, err := appdirs.FindBinary("pathgrant-confine", os.Getenv); err == nil {
+		return bin, nil
+	}
+	return appdirs.FindBinary("pathgrant", os.Getenv)
+}
 
 // UnwrapExec returns the command inside text when text is exactly the
-// wrapper ExecWrap makes for bin (this build's pathgrant) with a
-// capability; ok is false for anything else, including the same shape
-// naming another binary: a wrapper is trusted only when it runs
-// pathgrant's own exec, which confines what it runs.
+// wrapper ExecWrap makes for bin (FindExecBinary's) with a capability; ok
+// is false for anything else, including the same shape naming another
+// binary: a wrapper is trusted only when it runs pathgrant's own front
+// end, which confines what it runs.
 func UnwrapExec(text, bin string) (inner string, ok bool) {
-	rest, ok := strings.CutPrefix(text, CapEnv+"='")
+	rest, ok := strings.CutPrefix(text, launch.CapEnv+"='")
 	if !ok || bin == "" {
 		return "", false
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"pathgrant/sandbox/launch"
 	"strings"
 	"testing"
 
@@ -136,7 +137,7 @@ func TestConfinedByDefault(t *testing.T) {
 				return
 			}
 			argv := shellWords(t, got)
-			if len(argv) != 8 || !strings.HasPrefix(argv[0], hooks.CapEnv+"=") || len(argv[0]) < len(hooks.CapEnv)+40 ||
+			if len(argv) != 8 || !strings.HasPrefix(argv[0], launch.CapEnv+"=") || len(argv[0]) < len(launch.CapEnv)+40 ||
 				argv[1] != appdirs.SocketEnv+"="+d.sock || // the socket the hook asked, not exec's default
 				argv[2] != fakeBin || strings.Join(argv[3:7], " ") != "exec -- bash -c" || argv[7] != tt.cmd {
 				t.Errorf("rewritten %q splits into %q", got, argv)

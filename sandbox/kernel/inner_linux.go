@@ -11,22 +11,19 @@ import (
 	"pathgrant/sandbox/rules"
 )
 
-// Job is what `pathgrant exec` hands its inner step inside the mount
-// view: the rules to enforce and the command to run.
-type Job struct {
-	Rules []rules.Rule `json:"rules"`
-	Path  string       `json:"path"`
-	Argv  []string     `json:"argv"`
-}
-
 // JobFD writes job to a memory file the next program inherits (no
 // close-on-exec) and returns its descriptor: the rules can be larger than
 // one argument may be.
-func JobFD(job Job) (int, error) {
+func JobFD(job rules.Job) (int, error) {
 	data, err := json.Marshal(job)
 	if err != nil {
 		return -1, fmt.Errorf("sandbox job: %w", err)
 	}
+	return DataFD(data)
+}
+
+// DataFD is JobFD for a job already encoded (as the daemon sends it).
+func DataFD(data []byte) (int, error) {
 	fd, err := unix.MemfdCreate("pathgrant-exec-job", 0)
 	if err != nil {
 		return -1, fmt.Errorf("sandbox job: memfd: %w", err)
@@ -40,19 +37,19 @@ func JobFD(job Job) (int, error) {
 
 // ReadJob reads and closes the job at fd (the inner step's side), so the
 // command does not inherit it.
-func ReadJob(fd int) (Job, error) {
+func ReadJob(fd int) (rules.Job, error) {
 	f := os.NewFile(uintptr(fd), "job")
 	if f == nil {
-		return Job{}, fmt.Errorf("sandbox job: bad descriptor %d", fd)
+		return rules.Job{}, fmt.Errorf("sandbox job: bad descriptor %d", fd)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<26))
 	if err != nil {
-		return Job{}, fmt.Errorf("sandbox job: read: %w", err)
+		return rules.Job{}, fmt.Errorf("sandbox job: read: %w", err)
 	}
-	var job Job
+	var job rules.Job
 	if err := json.Unmarshal(data, &job); err != nil {
-		return Job{}, fmt.Errorf("sandbox job: %w", err)
+		return rules.Job{}, fmt.Errorf("sandbox job: %w", err)
 	}
 	return job, nil
 }

@@ -13,7 +13,7 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 
-	"pathgrant/sandbox"
+	"pathgrant/sandbox/rules"
 )
 
 // helperEnv makes the test binary a helper that builds a ruleset and execs
@@ -23,7 +23,7 @@ const helperEnv = "PATHGRANT_KERNEL_TEST_HELPER"
 // helperJob is what the helper does: build rules, optionally rename
 // SwapFrom over SwapTo after the ruleset is built, then exec Argv.
 type helperJob struct {
-	Rules            []sandbox.Rule
+	Rules            []rules.Rule
 	SwapFrom, SwapTo string
 	Argv             []string
 }
@@ -93,28 +93,28 @@ func TestAvailable(t *testing.T) {
 	}
 }
 
-// TestRightsMatchLandlock: sandbox.Access carries Landlock's own bits.
+// TestRightsMatchLandlock: rules.Access carries Landlock's own bits.
 func TestRightsMatchLandlock(t *testing.T) {
 	pairs := []struct {
-		ours   sandbox.Access
+		ours   rules.Access
 		theirs uint64
 	}{
-		{sandbox.Execute, ll.AccessFSExecute}, {sandbox.WriteFile, ll.AccessFSWriteFile},
-		{sandbox.ReadFile, ll.AccessFSReadFile}, {sandbox.ReadDir, ll.AccessFSReadDir},
-		{sandbox.RemoveDir, ll.AccessFSRemoveDir}, {sandbox.RemoveFile, ll.AccessFSRemoveFile},
-		{sandbox.MakeChar, ll.AccessFSMakeChar}, {sandbox.MakeDir, ll.AccessFSMakeDir},
-		{sandbox.MakeReg, ll.AccessFSMakeReg}, {sandbox.MakeSock, ll.AccessFSMakeSock},
-		{sandbox.MakeFifo, ll.AccessFSMakeFifo}, {sandbox.MakeBlock, ll.AccessFSMakeBlock},
-		{sandbox.MakeSym, ll.AccessFSMakeSym}, {sandbox.Refer, ll.AccessFSRefer},
-		{sandbox.Truncate, ll.AccessFSTruncate}, {sandbox.IoctlDev, ll.AccessFSIoctlDev},
+		{rules.Execute, ll.AccessFSExecute}, {rules.WriteFile, ll.AccessFSWriteFile},
+		{rules.ReadFile, ll.AccessFSReadFile}, {rules.ReadDir, ll.AccessFSReadDir},
+		{rules.RemoveDir, ll.AccessFSRemoveDir}, {rules.RemoveFile, ll.AccessFSRemoveFile},
+		{rules.MakeChar, ll.AccessFSMakeChar}, {rules.MakeDir, ll.AccessFSMakeDir},
+		{rules.MakeReg, ll.AccessFSMakeReg}, {rules.MakeSock, ll.AccessFSMakeSock},
+		{rules.MakeFifo, ll.AccessFSMakeFifo}, {rules.MakeBlock, ll.AccessFSMakeBlock},
+		{rules.MakeSym, ll.AccessFSMakeSym}, {rules.Refer, ll.AccessFSRefer},
+		{rules.Truncate, ll.AccessFSTruncate}, {rules.IoctlDev, ll.AccessFSIoctlDev},
 	}
 	for _, p := range pairs {
 		if uint64(p.ours) != p.theirs {
 			t.Errorf("%v = %#x, Landlock has %#x", p.ours, uint64(p.ours), p.theirs)
 		}
 	}
-	if uint64(config(7).HandledAccessFS) != uint64(sandbox.Handled) {
-		t.Errorf("handled %v, want %v", config(7).HandledAccessFS, sandbox.Handled)
+	if uint64(config(7).HandledAccessFS) != uint64(rules.Handled) {
+		t.Errorf("handled %v, want %v", config(7).HandledAccessFS, rules.Handled)
 	}
 }
 
@@ -148,11 +148,11 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func (tr testTree) rules() []sandbox.Rule {
-	return append(sandbox.SystemRules(),
-		sandbox.Rule{Path: tr.work, Access: sandbox.ReadWrite, Why: "workspace"},
-		sandbox.Rule{Path: tr.ro, Access: sandbox.ReadOnly, Why: "read-only root"},
-		sandbox.Rule{Path: tr.granted, Access: sandbox.ReadFile, File: true, Why: "grant"})
+func (tr testTree) rules() []rules.Rule {
+	return append(systemRules(),
+		rules.Rule{Path: tr.work, Access: rules.ReadWrite, Why: "workspace"},
+		rules.Rule{Path: tr.ro, Access: rules.ReadOnly, Why: "read-only root"},
+		rules.Rule{Path: tr.granted, Access: rules.ReadFile, File: true, Why: "grant"})
 }
 
 // runHelper runs sh -c script under job's rules and returns the status and
@@ -246,22 +246,22 @@ func TestNewRulesetSkips(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		rule    sandbox.Rule
+		rule    rules.Rule
 		applied bool
-		access  sandbox.Access // when applied
+		access  rules.Access // when applied
 	}{
-		{"plain file", sandbox.Rule{Path: tr.granted, Access: sandbox.ReadFile, File: true}, true, sandbox.ReadFile},
-		{"directory rights on a file are cut to file rights", sandbox.Rule{Path: tr.granted, Access: sandbox.ReadWrite}, true, sandbox.ReadWrite & sandbox.FileRights},
-		{"symlink as the last component", sandbox.Rule{Path: tr.root + "/dl/link.txt", Access: sandbox.ReadFile, File: true}, false, 0},
-		{"symlink on the way", sandbox.Rule{Path: tr.root + "/secret-dir-link/secret.txt", Access: sandbox.ReadFile, File: true}, false, 0},
-		{"symlink followed for a system rule", sandbox.Rule{Path: tr.root + "/secret-dir-link", Access: sandbox.ReadOnly, Follow: true}, true, sandbox.ReadOnly},
-		{"file rule on a directory", sandbox.Rule{Path: tr.work, Access: sandbox.ReadFile, File: true}, false, 0},
-		{"missing path", sandbox.Rule{Path: tr.root + "/missing", Access: sandbox.ReadOnly}, false, 0},
-		{"only directory rights on a file", sandbox.Rule{Path: tr.granted, Access: sandbox.ReadDir}, false, 0},
+		{"plain file", rules.Rule{Path: tr.granted, Access: rules.ReadFile, File: true}, true, rules.ReadFile},
+		{"directory rights on a file are cut to file rights", rules.Rule{Path: tr.granted, Access: rules.ReadWrite}, true, rules.ReadWrite & rules.FileRights},
+		{"symlink as the last component", rules.Rule{Path: tr.root + "/dl/link.txt", Access: rules.ReadFile, File: true}, false, 0},
+		{"symlink on the way", rules.Rule{Path: tr.root + "/secret-dir-link/secret.txt", Access: rules.ReadFile, File: true}, false, 0},
+		{"symlink followed for a system rule", rules.Rule{Path: tr.root + "/secret-dir-link", Access: rules.ReadOnly, Follow: true}, true, rules.ReadOnly},
+		{"file rule on a directory", rules.Rule{Path: tr.work, Access: rules.ReadFile, File: true}, false, 0},
+		{"missing path", rules.Rule{Path: tr.root + "/missing", Access: rules.ReadOnly}, false, 0},
+		{"only directory rights on a file", rules.Rule{Path: tr.granted, Access: rules.ReadDir}, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rs, err := NewRuleset([]sandbox.Rule{tt.rule})
+			rs, err := NewRuleset([]rules.Rule{tt.rule})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,10 +326,18 @@ func TestStartRestrictedAfterCloseFails(t *testing.T) {
 	}
 }
 
-// TestScopeABI: the policy side and the kernel side agree on when IPC
-// scopes exist.
-func TestScopeABI(t *testing.T) {
-	if ScopeABI != sandbox.ScopeLandlockABI || MinABI != sandbox.MinLandlockABI {
-		t.Errorf("kernel: scopes from ABI %d, minimum %d; sandbox: %d, %d", ScopeABI, MinABI, sandbox.ScopeLandlockABI, sandbox.MinLandlockABI)
+// systemRules are what any test command needs to run: the system trees,
+// configuration and /proc, and the common devices.
+func systemRules() []rules.Rule {
+	var out []rules.Rule
+	for _, p := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib64"} {
+		out = append(out, rules.Rule{Path: p, Access: rules.ReadExec, Follow: true, Why: "system"})
 	}
+	for _, p := range []string{"/etc", "/proc"} {
+		out = append(out, rules.Rule{Path: p, Access: rules.ReadOnly, Follow: true, Why: "system"})
+	}
+	for _, p := range []string{"/dev/null", "/dev/zero", "/dev/urandom", "/dev/tty"} {
+		out = append(out, rules.Rule{Path: p, Access: rules.DeviceRW, Follow: true, File: true, Why: "device"})
+	}
+	return out
 }

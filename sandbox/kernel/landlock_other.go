@@ -39,19 +39,17 @@ func (*Ruleset) StartRestricted(func() error) error {
 	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
-// Job is what exec hands its inner step; off Linux there is none.
-type Job struct {
-	Rules []rules.Rule `json:"rules"`
-	Path  string       `json:"path"`
-	Argv  []string     `json:"argv"`
+// JobFD fails off Linux.
+func JobFD(rules.Job) (int, error) {
+	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
-// JobFD fails off Linux.
-func JobFD(Job) (int, error) {
+// DataFD fails off Linux.
+func DataFD([]byte) (int, error) {
 	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
 // ReadJob fails off Linux.
-func ReadJob(int) (Job, error) {
-	return Job{}, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+func ReadJob(int) (rules.Job, error) {
+	return rules.Job{}, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }

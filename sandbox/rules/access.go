@@ -102,3 +102,11 @@ type Rule struct {
 func (r Rule) String() string {
 	return fmt.Sprintf("%s %s (%s)", r.Path, r.Access, r.Why)
 }
+
+// Job is what a front end hands the inner step inside the mount view (as
+// a memory file): the rules to enforce and the command to run.
+type Job struct {
+	Rules []Rule   `json:"rules"`
+	Path  string   `json:"path"`
+	Argv  []string `json:"argv"`
+}

@@ -1,4 +1,4 @@
-package cli
+package frontend
 
 import (
 	"fmt"
@@ -12,38 +12,38 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// forwardedSignals are passed on to the sandbox when exec runs it as its
-// child, so the command gets what exec gets (SIGKILL cannot be caught:
+// forwardedSignals are passed on to the sandbox when the front end runs it as its
+// child, so the command gets what the front end gets (SIGKILL cannot be caught:
 // bubblewrap's --die-with-parent ends the sandbox then).
 var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
 
-// drainGrace bounds how long exec reads the sandbox's stderr after it
+// drainGrace bounds how long the front end reads the sandbox's stderr after it
 // exited. bubblewrap's PID namespace ends every process in it with the
 // sandbox, so the pipe closes at once; the bound is only a backstop.
 const drainGrace = time.Second
 
-// stderrCaptured reports whether fd 2 is not a terminal: an agent's tool
-// reads it. On a terminal exec replaces itself with the sandbox as
-// before, so the command keeps the terminal as its stderr.
-func stderrCaptured() bool {
+// StderrCaptured reports whether fd 2 is not a terminal: an agent's tool
+// reads it. On a terminal the front end replaces itself with the
+// sandbox, so the command keeps the terminal as its stderr.
+func StderrCaptured() bool {
 	_, err := unix.IoctlGetTermios(2, unix.TCGETS)
 	return err != nil
 }
 
-// childResult is how the sandbox ended.
-type childResult struct {
-	status syscall.WaitStatus
-	err    error // it did not start
+// ChildResult is how the sandbox ended.
+type ChildResult struct {
+	Status syscall.WaitStatus
+	Err    error // it did not start
 }
 
-// runTeed runs path (bubblewrap) as a child with exec's stdin and stdout,
+// RunTeed runs path (bubblewrap) as a child with the front end's stdin and stdout,
 // and its stderr through a pipe that is copied to stderr as it comes and
-// to side. Signals exec receives are forwarded to it.
-func runTeed(path string, argv, env []string, stderr, side io.Writer) childResult {
+// to side. Signals the front end receives are forwarded to it.
+func RunTeed(path string, argv, env []string, stderr, side io.Writer) ChildResult {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return childResult{err: fmt.Errorf("stderr pipe: %w", err)}
+		return ChildResult{Err: fmt.Errorf("stderr pipe: %w", err)}
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
@@ -52,23 +52,23 @@ func runTeed(path string, argv, env []string, stderr, side io.Writer) childResul
 	pw.Close()
 	if err != nil {
 		pr.Close()
-		return childResult{err: err}
+		return ChildResult{Err: err}
 	}
 	copied := make(chan struct{})
 	go func() { teeStderr(pr, stderr, side); close(copied) }()
-	waited := make(chan childResult, 1)
+	waited := make(chan ChildResult, 1)
 	go func() {
 		st, err := proc.Wait()
 		if err != nil {
-			waited <- childResult{err: err}
+			waited <- ChildResult{Err: err}
 			return
 		}
-		waited <- childResult{status: st.Sys().(syscall.WaitStatus)}
+		waited <- ChildResult{Status: st.Sys().(syscall.WaitStatus)}
 	}()
 	for {
 		select {
 		case s := <-sigs:
-			if s != syscall.SIGPIPE { // exec's own stderr went away: the copy stops, the command sees EPIPE
+			if s != syscall.SIGPIPE { // our own stderr went away: the copy stops, the command sees EPIPE
 				_ = proc.Signal(s)
 			}
 		case res := <-waited:
@@ -102,11 +102,11 @@ func teeStderr(r *os.File, w, side io.Writer) {
 	}
 }
 
-// exitStatus is the status exec exits with for the sandbox's: its exit
-// status, or for a signal exec can raise on itself, that signal (so the
+// ExitStatus is the status the front end exits with for the sandbox's: its exit
+// status, or for a signal it can raise on itself, that signal (so the
 // caller sees the same wait status); otherwise 128+N, as a shell reports
 // it.
-func exitStatus(st syscall.WaitStatus) int {
+func ExitStatus(st syscall.WaitStatus) int {
 	if !st.Signaled() {
 		return st.ExitStatus()
 	}
@@ -114,7 +114,7 @@ func exitStatus(st syscall.WaitStatus) int {
 	if sig == syscall.SIGKILL || slices.Contains(forwardedSignals, os.Signal(sig)) {
 		signal.Reset(sig)
 		_ = syscall.Kill(os.Getpid(), sig)
-		time.Sleep(100 * time.Millisecond) // a signal that does not end exec (SIGWINCH) falls through
+		time.Sleep(100 * time.Millisecond) // a signal that does not end the front end (SIGWINCH) falls through
 	}
 	return 128 + int(sig)
 }

@@ -1,4 +1,4 @@
-package sandbox
+package launch_test
 
 import (
 	"os/exec"
@@ -11,6 +11,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"pathgrant/ipc/hooks"
+	"pathgrant/sandbox/launch"
 )
 
 // shellWords runs text in a real bash where `pathgrant` is a function that
@@ -47,7 +48,7 @@ func TestExecWrap(t *testing.T) {
 	for _, cmd := range awkwardCommands {
 		t.Run(cmd, func(t *testing.T) {
 			wrapped := hooks.ExecWrap("pathgrant", "", "c4p'x", cmd)
-			if !strings.HasPrefix(wrapped, hooks.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
+			if !strings.HasPrefix(wrapped, launch.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
 				t.Fatalf("ExecWrap(%q) = %q", cmd, wrapped)
 			}
 			got := shellWords(t, wrapped)
@@ -71,10 +72,10 @@ func TestQuote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := Quote(tt.in); got != tt.want {
+			if got := launch.Quote(tt.in); got != tt.want {
 				t.Errorf("Quote(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if got := shellWords(t, "pathgrant "+Quote(tt.in)); !slices.Equal(got, []string{tt.in}) {
+			if got := shellWords(t, "pathgrant "+launch.Quote(tt.in)); !slices.Equal(got, []string{tt.in}) {
 				t.Errorf("bash reads Quote(%q) as %q", tt.in, got)
 			}
 		})
@@ -95,7 +96,7 @@ func TestCommandText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.argv, " "), func(t *testing.T) {
-			if got := CommandText(tt.argv); got != tt.want {
+			if got := launch.CommandText(tt.argv); got != tt.want {
 				t.Errorf("CommandText(%q) = %q, want %q", tt.argv, got, tt.want)
 			}
 		})
@@ -130,8 +131,8 @@ func FuzzExecWrap(f *testing.F) {
 		if err != nil {
 			t.Fatalf("expand %q: %v", wrapped, err)
 		}
-		if len(call.Assigns) != 1 || call.Assigns[0].Name.Value != hooks.CapEnv {
-			t.Fatalf("%q does not set %s alone", wrapped, hooks.CapEnv)
+		if len(call.Assigns) != 1 || call.Assigns[0].Name.Value != launch.CapEnv {
+			t.Fatalf("%q does not set %s alone", wrapped, launch.CapEnv)
 		}
 		if want := []string{"/opt/path grant/pathgrant", "exec", "--", "bash", "-c", cmd}; !slices.Equal(words, want) {
 			t.Fatalf("%q reads as %q, want %q", wrapped, words, want)

@@ -1,0 +1,149 @@
+// Package frontend is the front end of a hook's rewritten shell command,
+// `PATHGRANT_CAP=… pathgrant-confine exec -- bash -c '…'` (and `pathgrant
+// exec` given a capability): it has the daemon prepare the sandbox
+// (package launch), runs it, and has the daemon explain the refusals of a
+// command that failed. It links the inner step (sandbox/kernel) for
+// machines with Landlock alone; the hook, which links package launch for
+// the wire names, does not.
+package frontend
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"pathgrant/appdirs"
+	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/launch"
+)
+
+// Usage is the front end's command line as pathgrant-confine takes it.
+const Usage = "usage: pathgrant-confine exec [--] COMMAND [ARG]... (a command a pathgrant hook rewrote: $" + launch.CapEnv + " set)"
+
+// Main is `pathgrant-confine exec [--] COMMAND [ARG]...`: Exec with the
+// capability in $PATHGRANT_CAP and the daemon's socket ($PATHGRANT_SOCKET,
+// else the default).
+func Main(args []string, getenv appdirs.Getenv, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	cap := getenv(launch.CapEnv)
+	switch {
+	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
+		fmt.Fprintln(stderr, Usage)
+		return 2
+	case cap == "":
+		fmt.Fprintf(stderr, "pathgrant-confine: no capability in $%s: it runs only the commands a pathgrant hook rewrote (use pathgrant exec)\n", launch.CapEnv)
+		return 2
+	}
+	return Exec(appdirs.SocketOr("", getenv), cap, args, stderr)
+}
+
+// Exec runs argv as a hook rewrote it: the daemon on socket, given the
+// exec capability cap, answers with the sandbox prepared, and the command
+// runs in it. With its stderr captured (an agent's tool) bubblewrap runs
+// as a child, so that a failed command's refused paths can be explained;
+// otherwise Exec replaces itself with it. It returns the command's status,
+// or its own when the command did not run; it never runs the command
+// unconfined unless the device policy turns confinement off.
+func Exec(socket, cap string, argv []string, stderr io.Writer) int {
+	refuse := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "pathgrant exec: %s\n", fmt.Sprintf(format, args...))
+		return code
+	}
+	path, err := LookPath(argv[0], os.Getenv("PATH"))
+	if err != nil {
+		return refuse(kernel.ExitNotFound, "%v", err)
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return refuse(kernel.ExitRefused, "find this binary for the sandbox: %v", err)
+	}
+	environ := os.Environ()
+	p, err := Fetch(socket, cap, launch.Request{Path: path, Argv: argv, Exe: exe, Env: environ, Terminals: launch.Terminals()})
+	if err != nil {
+		return refuse(kernel.ExitRefused, "prepare the sandbox: %v: not running %s", err, argv[0])
+	}
+	if p.Unconfined != "" {
+		fmt.Fprintf(stderr, "pathgrant exec: running %s UNCONFINED: %s\n", argv[0], p.Unconfined)
+		return refuse(kernel.ExitRefused, "exec %s: %v", path, syscall.Exec(path, argv, environ))
+	}
+	fd, err := kernel.DataFD(p.Job)
+	if err != nil {
+		return refuse(kernel.ExitRefused, "%v: not running %s", err, argv[0])
+	}
+	env := launch.ConfinedEnv(environ, p.TmpDir, p.SSHAgent)
+	if p.Bwrap == "" { // Landlock alone: this process restricts itself
+		return kernel.RunInner(strconv.Itoa(fd), env, stderr)
+	}
+	bwrap := slices.Concat([]string{"bwrap"}, p.Args, []string{"--"}, p.Inner, []string{strconv.Itoa(fd)})
+	if !StderrCaptured() {
+		return refuse(kernel.ExitRefused, "exec %s: %v", p.Bwrap, syscall.Exec(p.Bwrap, bwrap, env))
+	}
+	return runExplained(socket, p, argv, bwrap, env, stderr)
+}
+
+// runExplained runs bubblewrap as a child with its stderr teed; when the
+// command fails having named refused paths, the daemon says what to tell
+// the agent about each, and it is added to the stderr.
+func runExplained(socket string, p launch.Prepared, argv, bwrap, env []string, stderr io.Writer) int {
+	scan := &launch.Scanner{}
+	res := RunTeed(p.Bwrap, bwrap, env, stderr, scan)
+	if res.Err != nil {
+		fmt.Fprintf(stderr, "pathgrant exec: run %s: %v\n", p.Bwrap, res.Err)
+		return kernel.ExitRefused
+	}
+	if res.Status.Exited() && res.Status.ExitStatus() == 0 {
+		return 0
+	}
+	if lines := scan.Lines(); len(lines) > 0 {
+		explained, err := Explain(socket, p, argv, lines)
+		if err != nil {
+			fmt.Fprintf(stderr, "pathgrant: could not ask whether the refused paths can be approved: %v\n", err)
+		}
+		for _, l := range explained {
+			fmt.Fprintln(stderr, l)
+		}
+	}
+	return ExitStatus(res.Status)
+}
+
+// LookPath finds a command's program: a name with a slash as it is, else
+// the first executable file of that name in an absolute directory of
+// path (a relative one would depend on where the command starts).
+func LookPath(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		if err := executable(name); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		return name, nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if p := filepath.Join(dir, name); filepath.IsAbs(dir) && executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: command not found in $PATH", name)
+}
+
+var errNotExecutable = errors.New("not an executable file")
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return err
+	case fi.IsDir() || fi.Mode().Perm()&0o111 == 0:
+		return errNotExecutable
+	}
+	return nil
+}

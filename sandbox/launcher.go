@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"pathgrant/devicepolicy"
+	"pathgrant/ipc"
+	"pathgrant/sandbox/rules"
+	"pathgrant/sandbox/launch"
+)
+
+// Launcher prepares, in the daemon, the sandbox of each hook's rewritten
+// command (ipc.Launcher): the same view and rules `pathgrant exec` builds
+// for itself, built where the caches are warm.
+type Launcher struct {
+	// Confinement is what this machine offers (Probe).
+	Confinement Confinement
+	// Getenv and Home are the daemon's environment and home folder, Socket
+	// its socket: the places they name are hidden as well as those the
+	// command's own environment names.
+	Getenv func(string) string
+	Home   string
+	Socket string
+}
+
+// errUnconfinable refuses a command on a machine that cannot confine.
+var errUnconfinable = errors.New("this machine cannot confine commands (no Landlock): refusing to run it unconfined")
+
+// Launch prepares req's sandbox for the session pol (pol.Used included)
+// under the device policy file in force.
+func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Request) (ipc.Launch, error) {
+	if !file.Confinement {
+		return ipc.Launch{Prepared: launch.Prepared{Level: ipc.LevelOff,
+			Unconfined: "the device policy turns confinement off (confinement = false)"}}, nil
+	}
+	if l.Confinement.Level == LevelNone {
+		return ipc.Launch{}, errUnconfinable
+	}
+	if !filepath.IsAbs(req.Path) || len(req.Argv) == 0 {
+		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)
+	}
+	inner, bins, err := InnerStep(req.Exe)
+	if err != nil {
+		return ipc.Launch{}, err
+	}
+	getenv := envLookup(req.Env)
+	tmp, err := SessionTmpDir(TmpBase(getenv), pol.Session)
+	if err != nil {
+		return ipc.Launch{}, err
+	}
+	in := Input{Policy: pol, Used: pol.Used, TmpDir: tmp, System: SystemRules(), Device: Device{Toolchains: file.Toolchains,
+		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent}}
+	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent}
+	var rs []Rule
+	if l.Confinement.Level == LevelLandlock {
+		in.Terminals = req.Terminals
+		rs, err = Build(in, OSFS{})
+	} else {
+		fsys := NewMemoFS(OSFS{}) // one snapshot for the view and the rules
+		var view View
+		view, err = BuildView(in, l.viewConfig(bins, file.SSHAgent, getenv), fsys)
+		if err == nil {
+			in.ByMount, in.PrivateTmp = view.ByMount, true
+			rs, err = Build(in, fsys)
+			p.Bwrap, p.Args, p.Inner = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0), inner
+		}
+	}
+	if err != nil {
+		return ipc.Launch{}, err
+	}
+	if p.Job, err = json.Marshal(rules.Job{Rules: rs, Path: req.Path, Argv: req.Argv}); err != nil {
+		return ipc.Launch{}, fmt.Errorf("sandbox job: %w", err)
+	}
+	return ipc.Launch{Prepared: p, Outside: in.Outside}, nil
+}
+
+// viewConfig hides what the command's environment and the daemon's name,
+// and shows the ssh agent's socket when the device policy allows it.
+func (l Launcher) viewConfig(cfg ViewConfig, sshAgent bool, getenv func(string) string) ViewConfig {
+	home := getenv("HOME")
+	for _, pl := range []Places{
+		{Getenv: getenv, Home: home, UID: os.Getuid(), Socket: l.Socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: sshAgent},
+		{Getenv: l.Getenv, Home: l.Home, UID: os.Getuid(), Socket: l.Socket, Forbidden: devicepolicy.Forbidden(l.Home), SSHAgent: sshAgent},
+	} {
+		cfg.Hidden = append(cfg.Hidden, HiddenPaths(pl)...)
+	}
+	slices.Sort(cfg.Hidden)
+	cfg.Hidden = slices.Compact(cfg.Hidden)
+	if sock := getenv("SSH_AUTH_SOCK"); sshAgent && filepath.IsAbs(sock) {
+		cfg.SSHAgentSocket = sock
+	}
+	return cfg
+}
+
+// envLookup is getenv over environ ("K=V" entries; the last one wins).
+func envLookup(environ []string) func(string) string {
+	return func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if val, ok := strings.CutPrefix(kv, k+"="); ok {
+				v = val
+			}
+		}
+		return v
+	}
+}
+
+// ConfineName is the lean binary's name (cmd/pathgrant-confine): the
+// front end of hooks' rewritten commands and the inner step.
+const ConfineName = "pathgrant-confine"
+
+// InnerStep is the inner step's command line (the job's descriptor is
+// appended) for a front end whose binary is exe (canonical), and the
+// binaries the view shows for it: pathgrant-confine when exe is it or
+// sits next to it, else `pathgrant exec --inner`. Any other binary is
+// refused.
+func InnerStep(exe string) ([]string, ViewConfig, error) {
+	switch filepath.Base(exe) {
+	case ConfineName:
+		return []string{exe}, ViewConfig{Confine: exe}, nil
+	case "pathgrant":
+		if c := ConfineBinary(exe); c != "" {
+			return []string{c}, ViewConfig{Exe: exe, Confine: c}, nil
+		}
+		return []string{exe, "exec", "--inner"}, ViewConfig{Exe: exe}, nil
+	}
+	return nil, ViewConfig{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", exe)
+}
+
+// ConfineBinary is the lean binary when it sits next to the pathgrant
+// binary exe (canonical, a regular executable file), else "". Only a file
+// next to exe is taken: it is as trusted as exe.
+func ConfineBinary(exe string) string {
+	c, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(exe), ConfineName))
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(c); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return c
+}
