@@ -11,8 +11,8 @@ import (
 
 	"pathgrant/devicepolicy"
 	"pathgrant/ipc"
-	"pathgrant/sandbox/rules"
 	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox/rules"
 )
 
 // Launcher prepares, in the daemon, the sandbox of each hook's rewritten

@@ -18,8 +18,8 @@ import (
 	"fmt"
 	"os"
 
-	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/frontend"
+	"pathgrant/sandbox/kernel"
 )
 
 func main() {
