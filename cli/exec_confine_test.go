@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -289,18 +290,22 @@ func startTmux(t *testing.T, sock ...string) {
 // (bubblewrap view and Landlock, stderr captured as an agent's tool
 // captures it). added-ms is what confinement adds to `true`,
 // bwrap-added-ms what bare bubblewrap adds, ratio the one over the other.
-// Sub-benchmarks: "session" is `pathgrant exec` with a session and its
-// token (a pre-flight check and a policy fetch); "capability" is a hook's
-// rewritten command, the default path (one policy fetch with a
-// capability; the hook's check that issued it is the hook's cost and is
-// not timed). The parts, each over a bare `true`: startup-ms is the binary
-// starting at all (`pathgrant exec --help`); policy-ms the session's
-// daemon round trips (made here, in process); view-ms bubblewrap with
-// exec's view running `true` directly; inner-ms exec's inner step
-// (pathgrant-confine starting, the Landlock ruleset and restriction, and
-// the second exec of `true`), without bubblewrap; rest-ms what is left:
-// exec's own work between them (the view, the rules, the job; see
-// BenchmarkExecPrepare) and running bubblewrap as its child.
+// Sub-benchmarks: "capability" is a hook's rewritten command, the default
+// path: pathgrant-confine presents the capability and the daemon answers
+// with the sandbox prepared (the hook's check that issued the capability
+// is the hook's cost and is not timed); "session" is `pathgrant exec` with
+// a session and its token (a pre-flight check and a policy fetch, then the
+// view and the rules built in the fresh process). The parts, each over a
+// bare `true`: startup-ms is the front end's binary starting at all
+// (pathgrant-confine, or pathgrant); policy-ms the daemon round trips
+// (made here, in process: for a capability the one that prepares the
+// sandbox, for a session the check and the policy fetch); view-ms
+// bubblewrap with the view running `true` directly; inner-ms the inner
+// step (pathgrant-confine starting, the Landlock ruleset and restriction,
+// and the second exec of `true`), without bubblewrap; rest-ms what is
+// left: the front end's own work between them (for a session, the view,
+// the rules and the job; see BenchmarkExecPrepare) and running bubblewrap
+// as its child.
 func BenchmarkConfinedOverhead(b *testing.B) {
 	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
 		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
@@ -320,6 +325,18 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
+	started := func(cmd *exec.Cmd) time.Duration { // the binary's usage error: it started, and stopped at once
+		start := time.Now()
+		var ee *exec.ExitError
+		if out, err := cmd.CombinedOutput(); !errors.As(err, &ee) {
+			b.Fatalf("%v: %v (want a usage error)\n%s", cmd.Args, err, out)
+		}
+		return time.Since(start)
+	}
+	frontEnd := map[string]func() *exec.Cmd{
+		"session":    func() *exec.Cmd { return e.execCmd(bin) },
+		"capability": func() *exec.Cmd { return exec.Command(filepath.Join(filepath.Dir(bin), sandbox.ConfineName)) },
+	}
 	n := 0
 	confined := map[string]func() *exec.Cmd{
 		"session": func() *exec.Cmd { return e.execCmd(bin, "--", "true") },
@@ -337,7 +354,7 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 				plain = append(plain, run(exec.Command(truePath)))
 				bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
 				conf = append(conf, run(cmd))
-				startup = append(startup, run(e.execCmd(bin, "--help")))
+				startup = append(startup, started(frontEnd[name]()))
 				policy = append(policy, e.policyRoundTrips(b, bin, name == "capability"))
 				viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
 				inner = append(inner, run(job()))

@@ -119,12 +119,14 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 }
 
 // Config is the daemon's ipc configuration with the given approver. The
-// tool routes' shell commands run under Landlock (package ipc cannot
-// build a confiner itself: package sandbox imports it).
+// tool routes' shell commands run under Landlock, and hooks' rewritten
+// commands get their sandboxes from sandbox.Launcher (package ipc cannot
+// build either itself: package sandbox imports it).
 func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
 	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
 	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home,
-		Logger: log, Approver: approver, Confiner: confine.Landlock{}, Confinement: string(d.Confinement.Level)}
+		Logger: log, Approver: approver, Confiner: confine.Landlock{}, Confinement: string(d.Confinement.Level),
+		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket}}
 	if d.Policy != nil {
 		// The eligible roots are read at start; the rest of the file live.
 		cfg.Device.EligibleReadOnly = d.Policy.Policy().EligibleReadOnly

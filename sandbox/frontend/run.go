@@ -45,15 +45,18 @@ func RunTeed(path string, argv, env []string, stderr, side io.Writer) ChildResul
 	if err != nil {
 		return ChildResult{Err: fmt.Errorf("stderr pipe: %w", err)}
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
-	defer signal.Stop(sigs)
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, pw}})
 	pw.Close()
 	if err != nil {
 		pr.Close()
 		return ChildResult{Err: err}
 	}
+	// Signals are taken over once the sandbox starts, so that setting up
+	// their delivery overlaps it; one that comes before ends this process
+	// as it would have, and --die-with-parent the sandbox with it.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
+	defer signal.Stop(sigs)
 	copied := make(chan struct{})
 	go func() { teeStderr(pr, stderr, side); close(copied) }()
 	waited := make(chan ChildResult, 1)
