@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -72,27 +73,38 @@ func (ce *capEnv) hookCheck(t *testing.T, command string) Answer {
 	return ans
 }
 
-// capClient presents cap for command, and optionally names a session.
-func (ce *capEnv) capClient(cap, command, session string) *Client {
-	c := NewClient(ce.sock)
-	c.Capability, c.CommandHash, c.Session = cap, launch.CommandHash(command), session
-	return c
+// capCall sends in to method path presenting cap for command (and naming
+// session in the header, if given), decodes a 200 answer into out, and
+// returns the status.
+func (ce *capEnv) capCall(t *testing.T, method, path, cap, command, session string, in, out any) int {
+	t.Helper()
+	hdr := map[string]string{launch.HeaderCapability: cap, launch.HeaderCommandHash: launch.CommandHash(command)}
+	if session != "" {
+		hdr[HeaderSession] = session
+	}
+	st, data := send(t, rawClient(ce.sock), method, path, hdr, in)
+	if st == http.StatusOK && out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+	return st
 }
 
 // prepare presents cap for command (naming session, if any) to POST
 // /v1/exec, as a hook's rewritten command does.
-func (ce *capEnv) prepare(cap, command, session string) (launch.Prepared, error) {
+func (ce *capEnv) prepare(t *testing.T, cap, command, session string) (launch.Prepared, int) {
 	var p launch.Prepared
-	err := ce.capClient(cap, command, session).do(context.Background(), http.MethodPost, launch.PathExec,
+	st := ce.capCall(t, http.MethodPost, launch.PathExec, cap, command, session,
 		launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", command}}, &p)
-	return p, err
+	return p, st
 }
 
 // report presents ticket for command to POST /v1/exec/report.
-func (ce *capEnv) report(ticket, command string, lines ...string) ([]string, error) {
+func (ce *capEnv) report(t *testing.T, ticket, command string, lines ...string) ([]string, int) {
 	var out launch.Report
-	err := ce.capClient(ticket, command, "").do(context.Background(), http.MethodPost, launch.PathReport, launch.Report{Lines: lines}, &out)
-	return out.Lines, err
+	st := ce.capCall(t, http.MethodPost, launch.PathReport, ticket, command, "", launch.Report{Lines: lines}, &out)
+	return out.Lines, st
 }
 
 func TestCapabilityIssued(t *testing.T) {
@@ -156,9 +168,9 @@ func TestCapabilityExec(t *testing.T) {
 		if ans.Decision != guard.Allow || !slices.Contains(ans.Grants, g.ID) || ans.Exec.Capability == "" {
 			t.Fatalf("answer %+v: want allowed by %s with a capability", ans, g.ID)
 		}
-		p, err := ce.prepare(ans.Exec.Capability, cmd, "")
-		if err != nil {
-			t.Fatalf("prepare with the capability: %v", err)
+		p, st := ce.prepare(t, ans.Exec.Capability, cmd, "")
+		if st != http.StatusOK {
+			t.Fatalf("prepare with the capability: %d", st)
 		}
 		pol := ce.launcher.policy()
 		want := guard.Scope{Op: guard.OpRead, Path: ce.dl + "/report.csv", Kind: guard.KindFile}
@@ -172,60 +184,55 @@ func TestCapabilityExec(t *testing.T) {
 		if p.Ticket == "" || p.Ticket == ans.Exec.Capability {
 			t.Errorf("report ticket %q: want a new secret", p.Ticket)
 		}
-		if _, err := ce.prepare(ans.Exec.Capability, cmd, ""); statusOf(err) != http.StatusForbidden {
-			t.Errorf("second use: %v; want 403", err)
+		if _, st := ce.prepare(t, ans.Exec.Capability, cmd, ""); st != http.StatusForbidden {
+			t.Errorf("second use: %d; want 403", st)
 		}
-		if _, err := ce.prepare(p.Ticket, cmd, ""); statusOf(err) != http.StatusForbidden {
-			t.Errorf("the report ticket as an exec capability: %v; want 403", err)
+		if _, st := ce.prepare(t, p.Ticket, cmd, ""); st != http.StatusForbidden {
+			t.Errorf("the report ticket as an exec capability: %d; want 403", st)
 		}
 	})
 	refusals := []struct {
 		name   string
 		status int
-		use    func(ce *capEnv, cap, session string) error
+		use    func(t *testing.T, ce *capEnv, cap, session string) int
 	}{
-		{"after expiry", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
+		{"after expiry", http.StatusForbidden, func(t *testing.T, ce *capEnv, cap, _ string) int {
 			ce.clock.Add(int64(CapabilityTTL + time.Second))
-			_, err := ce.prepare(cap, "ls", "")
-			return err
+			_, st := ce.prepare(t, cap, "ls", "")
+			return st
 		}},
-		{"for another command", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
-			_, err := ce.prepare(cap, "cat /etc/passwd", "")
-			return err
+		{"for another command", http.StatusForbidden, func(t *testing.T, ce *capEnv, cap, _ string) int {
+			_, st := ce.prepare(t, cap, "cat /etc/passwd", "")
+			return st
 		}},
-		{"for another session", http.StatusConflict, func(ce *capEnv, cap, _ string) error {
+		{"for another session", http.StatusConflict, func(t *testing.T, ce *capEnv, cap, _ string) int {
 			other := ce.register(SessionRequest{})
-			_, err := ce.prepare(cap, "ls", other.ID)
-			return err
+			_, st := ce.prepare(t, cap, "ls", other.ID)
+			return st
 		}},
-		{"for a report", http.StatusForbidden, func(ce *capEnv, cap, _ string) error {
-			_, err := ce.report(cap, "ls", "cat: /x: Permission denied")
-			return err
+		{"for a report", http.StatusForbidden, func(t *testing.T, ce *capEnv, cap, _ string) int {
+			_, st := ce.report(t, cap, "ls", "cat: /x: Permission denied")
+			return st
 		}},
-		{"for the policy", http.StatusBadRequest, func(ce *capEnv, cap, _ string) error {
-			_, err := ce.capClient(cap, "ls", "").Policy(ctx)
-			return err
+		{"for the policy", http.StatusBadRequest, func(t *testing.T, ce *capEnv, cap, _ string) int {
+			return ce.capCall(t, http.MethodGet, "/v1/policy", cap, "ls", "", nil, nil)
 		}},
-		{"for a check", http.StatusBadRequest, func(ce *capEnv, cap, session string) error {
-			_, err := ce.capClient(cap, "ls", "").Check(ctx, CheckRequest{SessionID: session, Command: "ls"})
-			return err
+		{"for a check", http.StatusBadRequest, func(t *testing.T, ce *capEnv, cap, session string) int {
+			return ce.capCall(t, http.MethodPost, "/v1/check", cap, "ls", "", CheckRequest{SessionID: session, Command: "ls"}, nil)
 		}},
-		{"for events", http.StatusBadRequest, func(ce *capEnv, cap, session string) error {
-			c := ce.capClient(cap, "ls", session)
-			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			defer cancel()
-			return c.do(ctx, http.MethodGet, "/v1/events", nil, nil)
+		{"for events", http.StatusBadRequest, func(t *testing.T, ce *capEnv, cap, session string) int {
+			return ce.capCall(t, http.MethodGet, "/v1/events", cap, "ls", session, nil, nil)
 		}},
 	}
 	for _, tt := range refusals {
 		t.Run(tt.name, func(t *testing.T) {
 			ce := newCapEnv(t)
 			ans := ce.hookCheck(t, "ls")
-			if err := tt.use(ce, ans.Exec.Capability, ans.Session); statusOf(err) != tt.status {
-				t.Fatalf("got %v; want status %d", err, tt.status)
+			if st := tt.use(t, ce, ans.Exec.Capability, ans.Session); st != tt.status {
+				t.Fatalf("got %d; want %d", st, tt.status)
 			}
 			ce.clock.Store(time.Now().UnixNano())
-			if _, err := ce.prepare(ans.Exec.Capability, "ls", ""); err == nil {
+			if _, st := ce.prepare(t, ans.Exec.Capability, "ls", ""); st == http.StatusOK {
 				t.Errorf("the capability still prepared a sandbox after it was refused")
 			}
 		})
@@ -247,8 +254,8 @@ func TestCapabilityExec(t *testing.T) {
 			t.Fatalf("no approval request: %+v", denied)
 		}
 		ans := ce.hookCheck(t, "ls")
-		c := ce.capClient(ans.Exec.Capability, "ls", "")
-		if _, err := c.Decide(ctx, denied.Pending, Decision{Scope: "session"}); err == nil {
+		if st := ce.capCall(t, http.MethodPost, "/v1/requests/"+denied.Pending+"/decision", ans.Exec.Capability, "ls", "",
+			Decision{Scope: "session"}, nil); st == http.StatusOK {
 			t.Fatal("a decision with a capability was accepted")
 		}
 		if p := ce.srv.Pending(); len(p) != 1 || p[0].ID != denied.Pending {
@@ -267,21 +274,21 @@ func TestCapabilityExec(t *testing.T) {
 func TestExecReport(t *testing.T) {
 	ce := newCapEnv(t)
 	ans := ce.hookCheck(t, "bash ./x.sh")
-	p, err := ce.prepare(ans.Exec.Capability, "bash ./x.sh", "")
-	if err != nil {
-		t.Fatal(err)
+	p, st := ce.prepare(t, ans.Exec.Capability, "bash ./x.sh", "")
+	if st != http.StatusOK {
+		t.Fatalf("prepare: %d", st)
 	}
-	if _, err := ce.report(p.Ticket, "ls", "cat: /x: Permission denied"); statusOf(err) != http.StatusForbidden {
-		t.Fatalf("the ticket for another command: %v; want 403", err)
+	if _, st := ce.report(t, p.Ticket, "ls", "cat: /x: Permission denied"); st != http.StatusForbidden {
+		t.Fatalf("the ticket for another command: %d; want 403", st)
 	}
-	p, err = ce.prepare(ce.hookCheck(t, "bash ./x.sh").Exec.Capability, "bash ./x.sh", "")
-	if err != nil {
-		t.Fatal(err)
+	p, st = ce.prepare(t, ce.hookCheck(t, "bash ./x.sh").Exec.Capability, "bash ./x.sh", "")
+	if st != http.StatusOK {
+		t.Fatalf("prepare: %d", st)
 	}
-	lines, err := ce.report(p.Ticket, "bash ./x.sh", "cat: "+ce.dl+"/other.csv: Permission denied", "all good",
+	lines, st := ce.report(t, p.Ticket, "bash ./x.sh", "cat: "+ce.dl+"/other.csv: Permission denied", "all good",
 		"cat: /etc/shadow: Permission denied")
-	if err != nil {
-		t.Fatal(err)
+	if st != http.StatusOK {
+		t.Fatalf("report: %d", st)
 	}
 	if len(lines) != 2 || !strings.Contains(lines[0], "raised as request") || !strings.Contains(lines[1], "cannot be approved") {
 		t.Errorf("report %q: want the Downloads read raised and /etc/shadow final", lines)
@@ -289,8 +296,8 @@ func TestExecReport(t *testing.T) {
 	if pending := ce.srv.Pending(); len(pending) != 1 || !strings.HasSuffix(pending[0].Path, "/other.csv") {
 		t.Errorf("pending %+v; want one request for other.csv", pending)
 	}
-	if _, err := ce.report(p.Ticket, "bash ./x.sh", "cat: /x: Permission denied"); statusOf(err) != http.StatusForbidden {
-		t.Errorf("a second report: %v; want 403", err)
+	if _, st := ce.report(t, p.Ticket, "bash ./x.sh", "cat: /x: Permission denied"); st != http.StatusForbidden {
+		t.Errorf("a second report: %d; want 403", st)
 	}
 }
 

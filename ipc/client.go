@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"pathgrant/grants"
-	"pathgrant/sandbox/launch"
 )
 
 // Client talks to the daemon over its socket. Session and Token, when set,
@@ -27,9 +26,6 @@ type Client struct {
 	Socket  string
 	Session string
 	Token   string
-	// Capability and CommandHash present an exec capability (see
-	// ExecInfo): `pathgrant exec` in a hook's rewritten command.
-	Capability, CommandHash string
 
 	mu   sync.Mutex
 	idle []*clientConn
@@ -191,10 +187,6 @@ func (c *Client) newRequest(ctx context.Context, method, path string, in any) (*
 	}
 	if c.Token != "" {
 		req.Header.Set(HeaderToken, c.Token)
-	}
-	if c.Capability != "" {
-		req.Header.Set(launch.HeaderCapability, c.Capability)
-		req.Header.Set(launch.HeaderCommandHash, c.CommandHash)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return req, nil
