@@ -39,8 +39,9 @@ const (
 	ReportTTL     = 24 * time.Hour
 )
 
-// maxCapabilities bounds the outstanding capabilities; the oldest are
-// dropped past it (their commands then fail closed).
+// maxCapabilities bounds the outstanding capabilities of each kind; the
+// one closest to expiry is dropped past it (its command then fails
+// closed, or its refusals go unexplained).
 const maxCapabilities = 4096
 
 // ExecInfo is what a check answer for a shell command says about how the
@@ -68,44 +69,56 @@ type capEntry struct {
 	expires time.Time
 }
 
-// capStore holds outstanding capabilities by the hash of their secret.
+// capStore holds outstanding capabilities by the hash of their secret,
+// each kind bounded on its own: a day of unused report tickets never
+// pushes out the exec capability of a command about to start.
 type capStore struct {
 	mu   sync.Mutex
-	caps map[[32]byte]capEntry
+	caps map[capKind]map[[32]byte]capEntry
 }
 
-func newCapStore() *capStore { return &capStore{caps: map[[32]byte]capEntry{}} }
+func newCapStore() *capStore { return &capStore{caps: map[capKind]map[[32]byte]capEntry{}} }
 
-// issue returns a new capability for e, dropping expired ones (and, past
-// maxCapabilities, the one closest to expiry).
+// issue returns a new capability for e, dropping expired ones of its kind
+// (and, past maxCapabilities, the one closest to expiry).
 func (cs *capStore) issue(e capEntry, now time.Time) string {
 	secret, hash := newToken()
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	caps := cs.caps[e.kind]
+	if caps == nil {
+		caps = map[[32]byte]capEntry{}
+		cs.caps[e.kind] = caps
+	}
 	var soonest [32]byte
-	for k, c := range cs.caps {
+	for k, c := range caps {
 		if !now.Before(c.expires) {
-			delete(cs.caps, k)
-		} else if soonest == ([32]byte{}) || c.expires.Before(cs.caps[soonest].expires) {
+			delete(caps, k)
+		} else if soonest == ([32]byte{}) || c.expires.Before(caps[soonest].expires) {
 			soonest = k
 		}
 	}
-	if len(cs.caps) >= maxCapabilities {
-		delete(cs.caps, soonest)
+	if len(caps) >= maxCapabilities {
+		delete(caps, soonest)
 	}
-	cs.caps[hash] = e
+	caps[hash] = e
 	return secret
 }
 
-// consume takes the capability out of the store, whatever comes next: a
-// capability is spent by its first presentation, right or wrong.
+// consume takes the capability out of the store, whatever its kind and
+// whatever comes next: a capability is spent by its first presentation,
+// right or wrong.
 func (cs *capStore) consume(secret string) (capEntry, bool) {
 	hash := sha256.Sum256([]byte(secret))
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	e, ok := cs.caps[hash]
-	delete(cs.caps, hash)
-	return e, ok
+	for _, caps := range cs.caps {
+		if e, ok := caps[hash]; ok {
+			delete(caps, hash)
+			return e, true
+		}
+	}
+	return capEntry{}, false
 }
 
 // execInfo says how an allowed shell command of sess is to run, and for a
