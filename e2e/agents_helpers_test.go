@@ -101,7 +101,7 @@ func agentsBuild(t *testing.T, out, pkg string, cgo bool) {
 
 // baseEnv is a clean environment for the daemon and the agents: the
 // temporary home, the test daemon's socket (as a user with a daemon on a
-// socket of their own sets PATHGRANT_SOCKET, so that `pathgrant exec`
+// socket of their own sets PATHGRANT_SOCKET, so that `pathgrant-confine`
 // running a confined command finds it too), and nothing of the
 // developer's own pathgrant session.
 func (e *agentsEnv) baseEnv(extra ...string) []string {

@@ -16,7 +16,7 @@ import (
 // default: hooks installed with `pathgrant install-hooks` only (no
 // `pathgrant run`, no environment variable), so each session is a
 // hook-only one and each allowed command is rewritten to run under
-// `pathgrant exec` with an exec capability. The commands run workspace
+// `pathgrant-confine exec` with an exec capability. The commands run workspace
 // scripts, which the guard allows (it cannot see into them): what stops
 // them is the kernel.
 

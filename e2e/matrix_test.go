@@ -247,7 +247,7 @@ func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool)
 // scenarioShellConfined has the model run `sh ./peek.sh`, a workspace
 // script reading a private file outside the workspace. The guard allows
 // the command (it cannot see into the script); the hook rewrites it to
-// run under `pathgrant exec`, where the file is out of reach: the script
+// run under `pathgrant-confine exec`, where the file is out of reach: the script
 // runs, its cat fails, and the file's bytes never reach the model. A
 // client whose hook cannot rewrite would have to be denied by the guard
 // instead; the cell says which happened.
@@ -262,7 +262,7 @@ func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) st
 	noSecret(t, e, c, peekSecret)
 	switch {
 	case strings.Contains(content, "peek-ran") && strings.Contains(content, "peek-exit=") && !strings.Contains(content, "peek-exit=0"):
-		return "ran confined under pathgrant exec; the file was out of its reach"
+		return "ran confined; the file was out of its reach"
 	case strings.Contains(content, "pathgrant: ") || strings.Contains(content, "pathgrant denied"):
 		return "not rewritten: the guard denied it"
 	}

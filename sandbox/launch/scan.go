@@ -94,7 +94,7 @@ func RefusedPaths(lines []string) []string {
 }
 
 func namesRefusal(line string) bool {
-	lower := strings.ToLower(line)
+	lower := asciiLower(line)
 	return slices.ContainsFunc(refusalMessages, func(m string) bool { return strings.Contains(lower, m) })
 }
 
@@ -122,7 +122,7 @@ func quotedPath(s string) (string, bool) {
 // denied`, `bash: line 1: /x: …`, `sh: 1: cannot open /x: …`, `touch:
 // cannot touch '/x': …`) and the quoted one after it (Python, node).
 func refusedPaths(line string) []string {
-	lower := strings.ToLower(line)
+	lower := asciiLower(line)
 	var out []string
 	for _, m := range refusalMessages {
 		i := strings.Index(lower, m)
@@ -182,4 +182,17 @@ func unquote(s string) string {
 		}
 	}
 	return s
+}
+
+// asciiLower lowers the ASCII letters of s and keeps every other byte, so
+// an index into it is one into s (strings.ToLower changes the length of
+// invalid UTF-8 and of some letters; the messages are ASCII).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +27,8 @@ func TestRefusedPaths(t *testing.T) {
 		{`Error: EACCES: permission denied, open 'rel' then "/q"`, []string{"/q"}},
 		{"OSError: Permission denied: ‘/curly’", []string{"/curly"}},
 		{"OSError: Permission denied: '/unterminated", nil},
+		{"İstanbul: /x: Permission denied", []string{"/x"}}, // İ lowers to more bytes than it has
+		{"\x80 cat: /x: Permission denied", []string{"/x"}}, // invalid UTF-8
 		{"rm: cannot remove '/x': Operation not permitted", []string{"/x"}},
 		{"cat: relative.txt: No such file or directory", nil},
 		{"error: something else entirely", nil},
@@ -53,3 +56,20 @@ func TestRefusalScanner(t *testing.T) {
 }
 
 // TestReads: what a confined command may read, for choosing which refused
+
+// FuzzRefusedPaths: the daemon reads a confined command's stderr lines,
+// which the command writes as it likes: whatever they hold, every path
+// taken from them is absolute and clean, and none is invented from text
+// the line does not contain.
+func FuzzRefusedPaths(f *testing.F) {
+	f.Fuzz(func(t *testing.T, line string) {
+		for _, p := range RefusedPaths([]string{line}) {
+			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+				t.Fatalf("RefusedPaths(%q) gave %q: not absolute and clean", line, p)
+			}
+			if base := filepath.Base(p); base != "/" && !strings.Contains(line, base) {
+				t.Fatalf("RefusedPaths(%q) gave %q, whose last part the line does not hold", line, p)
+			}
+		}
+	})
+}
