@@ -336,10 +336,7 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 	if err != nil {
 		return r.refuse(execRefused, "find the pathgrant binary for the sandbox: %v", err)
 	}
-	inner, bins, err := sandbox.InnerStep(exe)
-	if err != nil {
-		return r.refuse(execRefused, "%v", err)
-	}
+	inner, bins := sandbox.InnerStep(exe)
 	fsys := sandbox.NewMemoFS(sandbox.OSFS{}) // one snapshot for the view and the rules
 	view, err := sandbox.BuildView(in, r.viewConfig(bins, dev), fsys)
 	if err != nil {

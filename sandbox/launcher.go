@@ -45,10 +45,10 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	if !filepath.IsAbs(req.Path) || len(req.Argv) == 0 {
 		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)
 	}
-	inner, bins, err := InnerStep(req.Exe)
-	if err != nil {
-		return ipc.Launch{}, err
+	if b := filepath.Base(req.Exe); b != ConfineName && b != "pathgrant" {
+		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", req.Exe)
 	}
+	inner, bins := InnerStep(req.Exe)
 	getenv := envLookup(req.Env)
 	tmp, err := SessionTmpDir(TmpBase(getenv), pol.Session)
 	if err != nil {
@@ -118,19 +118,15 @@ const ConfineName = "pathgrant-confine"
 // InnerStep is the inner step's command line (the job's descriptor is
 // appended) for a front end whose binary is exe (canonical), and the
 // binaries the view shows for it: pathgrant-confine when exe is it or
-// sits next to it, else `pathgrant exec --inner`. Any other binary is
-// refused.
-func InnerStep(exe string) ([]string, ViewConfig, error) {
-	switch filepath.Base(exe) {
-	case ConfineName:
-		return []string{exe}, ViewConfig{Confine: exe}, nil
-	case "pathgrant":
-		if c := ConfineBinary(exe); c != "" {
-			return []string{c}, ViewConfig{Exe: exe, Confine: c}, nil
-		}
-		return []string{exe, "exec", "--inner"}, ViewConfig{Exe: exe}, nil
+// sits next to it, else `pathgrant exec --inner` (exe being pathgrant).
+func InnerStep(exe string) ([]string, ViewConfig) {
+	if filepath.Base(exe) == ConfineName {
+		return []string{exe}, ViewConfig{Confine: exe}
 	}
-	return nil, ViewConfig{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", exe)
+	if c := ConfineBinary(exe); c != "" {
+		return []string{c}, ViewConfig{Exe: exe, Confine: c}
+	}
+	return []string{exe, "exec", "--inner"}, ViewConfig{Exe: exe}
 }
 
 // ConfineBinary is the lean binary when it sits next to the pathgrant
