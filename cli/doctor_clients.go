@@ -51,22 +51,32 @@ func clientChecks(env doctorEnv) []doctorCheck {
 // this binary, else on PATH.
 func thisHook(env doctorEnv) (string, doctorCheck) {
 	c := doctorCheck{Name: "pathgrant-hook"}
-	dir := "DIR"
-	if exe, err := env.Executable(); err == nil {
-		dir = filepath.Dir(exe)
-		p := filepath.Join(dir, "pathgrant-hook")
-		if fi, err := env.Stat(p); err == nil && fi.Mode().IsRegular() {
-			c.Status, c.Detail = doctorOK, p
-			return p, c
-		}
-	}
-	if p, err := env.LookPath("pathgrant-hook"); err == nil {
+	p, dir := findCompanion(env, "pathgrant-hook")
+	if p != "" {
 		c.Status, c.Detail = doctorOK, p
 		return p, c
 	}
 	c.Status, c.Detail = doctorFail, "not found next to pathgrant or on PATH: agents' hooks cannot run"
 	c.Fix = "build it: CGO_ENABLED=0 go build -o " + dir + "/ ./cmd/pathgrant-hook"
 	return "", c
+}
+
+// findCompanion finds one of pathgrant's other binaries as the hook does:
+// next to this binary, else on PATH. It returns "" when there is none, and
+// the folder it should be in.
+func findCompanion(env doctorEnv, name string) (path, dir string) {
+	dir = "DIR"
+	if exe, err := env.Executable(); err == nil {
+		dir = filepath.Dir(exe)
+		p := filepath.Join(dir, name)
+		if fi, err := env.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, dir
+		}
+	}
+	if p, err := env.LookPath(name); err == nil {
+		return p, dir
+	}
+	return "", dir
 }
 
 // clientInstalled is the client's command on PATH, or "".

@@ -18,7 +18,7 @@ func confinementChecks(env doctorEnv) []doctorCheck {
 		out = append(out, usernsCheck(c))
 	}
 	confined := confinedCheck(env, c)
-	out = append(out, confined, approvalBoundary(confined.Status == doctorOK))
+	out = append(out, confined, frontEndCheck(env), approvalBoundary(confined.Status == doctorOK))
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
@@ -51,7 +51,7 @@ func usernsCheck(c sandbox.Confinement) doctorCheck {
 
 // confinedHow says which agent shell commands are confined: those that
 // go through pathgrant.
-const confinedHow = "the MCP bridge's execute_shell_command and, by default, the shell tools of Claude Code, Codex, Gemini CLI and Pi (their hooks rewrite each allowed command to run under pathgrant exec); Cursor's cannot be rewritten and are checked by the guard alone"
+const confinedHow = "the MCP bridge's execute_shell_command and, by default, the shell tools of Claude Code, Codex, Gemini CLI and Pi (their hooks rewrite each allowed command to run under pathgrant-confine exec); Cursor's cannot be rewritten and are checked by the guard alone"
 
 // confinedCheck says whether agent shell commands run confined, and if
 // not, why: the kernel cannot, or the device policy turned it off.
@@ -71,6 +71,22 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 		d.Status, d.Detail = doctorOK, fmt.Sprintf("%s: agent shell commands run confined through %s", c.Level, confinedHow)
 	}
 	return d
+}
+
+// frontEndCheck says which binary the hooks' rewritten commands start:
+// pathgrant-confine, small and fast to start, or (without it) the whole
+// pathgrant binary, which works but adds a millisecond or more to every
+// agent shell command.
+func frontEndCheck(env doctorEnv) doctorCheck {
+	c := doctorCheck{Name: "pathgrant-confine"}
+	p, dir := findCompanion(env, sandbox.ConfineName)
+	if p != "" {
+		c.Status, c.Detail = doctorOK, p+": starts each confined command"
+		return c
+	}
+	c.Status, c.Detail = doctorWarn, "not found next to pathgrant or on PATH: confined commands start the whole pathgrant binary, which is slower"
+	c.Fix = "build it: CGO_ENABLED=0 go build -o " + dir + "/ ./cmd/pathgrant-confine"
+	return c
 }
 
 // approvalBoundary says what keeps an agent from approving its own

@@ -38,7 +38,7 @@ func newDoctorFixture(t *testing.T) *doctorFixture {
 			t.Fatal(err)
 		}
 	}
-	for _, exe := range []string{f.bin, f.hook, root + "/bin/claude"} {
+	for _, exe := range []string{f.bin, f.hook, root + "/bin/" + sandbox.ConfineName, root + "/bin/claude"} {
 		if err := os.WriteFile(exe, []byte("#!/bin/sh\nexit 2\n"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -107,14 +107,15 @@ func TestDoctor(t *testing.T) {
 			f.serve(t)
 			f.installHooks(t, "claude", f.hook)
 		}, 0, map[string]doctorLine{
-			"daemon":       {doctorOK, []string{"running on"}},
-			"store":        {doctorOK, []string{"bytes", "the daemon holds the store"}},
-			"landlock":     {doctorOK, []string{"ABI 6"}},
-			"confinement":  {doctorOK, []string{"bwrap+landlock", "run confined"}},
-			"claude":       {doctorOK, []string{"installed"}},
-			"claude hooks": {doctorOK, []string{"installed in", "settings.json", "pathgrant-hook claude"}},
-			"claude mcp":   {doctorInfo, []string{"no pathgrant server in", ".claude.json"}},
-			"codex hooks":  {doctorInfo, []string{"not installed"}},
+			"daemon":            {doctorOK, []string{"running on"}},
+			"store":             {doctorOK, []string{"bytes", "the daemon holds the store"}},
+			"landlock":          {doctorOK, []string{"ABI 6"}},
+			"confinement":       {doctorOK, []string{"bwrap+landlock", "run confined"}},
+			"claude":            {doctorOK, []string{"installed"}},
+			"claude hooks":      {doctorOK, []string{"installed in", "settings.json", "pathgrant-hook claude"}},
+			"claude mcp":        {doctorInfo, []string{"no pathgrant server in", ".claude.json"}},
+			"codex hooks":       {doctorInfo, []string{"not installed"}},
+			"pathgrant-confine": {doctorOK, []string{"/bin/pathgrant-confine", "starts each confined command"}},
 		}},
 		{"broken: daemon down, hooks missing, no Landlock", func(_ *testing.T, _ *doctorFixture, env *doctorEnv) {
 			env.Confinement = func() sandbox.Confinement {
@@ -140,15 +141,19 @@ func TestDoctor(t *testing.T) {
 		}, 1, map[string]doctorLine{
 			"claude hooks": {doctorFail, []string{"old/pathgrant-hook, not this build's", "run: pathgrant install-hooks claude"}},
 		}},
-		{"hook binary moved away", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+		{"hook and front end moved away", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
 			f.serve(t)
 			f.installHooks(t, "claude", f.hook)
 			if err := os.Remove(f.hook); err != nil {
 				t.Fatal(err)
 			}
+			if err := os.Remove(f.root + "/bin/" + sandbox.ConfineName); err != nil {
+				t.Fatal(err)
+			}
 		}, 1, map[string]doctorLine{
-			"pathgrant-hook": {doctorFail, []string{"not found", "go build"}},
-			"claude hooks":   {doctorFail, []string{"does not exist", "run: pathgrant install-hooks claude"}},
+			"pathgrant-confine": {doctorWarn, []string{"not found", "whole pathgrant binary", "/bin/ ./cmd/pathgrant-confine"}},
+			"pathgrant-hook":    {doctorFail, []string{"not found", "go build"}},
+			"claude hooks":      {doctorFail, []string{"does not exist", "run: pathgrant install-hooks claude"}},
 		}},
 		{"store checked when no daemon holds it", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
 			ipctest.OpenStore(t, f.store).Close()
