@@ -129,7 +129,8 @@ type Error struct {
 }
 
 // Policy is a session's effective permissions at one moment (GET
-// /v1/policy): what `pathgrant exec` turns into kernel rules.
+// /v1/policy): what `pathgrant exec`, and for a hook's rewritten command
+// the daemon's Launcher, turn into the mount view and the kernel rules.
 type Policy struct {
 	Session      string        `json:"session"`
 	Cwd          string        `json:"cwd"`
@@ -138,8 +139,9 @@ type Policy struct {
 	BlockedWrite []string      `json:"blocked_write"`
 	Protected    []string      `json:"protected"`
 	Grants       []guard.Scope `json:"grants"`
-	// Used are the grants the hook's check used for the command presenting
-	// an exec capability (a once grant is spent by then).
+	// Used are the grants the hook's check used for the command an exec
+	// capability was issued for (a once grant is spent by then); the
+	// daemon sets them for its Launcher, GET /v1/policy never does.
 	Used []guard.Scope `json:"used,omitempty"`
 	// The device policy file's part of a confined command's view:
 	// absolute paths. Confinement is nil from a daemon that does not send
