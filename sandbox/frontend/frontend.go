@@ -117,15 +117,20 @@ func runExplained(socket string, p launch.Prepared, argv, bwrap, env []string, s
 	return ExitStatus(res.Status)
 }
 
-// LookPath finds a command's program: a name with a slash as it is, else
-// the first executable file of that name in an absolute directory of
-// path (a relative one would depend on where the command starts).
+// LookPath finds a command's program, as an absolute path: a name with a
+// slash made absolute, else the first executable file of that name in an
+// absolute directory of path (a relative one would depend on where the
+// command starts).
 func LookPath(name, path string) (string, error) {
 	if strings.Contains(name, "/") {
-		if err := executable(name); err != nil {
+		abs, err := filepath.Abs(name)
+		if err == nil {
+			err = executable(abs)
+		}
+		if err != nil {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
-		return name, nil
+		return abs, nil
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if p := filepath.Join(dir, name); filepath.IsAbs(dir) && executable(p) == nil {

@@ -58,6 +58,7 @@ func TestLookPath(t *testing.T) {
 	}{
 		{"found on PATH", "tool", "/nonexistent:" + dir, tool},
 		{"a slash: as it is", tool, "", tool},
+		{"a relative one: made absolute", "./tool", "", tool},
 		{"not executable", "plain", dir, ""},
 		{"a folder", "adir", dir, ""},
 		{"a relative PATH entry is skipped", "tool", ".", ""},
