@@ -39,8 +39,12 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		return ipc.Launch{Prepared: launch.Prepared{Level: ipc.LevelOff,
 			Unconfined: "the device policy turns confinement off (confinement = false)"}}, nil
 	}
-	if l.Confinement.Level == LevelNone {
+	switch l.Confinement.Level {
+	case LevelFull, LevelLandlock:
+	case LevelNone:
 		return ipc.Launch{}, errUnconfinable
+	default: // never a view's rules without the view
+		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: unknown confinement level %q", l.Confinement.Level)
 	}
 	if !filepath.IsAbs(req.Path) || len(req.Argv) == 0 {
 		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)

@@ -105,6 +105,7 @@ func TestLaunchRefuses(t *testing.T) {
 	}{
 		{"confinement off", LevelFull, true, nil, true, ""},
 		{"no Landlock", LevelNone, false, nil, false, "cannot confine"},
+		{"a level never probed", "", false, nil, false, "unknown confinement level"},
 		{"relative program", LevelFull, false, func(r *launch.Request) { r.Path = "bash" }, false, "absolute"},
 		{"not pathgrant's binary", LevelFull, false, func(r *launch.Request) { r.Exe = "/usr/bin/env" }, false, "not a pathgrant binary"},
 	}
