@@ -156,3 +156,53 @@ func TestExecDetachedCannotApprove(t *testing.T) {
 		}
 	}
 }
+
+// TestHookOnlyFrontEndAttacks: a workspace script (the guard allows it,
+// the kernel is what stops it) run as a hook's rewritten command goes
+// after what the prepared-sandbox path adds. It cannot see the capability
+// its front end presented, nor spend it again; it cannot put a daemon of
+// its own where the next rewritten command will look for one; and a link
+// in the session tmp dir leads nowhere outside. The real daemon still
+// answers afterwards.
+func TestHookOnlyFrontEndAttacks(t *testing.T) {
+	requireFullConfinement(t)
+	need(t, "python3")
+	bin := buildBinary(t)
+	e := newExecEnv(t)
+	confine := filepath.Join(filepath.Dir(bin), sandbox.ConfineName)
+	plant := fmt.Sprintf(`/usr/bin/python3 -c 'import os, socket; os.unlink(%q)' ; `+
+		`/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind(%q); print("planted")'`, e.sock, e.sock)
+	tests := []struct {
+		name, script string
+		never        string // never in the stdout
+	}{
+		{"read the capability from the environment", `env; exit 1`, launch.CapEnv + "="},
+		{"present the capability again", `PATHGRANT_CAP="$CAP" ` + confine + ` exec -- echo ran-again`, "ran-again"},
+		{"plant a daemon at the socket's path", plant, "planted"},
+		{"a link in the session tmp dir to a file outside", `ln -s ` + e.secret + ` "$TMPDIR/s" && cat "$TMPDIR/s"`, secretText},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := fmt.Sprintf("attack-%d.sh", i)
+			command := "bash ./" + script
+			_, capability := e.hookCapability(t, "claude-attack-"+strconv.Itoa(i), command)
+			if capability == "" {
+				t.Fatalf("no capability for %q", command)
+			}
+			writeExecFile(t, e.work+"/"+script, "CAP="+capability+"\n"+tt.script+"\n")
+			r := runCmd(t, e.capCmd(bin, capability, command))
+			t.Logf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+			if r.code == 0 || strings.Contains(r.stdout, tt.never) || strings.Contains(r.stdout, capability) {
+				t.Errorf("exit %d stdout %q stderr %q; want a failure, never %q or the capability", r.code, r.stdout, r.stderr, tt.never)
+			}
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := e.client().Policy(ctx); err != nil {
+		t.Errorf("the daemon no longer answers on its socket: %v", err)
+	}
+	if fi, err := os.Lstat(e.sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		t.Errorf("the daemon's socket was replaced: %v %v", fi, err)
+	}
+}
