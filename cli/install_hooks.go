@@ -9,17 +9,13 @@ import (
 	"path/filepath"
 
 	"pathgrant/appdirs"
-	"pathgrant/ipc/hooks"
 )
 
 const installHooksUsageText = "usage: pathgrant install-hooks claude|codex|cursor|gemini|pi [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
 
 type installHooksArgs struct {
-	client    string
-	project   string
-	uninstall bool
-	hook      string
-	socket    string
+	installArgs
+	hook string
 }
 
 // runInstallHooks implements `pathgrant install-hooks`: it merges the
@@ -43,37 +39,20 @@ func runInstallHooks(args []string, stdout, stderr io.Writer) int {
 func parseInstallHooksArgs(args []string) (installHooksArgs, error) {
 	var a installHooksArgs
 	fs := newFlags("install-hooks")
-	fs.StringVar(&a.project, "project", "", "install into this project's settings instead of the user's")
-	fs.BoolVar(&a.uninstall, "uninstall", false, "remove the pathgrant hook")
 	fs.StringVar(&a.hook, "hook", "", "the pathgrant-hook binary (default: next to this binary, else on $PATH)")
-	fs.StringVar(&a.socket, "socket", "", "daemon socket the hook should use (default: the hook's own default)")
-	pos, err := parseFlags(fs, args)
-	switch {
-	case err != nil:
-		return a, err
-	case len(pos) != 1:
-		return a, usagef("give exactly one client")
-	}
-	if _, err := hooks.LookupClient(pos[0]); err != nil {
-		return a, usagef("%v", err)
-	}
-	a.client = pos[0]
-	return a, nil
+	_, err := parseInstallArgs(fs, args, &a.installArgs, installHelp{
+		project:   "install into this project's settings instead of the user's",
+		uninstall: "remove the pathgrant hook",
+		socket:    "daemon socket the hook should use (default: the hook's own default)",
+	})
+	return a, err
 }
 
 // installHooks installs or removes the hook for one client, in the
 // settings the client table names for it; getenv moves the client's folder
 // (CLAUDE_CONFIG_DIR, CODEX_HOME, …).
 func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
-	client, err := hooks.LookupClient(a.client)
-	if err != nil {
-		return "", err
-	}
-	home, err := appdirs.Home(getenv)
-	if err != nil {
-		return "", err
-	}
-	project, err := projectDir(a.project)
+	client, home, project, err := a.target(getenv)
 	if err != nil {
 		return "", err
 	}
@@ -93,21 +72,6 @@ func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
 	return msg, nil
 }
 
-// projectDir is --project made absolute; it must be a folder.
-func projectDir(flagValue string) (string, error) {
-	if flagValue == "" {
-		return "", nil
-	}
-	project, err := filepath.Abs(flagValue)
-	if err != nil {
-		return "", fmt.Errorf("project %s: %w", flagValue, err)
-	}
-	if fi, err := os.Stat(project); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("project %s is not a folder", project)
-	}
-	return project, nil
-}
-
 // hookArgv is the hook command to register: the binary, the client, and
 // --socket when one was given. Uninstalling needs only the client.
 func hookArgv(a installHooksArgs) ([]string, error) {
@@ -122,39 +86,8 @@ func hookArgv(a installHooksArgs) ([]string, error) {
 	return withSocket(argv, a.socket)
 }
 
-// withSocket adds `--socket ABS` to a registered command when the person
-// named a socket: the command runs later, from another working directory.
-func withSocket(argv []string, socket string) ([]string, error) {
-	if socket == "" {
-		return argv, nil
-	}
-	sock, err := filepath.Abs(socket)
-	if err != nil {
-		return nil, fmt.Errorf("socket %s: %w", socket, err)
-	}
-	return append(argv, "--socket", sock), nil
-}
-
 // installReport says what installing (or uninstalling) pathgrant's thing,
 // "hook" or "MCP server", did to one client's file; verb is what
-// installing it is called ("installed", "registered").
-func installReport(thing, verb, client, path string, uninstall, changed bool, backup string) string {
-	var msg string
-	switch {
-	case uninstall && changed:
-		msg = fmt.Sprintf("removed the pathgrant %s for %s from %s", thing, client, path)
-	case uninstall:
-		return fmt.Sprintf("no pathgrant %s for %s in %s: nothing to remove", thing, client, path)
-	case changed:
-		msg = fmt.Sprintf("%s the pathgrant %s for %s in %s", verb, thing, client, path)
-	default:
-		return fmt.Sprintf("the pathgrant %s for %s is already %s in %s", thing, client, verb, path)
-	}
-	if backup != "" {
-		msg += " (previous file saved as " + backup + ")"
-	}
-	return msg
-}
 
 // findHookBinary returns the absolute path of pathgrant-hook: the flag's,
 // else the one next to this binary, else the one on $PATH.

@@ -7,17 +7,9 @@ import (
 	"path/filepath"
 
 	"pathgrant/appdirs"
-	"pathgrant/ipc/hooks"
 )
 
 const installMCPUsageText = "usage: pathgrant install-mcp claude|codex|cursor|gemini [--project DIR] [--uninstall] [--socket PATH]"
-
-type installMCPArgs struct {
-	client    string
-	project   string
-	uninstall bool
-	socket    string
-}
 
 // runInstallMCP implements `pathgrant install-mcp`: it registers this
 // binary's bridge (`pathgrant mcp`) as the MCP server named pathgrant in
@@ -42,42 +34,23 @@ func runInstallMCP(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func parseInstallMCPArgs(args []string) (installMCPArgs, error) {
-	var a installMCPArgs
-	fs := newFlags("install-mcp")
-	fs.StringVar(&a.project, "project", "", "register in this project's MCP configuration instead of the user's")
-	fs.BoolVar(&a.uninstall, "uninstall", false, "remove the pathgrant server")
-	fs.StringVar(&a.socket, "socket", "", "daemon socket the bridge should use (default: the bridge's own default)")
-	pos, err := parseFlags(fs, args)
-	switch {
-	case err != nil:
-		return a, err
-	case len(pos) != 1:
-		return a, usagef("give exactly one client")
+func parseInstallMCPArgs(args []string) (installArgs, error) {
+	var a installArgs
+	c, err := parseInstallArgs(newFlags("install-mcp"), args, &a, installHelp{
+		project:   "register in this project's MCP configuration instead of the user's",
+		uninstall: "remove the pathgrant server",
+		socket:    "daemon socket the bridge should use (default: the bridge's own default)",
+	})
+	if err == nil && c.InstallMCP == nil {
+		err = usagef("%s has no MCP configuration", c.Name)
 	}
-	c, err := hooks.LookupClient(pos[0])
-	if err != nil {
-		return a, usagef("%v", err)
-	}
-	if c.InstallMCP == nil {
-		return a, usagef("%s has no MCP configuration", c.Name)
-	}
-	a.client = pos[0]
-	return a, nil
+	return a, err
 }
 
 // installMCP registers (or removes) the bridge exe for one client, in the
 // MCP configuration the client table names for it.
-func installMCP(a installMCPArgs, exe string, getenv appdirs.Getenv) (string, error) {
-	client, err := hooks.LookupClient(a.client)
-	if err != nil {
-		return "", err
-	}
-	home, err := appdirs.Home(getenv)
-	if err != nil {
-		return "", err
-	}
-	project, err := projectDir(a.project)
+func installMCP(a installArgs, exe string, getenv appdirs.Getenv) (string, error) {
+	client, home, project, err := a.target(getenv)
 	if err != nil {
 		return "", err
 	}

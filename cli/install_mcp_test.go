@@ -25,7 +25,7 @@ func TestInstallMCP(t *testing.T) {
 			home := t.TempDir()
 			env := map[string]string{"HOME": home}
 			getenv := func(k string) string { return env[k] }
-			a := installMCPArgs{client: tt.client, socket: "/run/pg.sock"}
+			a := installArgs{client: tt.client, socket: "/run/pg.sock"}
 			if tt.project != "" {
 				a.project = filepath.Join(home, tt.project)
 				if err := os.MkdirAll(a.project, 0o700); err != nil {
