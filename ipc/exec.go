@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"pathgrant/devicepolicy"
-	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/sandbox/launch"
 )
@@ -44,10 +43,6 @@ func newReportBody() sessionBody { return &reportBody{} }
 // issued for, and issues the report ticket that may explain its
 // refusals.
 func (s *Server) handleExec(w http.ResponseWriter, _ *http.Request, c sessionCall) {
-	if c.cap == nil {
-		writeError(w, errorf(http.StatusBadRequest, grants.KindConflict, "%s takes an exec capability, not a session", launch.PathExec))
-		return
-	}
 	if s.cfg.Launcher == nil {
 		writeError(w, errorf(http.StatusServiceUnavailable, "", "this daemon does not prepare sandboxes"))
 		return
@@ -75,10 +70,6 @@ func (s *Server) handleExec(w http.ResponseWriter, _ *http.Request, c sessionCal
 // where one can be given, and the answer says so, one line per path. It
 // asks nothing the agent could not ask through its hook.
 func (s *Server) handleExecReport(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	if c.cap == nil {
-		writeError(w, errorf(http.StatusBadRequest, grants.KindConflict, "%s takes a report ticket, not a session", launch.PathReport))
-		return
-	}
 	lines := c.body.(*reportBody).Lines
 	if len(lines) > launch.MaxRefusalLines {
 		lines = lines[:launch.MaxRefusalLines]

@@ -87,8 +87,9 @@ type sessionRoute struct {
 	sources source
 	body    func() sessionBody // nil: the route takes no body
 	act     sessionHandler
-	// capability is the kind of capability the route takes instead of
-	// the session's own identity (the exec routes only; see ExecInfo).
+	// capability is the kind of capability that is the route's only
+	// identity (the exec routes; see ExecInfo): a request without one is
+	// refused before any session resolves.
 	capability capKind
 }
 
@@ -106,9 +107,13 @@ func (s *Server) serveSession(sr *sessionRoute) http.HandlerFunc {
 		}
 		var c sessionCall
 		var err *apiError
-		if r.Header.Get(launch.HeaderCapability) != "" {
+		switch {
+		case r.Header.Get(launch.HeaderCapability) != "":
 			c, err = s.resolveCapabilityCall(sr, r, body)
-		} else {
+		case sr.capability != "":
+			err = errorf(http.StatusBadRequest, grants.KindConflict, "%s takes a %s capability, not a session", r.URL.Path, sr.capability)
+			s.audit(grants.Record{Kind: err.kind, Reason: err.msg})
+		default:
 			c, err = s.resolveRequest(sr.sources, r, body)
 		}
 		if err != nil {
