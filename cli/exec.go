@@ -338,7 +338,7 @@ func (r *execRun) runInView(bwrap, path string, in sandbox.Input, dev devicepoli
 	}
 	inner, bins := sandbox.InnerStep(exe)
 	fsys := sandbox.NewMemoFS(sandbox.OSFS{}) // one snapshot for the view and the rules
-	view, err := sandbox.BuildView(in, r.viewConfig(bins, dev), fsys)
+	view, err := sandbox.BuildView(in, sandbox.WithHidden(bins, r.socket, dev.SSHAgent, sandbox.Environ{Getenv: r.deps.getenv, Home: r.deps.getenv("HOME")}), fsys)
 	if err != nil {
 		return r.refuse(execRefused, "%v: not running %s", err, r.argv[0])
 	}
@@ -381,18 +381,6 @@ func (r *execRun) runExplained(bwrap string, argv, env []string, in sandbox.Inpu
 	}
 	r.reportRefusals(r.stderr, in.Outside(scan.Paths()))
 	return frontend.ExitStatus(res.Status)
-}
-
-// viewConfig adds to cfg (the binaries the view needs) what the view
-// hides and which ssh agent socket it shows.
-func (r *execRun) viewConfig(cfg sandbox.ViewConfig, dev devicepolicy.Policy) sandbox.ViewConfig {
-	home := r.deps.getenv("HOME")
-	cfg.Hidden = sandbox.HiddenPaths(sandbox.Places{Getenv: r.deps.getenv, Home: home,
-		UID: os.Getuid(), Socket: r.socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: dev.SSHAgent})
-	if sock := r.deps.getenv("SSH_AUTH_SOCK"); dev.SSHAgent && filepath.IsAbs(sock) {
-		cfg.SSHAgentSocket = sock
-	}
-	return cfg
 }
 
 // runInner is `pathgrant exec --inner FD`: the inner step where no

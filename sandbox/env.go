@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"pathgrant/devicepolicy"
 	"slices"
 )
 
@@ -53,4 +55,27 @@ func HiddenPaths(pl Places) []string {
 	}
 	slices.Sort(out)
 	return slices.DeleteFunc(slices.Compact(out), func(p string) bool { return p == "/" || p == "/tmp" || p == pl.Home })
+}
+
+// Environ is one environment whose places a view hides: its variables
+// and its home folder.
+type Environ struct {
+	Getenv func(string) string
+	Home   string
+}
+
+// WithHidden is cfg hiding the places each environment names (HiddenPaths,
+// the daemon's socket folder among them), and showing the ssh agent's
+// socket the first one names when the device policy allows the agent.
+func WithHidden(cfg ViewConfig, socket string, sshAgent bool, envs ...Environ) ViewConfig {
+	for _, e := range envs {
+		cfg.Hidden = append(cfg.Hidden, HiddenPaths(Places{Getenv: e.Getenv, Home: e.Home, UID: os.Getuid(), Socket: socket,
+			Forbidden: devicepolicy.Forbidden(e.Home), SSHAgent: sshAgent})...)
+	}
+	slices.Sort(cfg.Hidden)
+	cfg.Hidden = slices.Compact(cfg.Hidden)
+	if sock := envs[0].Getenv("SSH_AUTH_SOCK"); sshAgent && filepath.IsAbs(sock) {
+		cfg.SSHAgentSocket = sock
+	}
+	return cfg
 }

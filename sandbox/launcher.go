@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"pathgrant/devicepolicy"
@@ -68,7 +67,7 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	} else {
 		fsys := NewMemoFS(OSFS{}) // one snapshot for the view and the rules
 		var view View
-		view, err = BuildView(in, l.viewConfig(bins, file.SSHAgent, getenv), fsys)
+		view, err = BuildView(in, WithHidden(bins, l.Socket, file.SSHAgent, Environ{Getenv: getenv, Home: getenv("HOME")}, Environ{Getenv: l.Getenv, Home: l.Home}), fsys)
 		if err == nil {
 			in.ByMount, in.PrivateTmp = view.ByMount, true
 			rs, err = Build(in, fsys)
@@ -82,24 +81,6 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		return ipc.Launch{}, fmt.Errorf("sandbox job: %w", err)
 	}
 	return ipc.Launch{Prepared: p, Outside: in.Outside}, nil
-}
-
-// viewConfig hides what the command's environment and the daemon's name,
-// and shows the ssh agent's socket when the device policy allows it.
-func (l Launcher) viewConfig(cfg ViewConfig, sshAgent bool, getenv func(string) string) ViewConfig {
-	home := getenv("HOME")
-	for _, pl := range []Places{
-		{Getenv: getenv, Home: home, UID: os.Getuid(), Socket: l.Socket, Forbidden: devicepolicy.Forbidden(home), SSHAgent: sshAgent},
-		{Getenv: l.Getenv, Home: l.Home, UID: os.Getuid(), Socket: l.Socket, Forbidden: devicepolicy.Forbidden(l.Home), SSHAgent: sshAgent},
-	} {
-		cfg.Hidden = append(cfg.Hidden, HiddenPaths(pl)...)
-	}
-	slices.Sort(cfg.Hidden)
-	cfg.Hidden = slices.Compact(cfg.Hidden)
-	if sock := getenv("SSH_AUTH_SOCK"); sshAgent && filepath.IsAbs(sock) {
-		cfg.SSHAgentSocket = sock
-	}
-	return cfg
 }
 
 // envLookup is getenv over environ ("K=V" entries; the last one wins).
