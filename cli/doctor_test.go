@@ -192,15 +192,7 @@ func TestDoctor(t *testing.T) {
 			f := newDoctorFixture(t)
 			env := f.env()
 			tt.setup(t, f, &env)
-			var stdout, stderr bytes.Buffer
-			code := runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
-			if code != tt.code || stderr.Len() != 0 {
-				t.Errorf("exit %d, stderr %q; want %d, nothing; report:\n%s", code, stderr.String(), tt.code, stdout.String())
-			}
-			lines := parseDoctorTable(t, stdout.String())
-			for name, want := range tt.want {
-				checkDoctorLine(t, f, lines, name, want)
-			}
+			f.check(t, env, tt.code, tt.want)
 		})
 	}
 }
@@ -237,6 +229,21 @@ func parseDoctorTable(t *testing.T, out string) map[string][2]string {
 		got[fields[0]] = [2]string{status, strings.TrimLeft(detail, " ")}
 	}
 	return got
+}
+
+// check runs doctor on env against the fixture's socket and store, and
+// wants exit code, nothing on stderr, and each named line as given.
+func (f *doctorFixture) check(t *testing.T, env doctorEnv, code int, want map[string]doctorLine) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	got := runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
+	if got != code || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want %d, nothing; report:\n%s", got, stderr.String(), code, stdout.String())
+	}
+	lines := parseDoctorTable(t, stdout.String())
+	for name, w := range want {
+		checkDoctorLine(t, f, lines, name, w)
+	}
 }
 
 func checkDoctorLine(t *testing.T, f *doctorFixture, lines map[string][2]string, name string, want doctorLine) {
@@ -395,15 +402,7 @@ func TestDoctorCodex(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, f, &env)
 			}
-			var stdout, stderr bytes.Buffer
-			code := runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
-			if code != tt.code || stderr.Len() != 0 {
-				t.Errorf("exit %d, stderr %q; want %d, nothing; report:\n%s", code, stderr.String(), tt.code, stdout.String())
-			}
-			lines := parseDoctorTable(t, stdout.String())
-			for name, want := range tt.want {
-				checkDoctorLine(t, f, lines, name, want)
-			}
+			f.check(t, env, tt.code, tt.want)
 		})
 	}
 }
