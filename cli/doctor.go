@@ -74,6 +74,10 @@ type doctorEnv struct {
 	Confinement func() sandbox.Confinement
 	// BusName reports whether name has an owner on the session bus.
 	BusName func(name string) (bool, error)
+	// DaemonPeer is the pid and uid of the process listening on socket
+	// (peerOf); Readlink reads the daemon's /proc links.
+	DaemonPeer func(socket string) (pid, uid int, err error)
+	Readlink   func(name string) (string, error)
 }
 
 // systemDoctorEnv probes this machine.
@@ -89,6 +93,8 @@ func systemDoctorEnv() doctorEnv {
 		CheckStore:  checkStoreFile,
 		Confinement: sandbox.Probe,
 		BusName:     sessionBusName,
+		DaemonPeer:  peerOf,
+		Readlink:    os.Readlink,
 	}
 }
 
@@ -131,8 +137,13 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	rep := doctorReport{Version: env.Version()}
 	add := func(cs ...doctorCheck) { rep.Checks = append(rep.Checks, cs...) }
 	add(doctorCheck{Name: "version", Status: doctorInfo, Detail: rep.Version})
-	daemon, up := checkDaemon(env, appdirs.SocketOr(socketFlag, env.Getenv))
-	add(daemon, checkStore(env, storeFlag, up))
+	socket := appdirs.SocketOr(socketFlag, env.Getenv)
+	daemon, up := checkDaemon(env, socket)
+	add(daemon)
+	if up {
+		add(daemonOutputChecks(env, socket)...)
+	}
+	add(checkStore(env, storeFlag, up))
 	add(confinementChecks(env)...)
 	add(checkBus(env, "notifications", "org.freedesktop.Notifications",
 		"the app cannot notify; prompts still open as windows",
