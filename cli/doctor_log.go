@@ -86,10 +86,11 @@ func outputKind(target string, mode fs.FileMode) string {
 
 // logFix says where the log may go instead of file.
 func logFix(d daemonProc, safe []string, file string) string {
-	where := "a terminal, the journal (systemd-cat -t pathgrant pathgrant serve --headless, or a systemd user unit)"
+	where := "a terminal or the journal (systemd-cat -t pathgrant pathgrant serve --headless, or a systemd user unit)"
 	if len(safe) > 0 {
 		dir := preferredLogFolder(d, safe)
-		where += fmt.Sprintf(" or a file in %s (2>>%s)", dir, filepath.Join(dir, "headless.log"))
+		where = fmt.Sprintf("a terminal, the journal (systemd-cat -t pathgrant pathgrant serve --headless, or a systemd user unit) or a file in %s (2>>%s)",
+			dir, filepath.Join(dir, "headless.log"))
 	}
 	return "restart the daemon logging to " + where + ", then delete " + file
 }

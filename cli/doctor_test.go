@@ -257,7 +257,7 @@ func checkDoctorLine(t *testing.T, f *doctorFixture, lines map[string][2]string,
 		t.Errorf("%s: status %q, want %q (%s)", name, got[0], want.status, got[1])
 	}
 	for _, s := range want.has {
-		s = strings.NewReplacer("STORE", f.store, "HOME", f.home).Replace(s)
+		s = strings.NewReplacer("STORE", f.store, "HOME", f.home, "ROOT", f.root).Replace(s)
 		if !strings.Contains(got[1], s) {
 			t.Errorf("%s: %q lacks %q", name, got[1], s)
 		}
