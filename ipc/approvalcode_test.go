@@ -2,10 +2,15 @@ package ipc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,9 +188,14 @@ func TestApprovalCode(t *testing.T) {
 
 // TestCodeNeverShown walks every GET route, an event stream and the audit
 // log after a request was made, refused with wrong codes and approved: the
-// code appears in none of them.
+// code appears in none of them, nor in the daemon's own log (at every
+// level: only the approver is given the code, and the headless one alone
+// logs it), nor in the store's files.
 func TestCodeNeverShown(t *testing.T) {
-	e := newCodeEnv(t)
+	var daemonLog lockedBuffer
+	e := newCodeEnv(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&daemonLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
 	sess := e.register(SessionRequest{Agent: "watched"})
 	sc := e.clientFor(sess)
 	events := make(chan string, 1)
@@ -220,8 +230,24 @@ func TestCodeNeverShown(t *testing.T) {
 	bodies["request after approval"] = string(body)
 	cancel()
 	bodies["event stream"] = <-events
-	if !strings.Contains(bodies["event stream"], "request.created") || !strings.Contains(bodies["GET /v1/requests"], id) {
-		t.Fatalf("the walk saw nothing: events %q, requests %q", bodies["event stream"], bodies["GET /v1/requests"])
+	if err := sc.EndSession(context.Background(), sess.ID); err != nil {
+		t.Fatalf("end the session: %v", err)
+	}
+	bodies["daemon log"] = daemonLog.String()
+	stateDir := filepath.Join(filepath.Dir(e.home), "state")
+	files, err := os.ReadDir(stateDir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("store folder %s: %v %v", stateDir, files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(stateDir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies["store file "+f.Name()] = string(data)
+	}
+	if !strings.Contains(bodies["event stream"], "request.created") || !strings.Contains(bodies["daemon log"], sess.ID) || !strings.Contains(bodies["GET /v1/requests"], id) {
+		t.Fatalf("the walk saw nothing: events %q, requests %q, log %q", bodies["event stream"], bodies["GET /v1/requests"], bodies["daemon log"])
 	}
 	for name, b := range bodies {
 		if strings.Contains(strings.ToUpper(b), code) {
@@ -247,4 +273,22 @@ func readEvents(ctx context.Context, sock string, sess SessionResponse) string {
 		b.WriteString(sc.Text() + "\n")
 	}
 	return b.String()
+}
+
+// lockedBuffer is a log destination the server's goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
