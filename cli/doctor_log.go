@@ -149,3 +149,11 @@ func canonical(path string) string {
 	}
 	return filepath.Clean(path)
 }
+
+// ownLogCheck is the daemon stderr check of this process as a headless
+// daemon on socket and store: `pathgrant serve --headless` logs it as a
+// warning when it fails, for a person who never runs doctor.
+func ownLogCheck(socket, store, home string) doctorCheck {
+	d := daemonProc{PID: os.Getpid(), UID: os.Getuid(), Headless: true, Getenv: os.Getenv, Home: home, Store: store}
+	return outputCheck(systemDoctorEnv(), d, safeLogFolders(d, socket), 2)
+}

@@ -289,3 +289,29 @@ func confinedCat(t *testing.T, f *doctorFixture, sess ipc.SessionResponse, work,
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// TestServeHeadlessWarnsOfItsLog: a headless daemon whose stderr is a file
+// outside pathgrant's protected folders says so in that log before it
+// serves, with the fix; one logging into its state folder does not.
+func TestServeHeadlessWarnsOfItsLog(t *testing.T) {
+	tests := []struct {
+		name, log string
+		warns     bool
+	}{
+		{"log in the home folder", "/pathgrant.log", true},
+		{"log in the state folder", "/.local/state/pathgrant/headless.log", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newDoctorFixture(t)
+			log := logFile(t, f.home+tt.log)
+			f.serveHeadless(t, nil, log)
+			text := readFile(t, log.Name())
+			warned := strings.Contains(text, "level=WARN") && strings.Contains(text, "holds the approval codes this headless daemon logs") &&
+				strings.Contains(text, "fix=\"restart the daemon logging to")
+			if warned != tt.warns {
+				t.Errorf("warned %v, want %v; log:\n%s", warned, tt.warns, text)
+			}
+		})
+	}
+}

@@ -73,6 +73,9 @@ func serveHeadless(ctx context.Context, a serveArgs, log *slog.Logger) error {
 		return err
 	}
 	srv := ipc.New(d.Config(log, headlessApprover{log: log, socketArg: socketArg(a.socket, d.Socket)}))
+	if c := ownLogCheck(d.Socket, d.StorePath, d.Home); c.Status == doctorFail {
+		log.Warn(c.Detail, "fix", c.Fix)
+	}
 	serveErr := d.Serve(srv)
 	log.Info("pathgrant daemon ready (headless)", "socket", d.Socket, "store", d.StorePath)
 	return d.Stop(ctx, srv, serveErr, log)
