@@ -50,23 +50,25 @@ func outputCheck(env doctorEnv, d daemonProc, safe []string, fd int) doctorCheck
 		c.Status, c.Detail = doctorOK, outputKind(target, fi.Mode())
 		return c
 	}
-	file := strings.TrimSuffix(target, " (deleted)")
+	c.Status, c.Detail, c.Fix = fileOutput(d, safe, fd, strings.TrimSuffix(target, " (deleted)"))
+	return c
+}
+
+// fileOutput judges an output descriptor that is the regular file file:
+// fine inside a safe folder; else a failure for a headless daemon's
+// stderr, which holds the approval codes.
+func fileOutput(d daemonProc, safe []string, fd int, file string) (status, detail, fix string) {
 	if in := folderOf(safe, file); in != "" {
-		c.Status, c.Detail = doctorOK, fmt.Sprintf("%s, inside %s, which confined commands cannot see and agents' tools may not read", file, in)
-		return c
+		return doctorOK, fmt.Sprintf("%s, inside %s, which confined commands cannot see and agents' tools may not read", file, in), ""
 	}
+	const outside = ": a file outside pathgrant's protected folders"
 	switch {
 	case fd == 1:
-		// Nothing pathgrant prints goes to stdout; the daemon logs on stderr.
-		c.Status, c.Detail = doctorInfo, file+": a file outside pathgrant's protected folders; the daemon prints nothing there (it logs on stderr)"
+		return doctorInfo, file + outside + "; the daemon prints nothing there (it logs on stderr)", ""
 	case d.Headless:
-		c.Status, c.Fix = doctorFail, logFix(d, safe, file)
-		c.Detail = file + ": a file outside pathgrant's protected folders holds the approval codes this headless daemon logs: an agent given access to it (a workspace, a grant, an unconfined command) can approve its own requests"
-	default:
-		c.Status, c.Fix = doctorWarn, logFix(d, safe, file)
-		c.Detail = file + ": a file outside pathgrant's protected folders holds the daemon's log (the paths agents ask for; approval codes too if it falls back to serving headless)"
+		return doctorFail, file + outside + " holds the approval codes this headless daemon logs: an agent given access to it (a workspace, a grant, an unconfined command) can approve its own requests", logFix(d, safe, file)
 	}
-	return c
+	return doctorWarn, file + outside + " holds the daemon's log (the paths agents ask for; approval codes too if it falls back to serving headless)", logFix(d, safe, file)
 }
 
 // outputKind names an output that is not a regular file.
