@@ -1,158 +1,53 @@
 package ipc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"pathgrant/appdirs"
-	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc/hooks"
+	"pathgrant/ipc/boundstest"
 	"pathgrant/tools"
 )
 
 // boundsEnv is a daemon configured as the real one is (DefaultDevicePolicy
-// from an environment), whose environment also moves the agents'
-// configuration homes, puts the runtime folder in a scratch "/run/user/UID"
-// and names a socket in a scratch "/tmp/pathgrant-UID".
+// from an environment) on a boundstest.Layout.
 type boundsEnv struct {
 	*testEnv
-	env              map[string]string
-	runUser, tmpLike string // stand-ins for /run/user/UID and /tmp
-	pid              atomic.Int32
+	layout     boundstest.Layout
+	pid        atomic.Int32
+	unreadable atomic.Bool // peers' lineages cannot be read
 }
 
 func newBoundsEnv(t *testing.T) *boundsEnv {
-	b := &boundsEnv{env: map[string]string{}}
+	b := &boundsEnv{}
 	b.pid.Store(20000)
-	scratch := func() string {
-		d, err := filepath.EvalSymlinks(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	b.runUser, b.tmpLike = scratch(), scratch()
 	b.testEnv = newTestEnv(t, func(c *Config) {
-		home := c.Home
-		b.env["HOME"] = home
-		b.env["XDG_RUNTIME_DIR"] = b.runUser
-		b.env[appdirs.SocketEnv] = b.tmpLike + "/pathgrant-1000/pathgrant.sock"
-		b.env["CLAUDE_CONFIG_DIR"] = home + "/moved/claude"
-		b.env["CODEX_HOME"] = home + "/moved/codex"
-		b.env["GEMINI_CLI_HOME"] = home + "/moved/gemini-home"
-		b.env["PI_CODING_AGENT_DIR"] = home + "/moved/pi"
-		c.Getenv = func(k string) string { return b.env[k] }
-		c.MaxSessions, c.MaxSessionsPerProcess = 1<<20, 1<<20 // every case registers its own
-		d := DefaultDevicePolicy(c.Getenv, home, c.Store.Path(), b.env[appdirs.SocketEnv])
+		b.layout = boundstest.NewLayout(t, filepath.Dir(c.Home))
+		c.Getenv = b.layout.Getenv
+		d := DefaultDevicePolicy(c.Getenv, c.Home, c.Store.Path(), b.layout.Socket())
 		d.EligibleReadOnly = c.Device.EligibleReadOnly
 		d.Protected = append(d.Protected, c.Device.Protected...)
 		c.Device = d
+		c.MaxSessions, c.MaxSessionsPerProcess = 1<<20, 1<<20 // every case registers its own
+		played := c.Lineage
+		c.Lineage = func(pid int32) ([]lineageEntry, error) {
+			if b.unreadable.Load() {
+				return nil, errors.New("the peer is gone")
+			}
+			return played(pid)
+		}
 	})
 	return b
-}
-
-// boundsCase is one root a session names: refused naming want (a class
-// and the place), or allowed when want is "". workspaceOnly: refused as a
-// workspace, allowed as a read-only root.
-type boundsCase struct {
-	name, root, want string
-	workspaceOnly    bool
-}
-
-// boundsCases is every class of place no session may be registered over
-// (each member of the device policy's credential list, each agent's
-// configuration home, moved or not), each reached through a link too,
-// each "contains" case, and the look-alikes that stay allowed.
-func (b *boundsEnv) boundsCases(t *testing.T) []boundsCase {
-	home, root := b.home, filepath.Dir(b.home)
-	noEnv := func(string) string { return "" }
-	cases := []boundsCase{
-		{"the root folder", "/", "is the root folder", false},
-		{"the home folder", home, "is the home folder", false},
-		{"the home folder with a trailing slash", home + "/", "is the home folder", false},
-		{"a folder holding the home folder", root, "contains the home folder", false},
-		{"~/.config holds ~/.config/gh", home + "/.config", "contains the credential folder " + home + "/.config/gh", false},
-		{"~/.local holds pathgrant's state folder", home + "/.local", "contains", false},
-		{"pathgrant's store folder", root + "/state", "is pathgrant's state folder", false},
-		{"inside pathgrant's store folder", root + "/state/sub", "lies inside pathgrant's state folder", false},
-		{"pathgrant's default state folder", home + "/.local/state/pathgrant", "is pathgrant's state folder", false},
-		{"pathgrant's config folder", home + "/.config/pathgrant", "is pathgrant's config folder", false},
-		{"the XDG runtime folder holding the socket", b.runUser, "is pathgrant's runtime folder", false},
-		{"inside the XDG runtime folder", b.runUser + "/app", "lies inside pathgrant's runtime folder", false},
-		{"the socket's folder", b.tmpLike + "/pathgrant-1000", "is pathgrant's runtime folder", false},
-		{"a temp folder holding the socket's folder", b.tmpLike, "contains pathgrant's runtime folder", false},
-		{"the temp folder, holding the socket's folder (and here the home folder)", filepath.Dir(b.tmpLike), "contains", false},
-		{"a protected path (the daemon's socket folder)", root + "/run", "is a protected path", false},
-		{"claude's MCP file", home + "/.claude.json", "is an agent's configuration", false},
-		{"a project's .git", b.work + "/.git", "lies inside a project's .git", true},
-		{"inside a project's .git", b.work + "/.git/hooks", "lies inside a project's .git", true},
-		{"a project's .claude", b.work + "/.claude", "lies inside a project's .claude", true},
-		{"a project's .CLAUDE, in another case", b.work + "/.CLAUDE", "lies inside a project's .CLAUDE", true},
-		{"a project's .cursor", b.work + "/sub/.cursor", "lies inside a project's .cursor", true},
-
-		{"allowed: ~/src/ssh-tools", home + "/src/ssh-tools", "", false},
-		{"allowed: ~/.sshfoo", home + "/.sshfoo", "", false},
-		{"allowed: ~/.claude-notes", home + "/.claude-notes", "", false},
-		{"allowed: ~/projects/.claude-notes", home + "/projects/.claude-notes", "", false},
-		{"allowed: ~/work/config", b.work + "/config", "", false},
-		{"allowed: ~/.configs", home + "/.configs", "", false},
-		{"allowed: a project beside the socket's folder", b.tmpLike + "/project", "", false},
-		{"allowed: ~/.local/state-old", home + "/.local/state-old", "", false},
-	}
-	for _, f := range devicepolicy.Forbidden(home) {
-		rel := strings.TrimPrefix(f, home+"/")
-		cases = append(cases,
-			boundsCase{"credential ~/" + rel, f, "is a credential folder", false},
-			boundsCase{"inside credential ~/" + rel, f + "/sub", "lies inside the credential folder " + f, false})
-	}
-	for _, name := range hooks.Clients() {
-		c, err := hooks.LookupClient(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for how, ge := range map[string]appdirs.Getenv{"default": noEnv, "moved": func(k string) string { return b.env[k] }} {
-			dir := c.Dir(ge, home)
-			cases = append(cases,
-				boundsCase{name + "'s " + how + " configuration home", dir, "is an agent's configuration home", false},
-				boundsCase{"inside " + name + "'s " + how + " configuration home", dir + "/projects", "lies inside the agent configuration home " + dir, false})
-			if up := filepath.Dir(dir); up != home {
-				cases = append(cases, boundsCase{"holding " + name + "'s " + how + " configuration home", up, "contains", false})
-			}
-		}
-	}
-	// Every refused place again through a link from an ordinary folder.
-	for i, c := range cases {
-		if c.want == "" || c.root == "/" || strings.HasSuffix(c.root, "/") {
-			continue
-		}
-		link := fmt.Sprintf("%s/links/%d", home, i)
-		if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(c.root, link); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, boundsCase{c.name + ", through a link", link, c.want, c.workspaceOnly})
-	}
-	for _, c := range cases {
-		if c.root != "/" && c.root != home+"/.claude.json" {
-			if err := os.MkdirAll(c.root, 0o700); err != nil && !os.IsExist(err) {
-				t.Fatal(err)
-			}
-		}
-	}
-	mustWrite(t, home+"/.claude.json", "{}")
-	return cases
 }
 
 // registerRoute is one way a session comes to exist over the socket.
@@ -161,6 +56,7 @@ func (b *boundsEnv) boundsCases(t *testing.T) []boundsCase {
 // name read-only roots.
 type registerRoute struct {
 	name     string
+	pattern  string // the route in Server.routes
 	readOnly bool
 	reg      func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string)
 }
@@ -168,11 +64,11 @@ type registerRoute struct {
 // registerRoutes are every registering route. A new one must be added
 // here, where every bounds case runs through it.
 var registerRoutes = []registerRoute{
-	{"POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+	{"POST /v1/sessions", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
 		b.asPerson()
 		return b.post(t, "", sessionReq(b, extra, ""))
 	}},
-	{"POST /v1/sessions child (pathgrant run inside a session)", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
+	{"POST /v1/sessions child (pathgrant run inside a session)", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
 		b.asPerson()
 		parent := sessionReq(b, SessionRequest{}, "")
 		if allowed { // the parent holds the root, so only the bounds can refuse the child
@@ -181,7 +77,7 @@ var registerRoutes = []registerRoute{
 		p := b.mustRegister(t, parent)
 		return b.post(t, p.Token, sessionReq(b, extra, p.ID))
 	}},
-	{"POST /v1/sessions child from under the session's agent", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
+	{"POST /v1/sessions child from under the session's agent", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
 		b.asNewAgent()
 		roots := []string{b.work}
 		if allowed { // the parent holds the root, so only the bounds can refuse the child
@@ -194,11 +90,13 @@ var registerRoutes = []registerRoute{
 		id := b.hookSession(t, roots)
 		return b.post(t, "", sessionReq(b, extra, id))
 	}},
-	{"POST /v1/check, a hook-only session's first check", false, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+	{"POST /v1/check, a hook-only session's first check", "POST /v1/check", false, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
 		b.asNewAgent()
-		_, err := NewClient(b.sock).Check(context.Background(), CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude",
-			WorkspaceRoots: append([]string{b.work}, extra.Workspace...), Op: guard.OpRead, Path: b.work + "/main.go"})
-		return answerOf(err)
+		return b.hookCheck("", append([]string{b.work}, extra.Workspace...))
+	}},
+	{"POST /s/{session}/v1/check, a hook-only session's first check", "POST /s/{session}/v1/check", false, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+		b.asNewAgent()
+		return b.hookCheck(newID(), append([]string{b.work}, extra.Workspace...))
 	}},
 }
 
@@ -207,30 +105,30 @@ var registerRoutes = []registerRoute{
 // line naming the root and its class, and audited.
 func TestRegistrationBounds(t *testing.T) {
 	b := newBoundsEnv(t)
-	cases := b.boundsCases(t)
+	cases := boundstest.Cases(t, b.layout)
 	for _, route := range registerRoutes {
 		for _, role := range []string{"workspace", "read-only root"} {
 			if role == "read-only root" && !route.readOnly {
 				continue
 			}
 			for _, c := range cases {
-				t.Run(route.name+"/"+role+"/"+c.name, func(t *testing.T) {
-					extra := SessionRequest{Workspace: []string{c.root}}
-					want := c.want
+				t.Run(route.name+"/"+role+"/"+c.Name, func(t *testing.T) {
+					extra := SessionRequest{Workspace: []string{c.Root}}
+					want := c.Want
 					if role == "read-only root" {
-						extra = SessionRequest{ReadOnly: []string{c.root}}
-						if c.workspaceOnly {
+						extra = SessionRequest{ReadOnly: []string{c.Root}}
+						if c.WorkspaceOnly {
 							want = ""
 						}
 					}
 					st, msg := route.reg(t, b, extra, want == "")
 					if want == "" {
 						if st != http.StatusCreated && st != http.StatusOK {
-							t.Fatalf("%s %s: %d %q; want it allowed", role, c.root, st, msg)
+							t.Fatalf("%s %s: %d %q; want it allowed", role, c.Root, st, msg)
 						}
 						return
 					}
-					canon, err := (guard.Canonicalizer{Home: b.home}).Canonical(c.root, "/", true)
+					canon, err := (guard.Canonicalizer{Home: b.home}).Canonical(c.Root, "/", true)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -311,8 +209,8 @@ func TestRegisteringAgentBoundedByItsSession(t *testing.T) {
 		{"a grandchild through its own child", func() (int, string) {
 			return b.post(t, child.Token, SessionRequest{Cwd: b.work, Workspace: []string{b.work + "/sub"}, Parent: child.ID})
 		}, http.StatusCreated},
-		{"a hook-only session over another folder", func() (int, string) { return b.hookCheck([]string{other}) }, http.StatusForbidden},
-		{"a hook-only session in its own project", func() (int, string) { return b.hookCheck([]string{b.work}) }, http.StatusOK},
+		{"a hook-only session over another folder", func() (int, string) { return b.hookCheck("", []string{other}) }, http.StatusForbidden},
+		{"a hook-only session in its own project", func() (int, string) { return b.hookCheck("", []string{b.work}) }, http.StatusOK},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,8 +220,8 @@ func TestRegisteringAgentBoundedByItsSession(t *testing.T) {
 		})
 	}
 	t.Run("an unreadable lineage", func(t *testing.T) {
-		b.srv.cfg.Lineage = func(int32) ([]lineageEntry, error) { return nil, fmt.Errorf("gone") }
-		defer func() { b.srv.cfg.Lineage = func(int32) ([]lineageEntry, error) { return *b.role.Load(), nil } }()
+		b.unreadable.Store(true)
+		defer b.unreadable.Store(false)
 		if st, msg := b.post(t, "", sessionReq(b, SessionRequest{}, "")); st != http.StatusForbidden {
 			t.Fatalf("%d %q; want 403", st, msg)
 		}
@@ -385,13 +283,28 @@ func (b *boundsEnv) hookSession(t *testing.T, roots []string) string {
 }
 
 // hookCheck is a new hook-only session's first check from the agent
-// played now.
-func (b *boundsEnv) hookCheck(roots []string) (int, string) {
-	c := NewClient(b.sock)
-	defer c.CloseIdle()
-	_, err := c.Check(context.Background(), CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots,
-		Op: guard.OpRead, Path: b.work + "/main.go"})
-	return answerOf(err)
+// played now: named in the body, or with inURL in the URL
+// (/s/{session}/v1/check).
+func (b *boundsEnv) hookCheck(inURL string, roots []string) (int, string) {
+	req := CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots, Op: guard.OpRead, Path: b.work + "/main.go"}
+	if inURL == "" {
+		c := NewClient(b.sock)
+		defer c.CloseIdle()
+		_, err := c.Check(context.Background(), req)
+		return answerOf(err)
+	}
+	req.SessionID = ""
+	data, _ := json.Marshal(req)
+	hc := rawClient(b.sock)
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Post("http://pathgrant/s/"+inURL+"/v1/check", "application/json", bytes.NewReader(data))
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var e Error
+	json.NewDecoder(resp.Body).Decode(&e)
+	return resp.StatusCode, e.Error
 }
 
 // answerOf is an API error's status and message, 200 for none.
@@ -419,4 +332,30 @@ func (b *boundsEnv) wantAudited(t *testing.T, msg string) {
 		}
 	}
 	t.Errorf("refusal %q not audited as %s", msg, grants.KindDeny)
+}
+
+// TestRegisterRoutesCovered: every route of the server that can bring a
+// session into existence (POST /v1/sessions, and any route whose body is a
+// check, which registers a hook-only session first seen) is a row of
+// registerRoutes, so the bounds table runs through it.
+func TestRegisterRoutesCovered(t *testing.T) {
+	e := newTestEnv(t)
+	register := reflect.ValueOf(e.srv.handleRegister).Pointer()
+	covered := map[string]bool{}
+	for _, r := range registerRoutes {
+		covered[r.pattern] = true
+	}
+	for _, rt := range e.srv.routes() {
+		registers := rt.handle != nil && reflect.ValueOf(rt.handle).Pointer() == register
+		if rt.session != nil && rt.session.body != nil {
+			_, registers = rt.session.body().(*CheckRequest)
+		}
+		if registers && !covered[rt.pattern] {
+			t.Errorf("route %s registers sessions but no registerRoutes row runs the bounds table through it", rt.pattern)
+		}
+		delete(covered, rt.pattern)
+	}
+	for p := range covered {
+		t.Errorf("registerRoutes names %s, which is not a route", p)
+	}
 }
