@@ -28,7 +28,7 @@ type boundsEnv struct {
 	unreadable atomic.Bool // peers' lineages cannot be read
 }
 
-func newBoundsEnv(t *testing.T) *boundsEnv {
+func newBoundsEnv(t testing.TB) *boundsEnv {
 	b := &boundsEnv{}
 	b.pid.Store(20000)
 	b.testEnv = newTestEnv(t, func(c *Config) {
@@ -357,5 +357,17 @@ func TestRegisterRoutesCovered(t *testing.T) {
 	}
 	for p := range covered {
 		t.Errorf("registerRoutes names %s, which is not a route", p)
+	}
+}
+
+// BenchmarkRegistrationBounds is what the bounds add to a registration:
+// listing and canonicalising the places, and checking two roots.
+func BenchmarkRegistrationBounds(bm *testing.B) {
+	b := newBoundsEnv(bm)
+	sp := guard.SessionPolicy{Workspace: []string{b.work}, ReadOnly: []string{b.dl}}
+	for bm.Loop() {
+		if err := checkBounds(sp, b.srv.registrationBounds()); err != nil {
+			bm.Fatal(err)
+		}
 	}
 }
