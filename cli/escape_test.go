@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -55,7 +56,7 @@ func TestEscapesCannotApprove(t *testing.T) {
 			result := filepath.Join(t.TempDir(), "result")
 			env := []string{agentEnv + "=escape-agent", escMethod + "=" + m.method, escResult + "=" + result,
 				"PATHGRANT_TEST_SOCKET=" + e.sock, "PATHGRANT_TEST_SESSION=" + e.sess.ID, "PATHGRANT_TEST_TOKEN=" + e.sess.Token,
-				"PATHGRANT_TEST_PATH=" + e.dl + "/report.csv"}
+				"PATHGRANT_TEST_PATH=" + e.dl + "/report.csv", "PATHGRANT_TEST_WORK=" + e.work}
 			if m.method == "tmux" {
 				env = append(env, escTmux+"="+startOutsideTmux(t))
 			}
@@ -215,12 +216,19 @@ func throwaway() error {
 	cwd, _ := os.Getwd()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := c.Register(ctx, ipc.SessionRequest{Agent: "throwaway", Cwd: cwd, Workspace: []string{cwd}})
+	// From under an agent a top-level session is refused; a child of the
+	// agent's own session is the throwaway it can have.
+	if _, err := c.Register(ctx, ipc.SessionRequest{Agent: "throwaway", Cwd: cwd, Workspace: []string{cwd}}); err == nil {
+		return errors.New("a top-level session was registered from under the agent")
+	}
+	c.Token = os.Getenv("PATHGRANT_TEST_TOKEN")
+	work := os.Getenv("PATHGRANT_TEST_WORK")
+	s, err := c.Register(ctx, ipc.SessionRequest{Agent: "throwaway", Cwd: work, Workspace: []string{work}, Parent: os.Getenv("PATHGRANT_TEST_SESSION")})
 	if err != nil {
 		return err
 	}
 	c.Session, c.Token = s.ID, s.Token
-	if _, err := c.Check(ctx, ipc.CheckRequest{Op: "read", Path: cwd}); err != nil {
+	if _, err := c.Check(ctx, ipc.CheckRequest{Op: "read", Path: work}); err != nil {
 		return err
 	}
 	if err := c.EndSession(ctx, s.ID); err != nil {

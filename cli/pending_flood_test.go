@@ -25,16 +25,19 @@ func TestPendingManyRequests(t *testing.T) {
 	e := newDaemonEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var c *ipc.Client
-	for i := range n {
-		if i%perSession == 0 {
-			s, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "many", Cwd: e.work, Workspace: []string{e.work}})
-			if err != nil {
-				t.Fatalf("register: %v", err)
-			}
-			c = ipc.NewClient(e.sock)
-			c.Session, c.Token = s.ID, s.Token
+	// Every session first: once this process sends a check it counts as
+	// an agent, which may register only children of its session.
+	clients := make([]*ipc.Client, (n+perSession-1)/perSession)
+	for i := range clients {
+		s, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "many", Cwd: e.work, Workspace: []string{e.work}})
+		if err != nil {
+			t.Fatalf("register: %v", err)
 		}
+		clients[i] = ipc.NewClient(e.sock)
+		clients[i].Session, clients[i].Token = s.ID, s.Token
+	}
+	for i := range n {
+		c := clients[i/perSession]
 		path := filepath.Join(e.dl, fmt.Sprintf("f%04d.csv", i))
 		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)

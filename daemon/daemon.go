@@ -124,7 +124,7 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 // build either itself: package sandbox imports it).
 func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
 	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
-	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home,
+	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home, Getenv: d.Getenv,
 		Logger: log, Approver: approver, Confiner: confine.Landlock{}, Confinement: string(d.Confinement.Level),
 		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket}}
 	if d.Policy != nil {

@@ -90,12 +90,17 @@ func (e *testEnv) as(l []lineageEntry) {
 	e.client.CloseIdle()
 }
 
-// register registers an interactive session over the socket.
+// register registers an interactive session over the socket, from the
+// person's lineage (a process under an agent may only register children
+// of the agent's session), then plays the lineage it found again.
 func (e *testEnv) register(req SessionRequest) SessionResponse {
 	e.t.Helper()
 	if req.Cwd == "" {
 		req.Cwd, req.Workspace = e.work, []string{e.work}
 	}
+	was := *e.role.Load()
+	e.as(userLineage)
+	defer e.as(was)
 	resp, err := e.client.Register(context.Background(), req)
 	if err != nil {
 		e.t.Fatalf("register: %v", err)

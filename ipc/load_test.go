@@ -37,9 +37,12 @@ func TestLoad(t *testing.T) {
 	}
 	var sent, failed atomic.Int64
 	var wg sync.WaitGroup
+	sessions := make([]SessionResponse, clients)
+	for i := range sessions { // before any check marks the played agent
+		sessions[i] = e.register(SessionRequest{Agent: fmt.Sprint("load-", i)})
+	}
 	for i := range clients {
-		s := e.register(SessionRequest{Agent: fmt.Sprint("load-", i)})
-		c := e.clientFor(s)
+		c := e.clientFor(sessions[i])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

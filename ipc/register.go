@@ -27,9 +27,18 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		}
 		parent = p
 	}
+	if aerr := s.agentParent(r, parent); aerr != nil {
+		s.audit(grants.Record{Kind: aerr.kind, Agent: req.Agent, Workflow: req.Workflow, Reason: aerr.msg})
+		writeError(w, aerr)
+		return
+	}
 	sess, err := s.newSession(newID(), req, parent)
 	if err != nil {
-		writeError(w, errorf(http.StatusBadRequest, "", "register session: %v", err))
+		aerr := registrationError(err, "register session")
+		if aerr.status == http.StatusForbidden {
+			s.audit(grants.Record{Kind: aerr.kind, Agent: req.Agent, Workflow: req.Workflow, Path: boundsRoot(err), Reason: aerr.msg})
+		}
+		writeError(w, aerr)
 		return
 	}
 	if aerr := bindLauncher(sess, req, lineage); aerr != nil {
@@ -59,7 +68,15 @@ func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *line
 	}
 	sess, err := s.newSession(id, SessionRequest{Agent: req.Agent, Workflow: req.Workflow, Cwd: req.Cwd, Workspace: roots}, nil)
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, grants.KindStale, "register session %s: %v", id, err)
+		// resolveSession audits the refusal.
+		aerr := registrationError(err, "register session "+id)
+		if aerr.status != http.StatusForbidden {
+			aerr.kind = grants.KindStale
+		}
+		return nil, aerr
+	}
+	if aerr := s.agentBounds(lineage, sess); aerr != nil {
+		return nil, aerr
 	}
 	sess.agent = chain[len(chain)-1]
 	if err := s.addSession(sess, sess.agent); err != nil {
@@ -133,6 +150,9 @@ func (s *Server) newSession(id string, req SessionRequest, parent *session) (*se
 	if err != nil {
 		return nil, err
 	}
+	if berr := checkBounds(sp, s.registrationBounds()); berr != nil {
+		return nil, berr
+	}
 	if parent != nil {
 		if err := within(sp, parent.roots); err != nil {
 			return nil, err
@@ -170,7 +190,7 @@ func (s *Server) canonicalRoots(req SessionRequest) (guard.SessionPolicy, error)
 			*l.out = append(*l.out, canon)
 		}
 	}
-	return sp, checkRoots(sp.Workspace, s.cfg.Home)
+	return sp, checkRoots(sp.Workspace)
 }
 
 // within refuses a child policy that reaches outside its parent's.

@@ -270,15 +270,17 @@ func TestRequestLimits(t *testing.T) {
 		body               any
 		want               int
 	}{
+		// The registrations first: a check marks its sender as an agent,
+		// which may then register only children of its session.
+		{"unknown field in session", "POST", "/v1/sessions", map[string]any{"cwd": e.work, "workspace": []string{e.work}, "admin": true}, 400},
+		{"workspace containing home", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 403},
+		{"relative cwd", "POST", "/v1/sessions", SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
+		{"unknown kind", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
 		{"body over 64 KiB", "POST", "/v1/check", big, 413},
 		{"malformed", "POST", "/v1/check", json.RawMessage(`{"command": `), 400},
 		{"unknown field in check", "POST", "/v1/check", map[string]any{"command": "ls", "sudo": true}, 400},
 		{"neither command nor path", "POST", "/v1/check", map[string]any{"op": "read"}, 400},
 		{"unparsable shell", "POST", "/v1/check", CheckRequest{Command: "cat 'x"}, 400},
-		{"unknown field in session", "POST", "/v1/sessions", map[string]any{"cwd": e.work, "workspace": []string{e.work}, "admin": true}, 400},
-		{"workspace containing home", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 400},
-		{"relative cwd", "POST", "/v1/sessions", SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
-		{"unknown kind", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
 		{"unknown route", "GET", "/v1/nope", nil, 404},
 	}
 	for _, tt := range tests {

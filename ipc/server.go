@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -68,6 +69,10 @@ type Config struct {
 	// (sandbox.Launcher in the daemon; package ipc cannot import it). nil
 	// refuses POST /v1/exec, so such a command does not run.
 	Launcher Launcher
+	// Getenv is the daemon's environment, which moves pathgrant's own
+	// folders and the agents' configuration homes that no session may be
+	// registered over; nil means the process's.
+	Getenv appdirs.Getenv
 }
 
 func (c Config) withDefaults() Config {

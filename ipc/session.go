@@ -324,16 +324,12 @@ func validKind(k string) (string, error) {
 	return "", fmt.Errorf("unknown session kind %q (want interactive, background or scheduled)", k)
 }
 
-// checkRoots refuses canonical workspace roots so broad that they would swallow the
-// home folder (and with it Downloads and every secret in it).
-func checkRoots(roots []string, home string) error {
+// checkRoots refuses a session without a workspace root. What the roots
+// may not reach (the home folder, secrets, pathgrant's own folders) is
+// checkBounds'.
+func checkRoots(roots []string) error {
 	if len(roots) == 0 {
 		return errors.New("a session needs at least one workspace root")
-	}
-	for _, r := range roots {
-		if home != "" && guard.Within(r, home) {
-			return fmt.Errorf("workspace root %s contains the home folder: too broad", r)
-		}
 	}
 	return nil
 }

@@ -489,6 +489,12 @@ func mustJSON(v any) json.RawMessage {
 func TestHookGrantServesBridge(t *testing.T) {
 	e := newWalkEnv(t)
 	ctx := context.Background()
+	// Registered before any check marks the played agent process: from
+	// under an agent only children of its session may be registered.
+	other, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	hook := ipc.NewClient(e.sock)
 	ans, err := hook.Check(ctx, ipc.CheckRequest{SessionID: "client-sess-2", Cwd: e.work, Agent: "claude", Tool: "Read",
 		Op: guard.OpRead, Path: e.dl + "/report.csv"})
@@ -505,10 +511,6 @@ func TestHookGrantServesBridge(t *testing.T) {
 	res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"})
 	if res.Session != "client-sess-2" || res.Decision != guard.Allow || res.Content == nil || *res.Content != "id,value\n1,42\n" {
 		t.Fatalf("the bridge after the hook's session grant: %+v %s", res, text)
-	}
-	other, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
-	if err != nil {
-		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(map[string]any{"path": "~/Downloads/report.csv"})
 	if res, err := e.srv.RunTool(ctx, other.ID, tools.ReadFile, raw); err != nil || res.Decision != guard.Deny {
