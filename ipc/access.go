@@ -88,18 +88,19 @@ func (s *Server) judgeCaller(r *http.Request) callerVerdict {
 }
 
 // markAgent remembers the agent chain of a caller that acted for session
-// (a check, a tool call) as that session's agent. The daemon's own
-// process is never marked: it is no agent, and what runs below it is
-// refused as such already (belowDaemon).
+// (a check, a tool call) as that session's agent. The chain ends below
+// the daemon's own process: the daemon is no agent, nor is whoever
+// started it (the person's shell), and what runs below it is refused as
+// an agent already (belowDaemon).
 func (s *Server) markAgent(lineage *lineageOf, session string) {
 	chain := lineage.chain()
-	var out []Proc
-	for _, p := range chain {
-		if p.PID != s.self.PID {
-			out = append(out, p)
+	for i, p := range chain {
+		if p.PID == s.self.PID {
+			chain = chain[:i]
+			break
 		}
 	}
-	s.agents.add(out, session)
+	s.agents.add(chain, session)
 }
 
 // belowDaemon reports whether the daemon's own process is a strict

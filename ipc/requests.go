@@ -106,6 +106,13 @@ func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, req)
 }
 
+// Request is one approval request, pending or ended, as the person sees
+// it in process (the app's windows).
+func (s *Server) Request(id string) (Request, bool) {
+	r, _, ok := s.queue.get(id)
+	return r, ok
+}
+
 // handleDecision applies a decision sent over the socket. It is
 // person-only (servePerson has refused any process acting for an agent,
 // or whose lineage cannot be read); it refuses any malformed,
