@@ -58,10 +58,12 @@ func (s *Server) servePerson(pattern string, h http.HandlerFunc) http.HandlerFun
 // beyond its own: its process lineage holds a process that sent checks or
 // tool calls, or has the daemon itself as a strict ancestor (a process a
 // tool call started, detached or not: the daemon is their subreaper), or
-// cannot be read. session is the sessions (comma-joined) of the marked
-// process found in the lineage; "" with agent true is an agent whose
-// session is unknown (an orphan of a tool call whose shell has exited),
-// which may act for no session at all.
+// cannot be read. session is the sessions (comma-joined, sorted) of the
+// first marked process in the lineage; "" with agent true is an agent
+// whose session is unknown (an orphan of a tool call whose shell has
+// exited, an unreadable lineage). Only a session that is exactly one id
+// bounds what such a caller may do; "" or several ids bound it to
+// nothing.
 func (s *Server) callerIsAgent(r *http.Request) (session string, agent bool) {
 	v := s.judgeCaller(r)
 	return v.session, v.why != ""
@@ -77,10 +79,10 @@ func (s *Server) judgeCaller(r *http.Request) callerVerdict {
 	lin, readable := s.lineage(r).whole()
 	session, marked := s.agents.holds(lin)
 	switch {
-	case s.belowDaemon(lin):
-		return callerVerdict{why: "was started by the daemon's own tools (a tool call's process, detached or not)", session: session}
 	case marked:
 		return callerVerdict{why: "runs under an agent of session " + session, session: session}
+	case s.belowDaemon(lin):
+		return callerVerdict{why: "was started by the daemon's own tools (a tool call's process, detached or not)"}
 	case !readable:
 		return callerVerdict{why: "has a process lineage that cannot be read, so it may be an agent"}
 	}
