@@ -46,11 +46,17 @@ func (s *Server) handleOwnRequest(w http.ResponseWriter, r *http.Request, c sess
 }
 
 // handleOwnDeny denies one of the session's own requests: no code is
-// needed to give up an access.
+// needed to give up an access. The audit record says who denied it.
 func (s *Server) handleOwnDeny(w http.ResponseWriter, r *http.Request, c sessionCall) {
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
 	req, err := s.ownRequest(r, c)
-	if err == nil {
-		req, err = s.decide(req.ID, Decision{Scope: "deny"}, byCode)
+	switch {
+	case err != nil:
+	case req.State != StatePending:
+		err = errorf(http.StatusConflict, "", "approval request %s is already %s", req.ID, req.State)
+	default:
+		req, err = s.finish(req.ID, StateDenied, "deny", "", "denied by its own session")
 	}
 	if err != nil {
 		writeError(w, err)

@@ -87,6 +87,13 @@ func TestOwnSessionSeesOnlyItsOwn(t *testing.T) {
 	if r, err := e.a.Decide(ctx, e.aReq, Decision{Scope: "deny"}); err != nil || r.State != StateDenied {
 		t.Fatalf("deny own: %+v %v", r, err)
 	}
+	if _, err := e.a.Decide(ctx, e.aReq, Decision{Scope: "deny"}); statusOf(err) != 409 {
+		t.Fatalf("deny own again: %v, want 409", err)
+	}
+	recs, _ := e.store.AuditRecords(grants.AuditFilter{Session: e.a.Session, Kind: grants.KindDeny})
+	if !slices.ContainsFunc(recs, func(r grants.Record) bool { return r.Reason == "denied by its own session" }) {
+		t.Fatalf("own deny not audited as the session's: %+v", recs)
+	}
 	if err := e.a.Revoke(ctx, e.aGrant); err != nil {
 		t.Fatalf("revoke own: %v", err)
 	}
