@@ -91,8 +91,13 @@ func (r *Subreaper) loop(sig chan os.Signal) {
 }
 
 // reapOrphans reaps every zombie child no other pidfd of this process
-// names.
+// names. It lists the zombies (a walk of /proc) only when the kernel says
+// a child waits to be reaped, looking without reaping (WNOWAIT).
 func (r *Subreaper) reapOrphans() {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo != int32(unix.SIGCHLD) {
+		return
+	}
 	for _, pid := range zombieChildren() {
 		fd, err := unix.PidfdOpen(pid, 0)
 		if err != nil {
