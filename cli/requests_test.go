@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,6 +46,13 @@ func TestMain(m *testing.M) {
 func agentMain(mode string) int {
 	if strings.HasPrefix(mode, "escape-") {
 		return escapeMain(mode)
+	}
+	if mode == "cli" {
+		// a pathgrant command run by a process below the daemon
+		r := daemonCmd("", false, nil, strings.Split(os.Getenv(cliArgsEnv), "\x1f")...)
+		fmt.Fprint(os.Stdout, r.stdout)
+		fmt.Fprint(os.Stderr, r.stderr)
+		return r.code
 	}
 	if mode == "agent" {
 		hook := exec.Command(os.Args[0], "-test.run=^$")
@@ -138,16 +146,24 @@ func (e *daemonEnv) requestFromAgent(t *testing.T, name string) string {
 	return pendingOf(t, out)
 }
 
-// requestFromSelf sends the check from this test process, which makes it
-// an agent process in the daemon's eyes: its decisions are then refused.
-func (e *daemonEnv) requestFromSelf(t *testing.T, name string) string {
+// cliArgsEnv carries the arguments of the "cli" mode, separated by the unit separator (US, 0x1f).
+const cliArgsEnv = "PATHGRANT_TEST_ARGS"
+
+// belowDaemon runs a decision command in a child of this process, which
+// hosts the daemon: a process the daemon's own tools could have started,
+// so its decisions are refused.
+func belowDaemon(t *testing.T, args ...string) result {
 	t.Helper()
-	ans, err := sendCheck(e.sock, e.sess.ID, e.sess.Token, e.dl+"/"+name)
-	if err != nil {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), agentEnv+"=cli", cliArgsEnv+"="+strings.Join(args, "\x1f"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(ans)
-	return pendingOf(t, data)
+	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
 }
 
 func pendingOf(t *testing.T, answer []byte) string {
@@ -164,11 +180,9 @@ func pendingOf(t *testing.T, answer []byte) string {
 
 func (e *daemonEnv) request(t *testing.T, id string) ipc.Request {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := ipc.NewClient(e.sock).Request(ctx, id)
-	if err != nil {
-		t.Fatalf("get request %s: %v", id, err)
+	r, ok := e.srv.Request(id) // the person, in the app
+	if !ok {
+		t.Fatalf("no request %s", id)
 	}
 	return r
 }
@@ -240,7 +254,8 @@ func TestPendingCommand(t *testing.T) {
 func TestDecisionCommands(t *testing.T) {
 	tests := []struct {
 		name     string
-		from     string // who asked: "agent" (a separate process), "self" (this process), "" nobody
+		from     string // who asked: "agent" (a separate process), "" nobody
+		below    bool   // the command runs below the daemon (belowDaemon)
 		args     []string
 		tty      bool
 		answer   string
@@ -282,9 +297,9 @@ func TestDecisionCommands(t *testing.T) {
 		{name: "bad scope", from: "agent", args: []string{"approve", "{id}", "--scope", "deny", "--yes"}, code: 2, stderr: "--scope", state: ipc.StatePending},
 		{name: "no id", args: []string{"approve", "--scope", "once", "--yes"}, code: 2, stderr: "exactly one request ID"},
 		{name: "deny two ids", args: []string{"deny", "a", "b"}, code: 2, stderr: "exactly one request ID"},
-		{name: "agent approving itself", from: "self", args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
+		{name: "agent approving itself", from: "agent", below: true, args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
 			code: 1, stderr: "refused", state: ipc.StatePending},
-		{name: "agent denying", from: "self", args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: ipc.StatePending},
+		{name: "agent denying", from: "agent", below: true, args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: ipc.StatePending},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,8 +308,6 @@ func TestDecisionCommands(t *testing.T) {
 			switch tc.from {
 			case "agent":
 				id = e.requestFromAgent(t, "report.csv")
-			case "self":
-				id = e.requestFromSelf(t, "report.csv")
 			}
 			code := ""
 			if id != "" {
@@ -306,7 +319,12 @@ func TestDecisionCommands(t *testing.T) {
 				args[i] = subst.Replace(args[i])
 			}
 			var question bytes.Buffer
-			r := daemonCmd(subst.Replace(tc.answer), tc.tty, &question, append(args, "--socket", e.sock)...)
+			var r result
+			if tc.below {
+				r = belowDaemon(t, append(args, "--socket", e.sock)...)
+			} else {
+				r = daemonCmd(subst.Replace(tc.answer), tc.tty, &question, append(args, "--socket", e.sock)...)
+			}
 			if r.code != tc.code || !strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
 			}

@@ -37,12 +37,16 @@ type Daemon struct {
 	Policy      *devicepolicy.Watcher
 	Confinement sandbox.Confinement
 	stopWatch   context.CancelFunc
+	// Reaper keeps what the tool calls start below the daemon, detached
+	// or not, and reaps it (subreaper.go).
+	Reaper *Subreaper
 }
 
 // Start resolves the paths (empty flags mean the defaults, from the
 // process environment) and takes the socket, then the store: a daemon
 // already running is found by its socket before any store is touched, and
-// either one held by another daemon is an "already running" error.
+// either one held by another daemon is an "already running" error. The
+// daemon then becomes the child subreaper of what its tools start.
 func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
 	d := &Daemon{Getenv: os.Getenv, Socket: appdirs.SocketOr(socket, os.Getenv)}
 	var err error
@@ -56,6 +60,12 @@ func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
 		return nil, err
 	}
 	if err := d.watchPolicy(log); err != nil {
+		d.Listener.Close()
+		d.Store.Close()
+		return nil, err
+	}
+	if d.Reaper, err = StartSubreaper(log); err != nil {
+		d.stopWatch()
 		d.Listener.Close()
 		d.Store.Close()
 		return nil, err
@@ -168,6 +178,9 @@ func (d *Daemon) Stop(ctx context.Context, srv *ipc.Server, serveErr <-chan erro
 	}
 	if d.stopWatch != nil {
 		d.stopWatch()
+	}
+	if d.Reaper != nil {
+		d.Reaper.Stop()
 	}
 	if cerr := d.Store.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

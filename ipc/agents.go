@@ -1,18 +1,16 @@
 package ipc
 
 import (
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
-
-	"pathgrant/grants"
 )
 
-// agentSet remembers every process that sent checks (hooks, the shells
-// that ran them, the agent), with every session it sent them for. A
-// decision or revoke from a process whose lineage holds one of them is an
-// agent approving itself, and is refused. An entry is never overwritten
+// agentSet remembers every process that sent checks or tool calls (hooks,
+// the shells that ran them, the agent, and the shells the tool calls
+// started), with every session it acted for. A person-only call
+// (access.go) from a process whose lineage holds one of them is an agent
+// approving itself or reaching past its session, and is refused. An entry is never overwritten
 // and is forgotten only when its process is gone (its pid absent, or
 // naming a process with another start time): ending a session, or using
 // a throwaway one, does not unmark the agent. This is defence in depth;
@@ -77,24 +75,4 @@ func (a *agentSet) prune(alive func(Proc) bool) {
 func procAlive(p Proc) bool {
 	_, now, _, err := procInfo(p.PID)
 	return err == nil && now.Start == p.Start
-}
-
-// refuseAgents rejects a caller whose process lineage holds a process that
-// sent checks for a session, or whose lineage cannot be read (a peer gone,
-// a pid reused, /proc unreadable): an agent may never approve or revoke,
-// and a caller that cannot be told apart from one is treated as one.
-func (s *Server) refuseAgents(r *http.Request) *apiError {
-	lin, readable := s.lineage(r).whole()
-	if !readable {
-		msg := "refused: the caller's process lineage cannot be read, so it may be an agent; decide from your own terminal or the app"
-		s.audit(grants.Record{Kind: grants.KindForged, Reason: "decide or revoke from a caller whose lineage cannot be read"})
-		return errorf(http.StatusForbidden, grants.KindForged, "%s", msg)
-	}
-	session, ok := s.agents.holds(lin)
-	if !ok {
-		return nil
-	}
-	msg := "refused: the caller runs under an agent of session " + session + "; approve from outside the agent"
-	s.audit(grants.Record{Kind: grants.KindForged, Session: session, Reason: "agent tried to decide or revoke"})
-	return errorf(http.StatusForbidden, grants.KindForged, "%s", msg)
 }

@@ -71,6 +71,7 @@ func TestPendingExpires(t *testing.T) {
 	for e.approver.withdrawn.Load() == 0 && time.Now().Before(deadline) { // withdrawn last, after the audit
 		time.Sleep(20 * time.Millisecond)
 	}
+	e.as(userLineage)
 	r, err := e.client.Request(context.Background(), ans.Pending)
 	if err != nil || r.State != StateExpired {
 		t.Fatalf("request %+v %v, want expired", r, err)

@@ -15,7 +15,7 @@ const retryHint = "approval pending: retry after approving"
 
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCall) {
 	req := c.body.(*CheckRequest)
-	s.agents.add(c.lineage.chain(), c.sess.ID)
+	s.markAgent(c.lineage, c.sess.ID)
 	ans, aerr := s.check(r.Context(), c.sess, *req)
 	if aerr != nil {
 		writeError(w, aerr)

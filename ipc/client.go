@@ -240,7 +240,8 @@ func (c *Client) Check(ctx context.Context, req CheckRequest) (Answer, error) {
 }
 
 // Pending lists every approval request waiting for the user, oldest
-// first, reading the daemon's pages one after the other.
+// first, reading the daemon's pages one after the other; a client that
+// holds a session's credentials lists that session's own.
 func (c *Client) Pending(ctx context.Context) ([]Request, error) {
 	var all []Request
 	err := c.PendingPages(ctx, func(p []Request) error {
@@ -260,7 +261,7 @@ func (c *Client) PendingPages(ctx context.Context, each func([]Request) error) e
 			q.Set("after", after)
 		}
 		var p RequestPage
-		if err := c.do(ctx, http.MethodGet, "/v1/requests?"+q.Encode(), nil, &p); err != nil {
+		if err := c.do(ctx, http.MethodGet, c.own("")+"/v1/requests?"+q.Encode(), nil, &p); err != nil {
 			return err
 		}
 		if err := each(p.Requests); err != nil {
@@ -273,45 +274,70 @@ func (c *Client) PendingPages(ctx context.Context, each func([]Request) error) e
 	}
 }
 
-// Request returns one approval request.
+// Request returns one approval request (of the client's own session,
+// when it holds one's credentials).
 func (c *Client) Request(ctx context.Context, id string) (Request, error) {
 	var out Request
-	return out, c.do(ctx, http.MethodGet, "/v1/requests/"+url.PathEscape(id), nil, &out)
+	return out, c.do(ctx, http.MethodGet, c.own("")+"/v1/requests/"+url.PathEscape(id), nil, &out)
 }
 
 // Decide approves (scope once, session or device) or denies a request.
+// Approving is the person's alone; a client that holds a session's
+// credentials denies that session's own requests.
 func (c *Client) Decide(ctx context.Context, id string, d Decision) (Request, error) {
 	var out Request
+	if own := c.own(""); own != "" && d == (Decision{Scope: "deny"}) {
+		return out, c.do(ctx, http.MethodPost, own+"/v1/requests/"+url.PathEscape(id)+"/deny", nil, &out)
+	}
 	return out, c.do(ctx, http.MethodPost, "/v1/requests/"+url.PathEscape(id)+"/decision", d, &out)
 }
 
 // Grants lists live grants, of one session when session is not empty.
+// Every grant is the person's to list; a client that holds a session's
+// credentials lists those approved in its own session.
 func (c *Client) Grants(ctx context.Context, session string, all bool) ([]grants.Grant, error) {
 	q := url.Values{}
-	if session != "" {
+	own := c.own(session)
+	if session != "" && own == "" {
 		q.Set("session", session)
 	}
 	if all {
 		q.Set("all", "1")
 	}
 	var out []grants.Grant
-	return out, c.do(ctx, http.MethodGet, "/v1/grants?"+q.Encode(), nil, &out)
+	return out, c.do(ctx, http.MethodGet, own+"/v1/grants?"+q.Encode(), nil, &out)
 }
 
-// Revoke revokes one grant.
+// Revoke revokes one grant (one of its own session's, for a client that
+// holds a session's credentials).
 func (c *Client) Revoke(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/v1/grants/"+url.PathEscape(id), nil, nil)
+	return c.do(ctx, http.MethodDelete, c.own("")+"/v1/grants/"+url.PathEscape(id), nil, nil)
 }
 
 // RevokeSession revokes every live grant approved in session, in one
 // request, and returns the revoked grants' ids.
 func (c *Client) RevokeSession(ctx context.Context, session string) ([]string, error) {
 	var out RevokedSession
-	err := c.do(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(session)+"/grants", nil, &out)
+	path := "/v1/sessions/" + url.PathEscape(session) + "/grants"
+	if own := c.own(session); own != "" {
+		path = own + "/v1/grants"
+	}
+	err := c.do(ctx, http.MethodDelete, path, nil, &out)
 	return out.Revoked, err
 }
 
-// Audit returns audit records matching f.
+// own is the path prefix of the session-scoped routes (/s/{session})
+// when the client holds a session's credentials and asks about that
+// session (or names none), and "" for the person's routes otherwise.
+func (c *Client) own(session string) string {
+	if c.Session == "" || c.Token == "" || (session != "" && session != c.Session) {
+		return ""
+	}
+	return "/s/" + url.PathEscape(c.Session)
+}
+
+// Audit returns audit records matching f: the audit log is the person's
+// alone.
 func (c *Client) Audit(ctx context.Context, f grants.AuditFilter) ([]grants.Record, error) {
 	q := url.Values{}
 	if !f.Since.IsZero() {

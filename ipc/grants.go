@@ -18,12 +18,12 @@ func (s *Server) handleListGrants(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	if err := s.refuseAgents(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	id := r.PathValue("id")
-	err := s.Revoke(id)
+	writeRevoked(w, id, s.Revoke(id))
+}
+
+// writeRevoked answers a revoke of grant id that ended in err.
+func writeRevoked(w http.ResponseWriter, id string, err error) {
 	switch {
 	case errors.Is(err, grants.ErrNotFound):
 		writeError(w, errorf(http.StatusNotFound, "", "no grant %s", id))
@@ -48,13 +48,9 @@ func (s *Server) Revoke(id string) error {
 }
 
 // handleRevokeSession revokes every live grant approved in a session, in
-// one step. Like revoking one grant, it is refused to a caller running
-// under an agent.
+// one step. Like revoking one grant, it is person-only: a session revokes
+// its own through DELETE /s/{session}/v1/grants.
 func (s *Server) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
-	if err := s.refuseAgents(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	session := r.PathValue("id")
 	ids, err := s.RevokeSession(session)
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,31 +42,72 @@ func TestPeerCheck(t *testing.T) {
 	}
 }
 
-// TestAgentCannotApprove uses the real /proc lineage: this test process
-// sends a check for a session, so it acts for that agent, and the daemon
-// refuses its decision and its revoke.
+// TestAgentCannotApprove uses the real /proc lineage: an agent (a shell,
+// a real child process) sends a check for a session through one of its
+// processes, and another of its processes then tries to approve with the
+// request's valid code, revoke a grant of the session and revoke all of
+// them: each is refused as the agent's, and the request and grant stay.
+// The daemon's own process is never marked: the person's client in it
+// then approves with the same code.
 func TestAgentCannotApprove(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("needs curl")
+	}
 	e := newTestEnv(t, func(c *Config) { c.Lineage = nil })
 	s := e.register(SessionRequest{Agent: "a"})
-	c := e.clientFor(s)
-	ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
-	if err != nil || ans.Pending == "" {
-		t.Fatal(ans, err)
+	dir := t.TempDir()
+	g, _ := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/other.csv", Kind: guard.KindFile, Session: s.ID})
+	call := func(name string, args ...string) string {
+		return fmt.Sprintf(`%s -s --unix-socket "$SOCK" -w '\n%%{http_code}' %s > "$DIR/%s"; `, curl, strings.Join(args, " "), name)
 	}
-	_, err = e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "device", Code: e.code(ans.Pending)})
-	if statusOf(err) != 403 || !strings.Contains(err.Error(), "agent") {
-		t.Fatalf("self-approval: %v, want 403", err)
+	script := call("check", `-H "X-Session-ID: $ID" -H "X-Session-Token: $TOK" -d "$CHECK" http://pathgrant/v1/check`) +
+		`while [ ! -s "$DIR/code" ]; do sleep 0.01; done; read RID CODE < "$DIR/code"; ` +
+		call("decide", `-d "{\"scope\":\"device\",\"code\":\"$CODE\"}" "http://pathgrant/v1/requests/$RID/decision"`) +
+		call("revoke", `-X DELETE "http://pathgrant/v1/grants/$GID"`) +
+		call("revokeall", `-X DELETE "http://pathgrant/v1/sessions/$ID/grants"`) + `echo done > "$DIR/done"`
+	agent := exec.Command("/bin/sh", "-c", script)
+	agent.Env = append(os.Environ(), "SOCK="+e.sock, "DIR="+dir, "ID="+s.ID, "TOK="+s.Token, "GID="+g.ID,
+		`CHECK={"op":"read","path":"`+e.dl+`/report.csv"}`)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
 	}
-	g, _ := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/report.csv", Kind: guard.KindFile, Session: s.ID})
-	if err := e.client.Revoke(context.Background(), g.ID); statusOf(err) != 403 {
-		t.Fatalf("self-revoke: %v, want 403", err)
+	defer agent.Wait()
+	var ans Answer
+	if err := json.Unmarshal([]byte(strings.Split(waitFile(t, dir+"/check"), "\n")[0]), &ans); err != nil || ans.Pending == "" {
+		t.Fatalf("check: %+v %v", ans, err)
 	}
-	if _, err := e.client.RevokeSession(context.Background(), s.ID); statusOf(err) != 403 {
-		t.Fatalf("self-revoke of the session's grants: %v, want 403", err)
+	code := e.code(ans.Pending)
+	mustWrite(t, dir+"/code", ans.Pending+" "+code+"\n")
+	waitFile(t, dir+"/done")
+	for _, name := range []string{"decide", "revoke", "revokeall"} {
+		if out := waitFile(t, dir+"/"+name); !strings.HasSuffix(out, "\n403") || !strings.Contains(out, "under an agent of session "+s.ID) {
+			t.Errorf("%s from the agent: %q, want 403 as the agent's", name, out)
+		}
+	}
+	if r, _ := e.srv.Request(ans.Pending); r.State != StatePending {
+		t.Fatalf("request %s after the agent's decision, want pending", r.State)
 	}
 	if gs, _ := e.store.List(grants.Filter{Session: s.ID}); len(gs) != 1 {
-		t.Fatalf("grants after refused decision: %+v", gs)
+		t.Fatalf("grants after refused revokes: %+v", gs)
 	}
+	if r, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "once", Code: code}); err != nil || r.State != StateApproved {
+		t.Fatalf("the person's decision: %+v %v, want approved", r, err)
+	}
+}
+
+// waitFile returns the content of a file another process writes.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+			return string(data)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never written", path)
+	return ""
 }
 
 // TestListener: socket modes, a stale socket replaced, a live one refused.

@@ -27,6 +27,12 @@ type RequestPage struct {
 // handleListRequests answers one page of the pending requests: the ones
 // after the cursor ?after=, at most ?limit= of them.
 func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
+	writePage(w, r, s.queue.pending())
+}
+
+// writePage answers the page of all that the request's ?after= and
+// ?limit= select.
+func writePage(w http.ResponseWriter, r *http.Request, all []Request) {
 	q := r.URL.Query()
 	limit, aerr := pageLimit(q.Get("limit"))
 	if aerr != nil {
@@ -38,7 +44,7 @@ func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusBadRequest, "", "malformed cursor %q: pass the next value of the previous page", q.Get("after")))
 		return
 	}
-	writeJSON(w, http.StatusOK, page(s.queue.pending(), after, limit))
+	writeJSON(w, http.StatusOK, page(all, after, limit))
 }
 
 func pageLimit(v string) (int, *apiError) {
@@ -100,16 +106,20 @@ func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, req)
 }
 
-// handleDecision applies a decision sent over the socket. It refuses any
-// process acting for an agent (or whose lineage cannot be read), any
-// malformed, unknown-field or duplicate-key body, an approval without the
-// request's code or above what the person was offered, and any scope the
-// request was not eligible for; only then does a grant exist.
+// Request is one approval request, pending or ended, as the person sees
+// it in process (the app's windows).
+func (s *Server) Request(id string) (Request, bool) {
+	r, _, ok := s.queue.get(id)
+	return r, ok
+}
+
+// handleDecision applies a decision sent over the socket. It is
+// person-only (servePerson has refused any process acting for an agent,
+// or whose lineage cannot be read); it refuses any malformed,
+// unknown-field or duplicate-key body, an approval without the request's
+// code or above what the person was offered, and any scope the request
+// was not eligible for; only then does a grant exist.
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
-	if err := s.refuseAgents(r); err != nil {
-		writeError(w, err)
-		return
-	}
 	var dec Decision
 	if err := decodeStrict(r, &dec); err != nil {
 		writeError(w, err)

@@ -57,7 +57,8 @@ type routeCase struct {
 // {session} in its path, or no body).
 func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path string, hdr map[string]string, body any, ok bool) {
 	method, path, _ = strings.Cut(rt.pattern, " ")
-	path = strings.Replace(path, "{tool}", "read_file", 1) // the tool routes' other path value
+	path = strings.Replace(path, "{tool}", "read_file", 1) // the tool routes' other path values
+	path = strings.Replace(path, "{id}", "no-such-id", 1)
 	if v, set := ids[srcURL]; set {
 		if !strings.Contains(path, "{session}") {
 			return "", "", nil, nil, false
@@ -128,6 +129,13 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 		"GET /s/{session}/v1/policy":        {sources: srcURL | srcQuery | srcHeader},
 		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv | srcAgent, body: tool},
 		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv | srcAgent, body: tool},
+		// a session's own requests and grants (own.go)
+		"GET /s/{session}/v1/requests":            {sources: srcURL | srcHeader},
+		"GET /s/{session}/v1/requests/{id}":       {sources: srcURL | srcHeader},
+		"POST /s/{session}/v1/requests/{id}/deny": {sources: srcURL | srcHeader},
+		"GET /s/{session}/v1/grants":              {sources: srcURL | srcHeader},
+		"DELETE /s/{session}/v1/grants/{id}":      {sources: srcURL | srcHeader},
+		"DELETE /s/{session}/v1/grants":           {sources: srcURL | srcHeader},
 	}
 	for _, rt := range e.srv.routes() {
 		if rt.session == nil {
@@ -248,7 +256,7 @@ func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, ot
 	if st, _ := do(ids(ended.ID, ended.Token)); st != http.StatusGone {
 		t.Errorf("stale: %d, want 410", st)
 	}
-	if strings.HasPrefix(rt.pattern, "POST") || strings.Contains(rt.pattern, "policy") {
+	if (strings.HasPrefix(rt.pattern, "POST") && !strings.Contains(rt.pattern, "{id}")) || strings.Contains(rt.pattern, "policy") {
 		st, out := do(ids(live.ID, live.Token))
 		var ans struct{ Session string }
 		if st != http.StatusOK || json.Unmarshal(out, &ans) != nil || ans.Session != live.ID {

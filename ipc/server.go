@@ -143,6 +143,7 @@ type Server struct {
 	conns    *connLimiter
 	admitMu  sync.Mutex // one session admission at a time, so the caps hold
 	owners   *sessionOwners
+	self     Proc // the daemon's own process: what its tool calls start runs below it
 
 	ctx    context.Context // canceled on Shutdown: ends waits and event streams
 	cancel context.CancelFunc
@@ -158,7 +159,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
-		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(),
+		conns: newConnLimiter(cfg.MaxConns, cfg.MaxConnsPerPeer), owners: newSessionOwners(), self: selfProc(),
 	}
 	s.http = &http.Server{
 		Handler:           s.Handler(),
@@ -173,28 +174,32 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// route is one API endpoint: either a plain handler, for routes that act
-// for no session, or a sessionRoute, whose handler Handler calls only with
-// the session resolved from the sources the route declares.
+// route is one API endpoint: a handler for routes that act for no session
+// (open to anyone, or for the person only: access.go), or a sessionRoute,
+// whose handler Handler calls only with the session resolved from the
+// sources the route declares.
 type route struct {
 	pattern string
 	handle  http.HandlerFunc
 	session *sessionRoute
-	limit   int64 // the largest body the route reads; 0: maxBody
+	access  access // who may call it; set by the constructor of its row
+	limit   int64  // the largest body the route reads; 0: maxBody
 }
-
-func plain(pattern string, h http.HandlerFunc) route { return route{pattern: pattern, handle: h} }
 
 // acting declares a route that acts for a session named in sources.
 func acting(pattern string, sources source, act sessionHandler) route {
-	return route{pattern: pattern, session: &sessionRoute{sources: sources, act: act}}
+	return route{pattern: pattern, session: &sessionRoute{sources: sources, act: act}, access: accessSession}
 }
 
 // withBody is acting for a route whose body is read (once) before the
 // session resolves, because it may name the session.
 func withBody(pattern string, sources source, body func() sessionBody, act sessionHandler) route {
-	return route{pattern: pattern, session: &sessionRoute{sources: sources, body: body, act: act}}
+	return route{pattern: pattern, session: &sessionRoute{sources: sources, body: body, act: act}, access: accessSession}
 }
+
+// ownSources are where a session's own view of its requests and grants
+// takes its id: the URL, and the header that must agree with it.
+const ownSources = srcURL | srcHeader
 
 func newCheckBody() sessionBody { return &CheckRequest{} }
 
@@ -203,8 +208,8 @@ const checkSources = srcHeader | srcBody | srcEnv | srcClient
 
 func (s *Server) routes() []route {
 	return []route{
-		plain("GET /v1/health", s.handleHealth),
-		plain("POST /v1/sessions", s.handleRegister),
+		anyone("GET /v1/health", s.handleHealth),
+		anyone("POST /v1/sessions", s.handleRegister),
 		acting("DELETE /v1/sessions/{session}", srcURL|srcHeader, s.handleEndSession),
 		withBody("POST /v1/check", checkSources, newCheckBody, s.handleCheck),
 		withBody("POST /s/{session}/v1/check", srcURL|checkSources, newCheckBody, s.handleCheck),
@@ -216,25 +221,36 @@ func (s *Server) routes() []route {
 		capRoute("POST "+launch.PathReport, capReport, newReportBody, s.handleExecReport),
 		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
 		toolRoute("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, s.handleTool),
-		plain("GET /v1/requests", s.handleListRequests),
-		plain("GET /v1/requests/{id}", s.handleGetRequest),
-		plain("POST /v1/requests/{id}/decision", s.handleDecision),
-		plain("GET /v1/grants", s.handleListGrants),
-		plain("DELETE /v1/grants/{id}", s.handleRevoke),
-		plain("DELETE /v1/sessions/{id}/grants", s.handleRevokeSession),
-		plain("GET /v1/audit", s.handleAudit),
+		acting("GET /s/{session}/v1/requests", ownSources, s.handleOwnRequests),
+		acting("GET /s/{session}/v1/requests/{id}", ownSources, s.handleOwnRequest),
+		acting("POST /s/{session}/v1/requests/{id}/deny", ownSources, s.handleOwnDeny),
+		acting("GET /s/{session}/v1/grants", ownSources, s.handleOwnGrants),
+		acting("DELETE /s/{session}/v1/grants/{id}", ownSources, s.handleOwnRevoke),
+		acting("DELETE /s/{session}/v1/grants", ownSources, s.handleOwnRevokeAll),
+		personOnly("GET /v1/requests", s.handleListRequests),
+		personOnly("GET /v1/requests/{id}", s.handleGetRequest),
+		personOnly("POST /v1/requests/{id}/decision", s.handleDecision),
+		personOnly("GET /v1/grants", s.handleListGrants),
+		personOnly("DELETE /v1/grants/{id}", s.handleRevoke),
+		personOnly("DELETE /v1/sessions/{id}/grants", s.handleRevokeSession),
+		personOnly("GET /v1/audit", s.handleAudit),
 	}
 }
 
 // Handler returns the API with peer checks in front of every route. A
 // session route's handler is reached only through serveSession, so no
-// route can act for a session it did not resolve.
+// route can act for a session it did not resolve; a person-only route's
+// only through servePerson, so none is served to a caller under an agent.
+// A route that declares neither nor open is served as person-only.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
 		h := rt.handle
-		if rt.session != nil {
+		switch {
+		case rt.session != nil:
 			h = s.serveSession(rt.session)
+		case rt.access != accessOpen:
+			h = s.servePerson(rt.pattern, h)
 		}
 		mux.Handle(rt.pattern, limitBody(h, cmp.Or(rt.limit, maxBody)))
 	}

@@ -105,7 +105,8 @@ func TestUnreadableLineage(t *testing.T) {
 }
 
 // TestRequestPages: the pending list comes in pages that the client
-// follows to the end, each request once, oldest first.
+// follows to the end, each request once, oldest first: the person's list
+// of every session's, and the session's own (its own credentials).
 func TestRequestPages(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.PendingCap = 300 })
 	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
@@ -117,9 +118,29 @@ func TestRequestPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, tc := range []struct {
+		name   string
+		client *Client
+		as     []lineageEntry
+	}{{"own session, from its agent", c, agentLineage}, {"person", e.client, userLineage}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.as(tc.as)
+			tc.client.CloseIdle()
+			checkPages(t, tc.client, n)
+		})
+	}
+	if _, body := send(t, rawClient(e.sock), "GET", "/v1/requests?after=nonsense", nil, nil); !bytes.Contains(body, []byte("cursor")) {
+		t.Fatalf("malformed cursor: %s", body)
+	}
+}
+
+// checkPages follows c's pending pages to the end: n requests in 3 pages,
+// each once, oldest first.
+func checkPages(t *testing.T, c *Client, n int) {
+	t.Helper()
 	pages := 0
 	var got []Request
-	err := e.client.PendingPages(context.Background(), func(p []Request) error {
+	err := c.PendingPages(context.Background(), func(p []Request) error {
 		pages++
 		got = append(got, p...)
 		return nil
@@ -133,8 +154,5 @@ func TestRequestPages(t *testing.T) {
 			t.Fatalf("request %d (%s) repeated or out of order", i, r.ID)
 		}
 		seen[r.ID] = true
-	}
-	if _, body := send(t, rawClient(e.sock), "GET", "/v1/requests?after=nonsense", nil, nil); !bytes.Contains(body, []byte("cursor")) {
-		t.Fatalf("malformed cursor: %s", body)
 	}
 }
