@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -454,38 +452,4 @@ func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) ti
 		b.Fatal(err)
 	}
 	return time.Since(start)
-}
-
-// BenchmarkExecPrepare is exec's own work in process, from its arguments
-// to the bubblewrap command line (execve is a stub): the device policy,
-// the confinement probe, both daemon round trips, the session tmp dir, the
-// view, the rules and the job. -cpuprofile shows where it goes.
-func BenchmarkExecPrepare(b *testing.B) {
-	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
-		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
-	}
-	e := newExecEnv(b)
-	env := e.env()
-	getenv := func(k string) string {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-	d := systemExecDeps()
-	d.getenv, d.environ, d.captured = getenv, func() []string { return env }, nil
-	d.execve = func(_ string, argv, _ []string) error { // closes the job, which the real execve hands on
-		fd, err := strconv.Atoi(argv[len(argv)-1])
-		if err != nil {
-			return err
-		}
-		return syscall.Close(fd)
-	}
-	for b.Loop() {
-		if code := runExecWith([]string{"--socket", e.sock, "--", "true"}, io.Discard, io.Discard, d); code != 0 {
-			b.Fatalf("exec: %d", code)
-		}
-	}
 }

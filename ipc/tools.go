@@ -193,15 +193,9 @@ func (s *Server) toolSession(sess *session) (*tools.Session, *apiError) {
 		ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent, Cwd: sess.Cwd, Env: sess.Env, Home: s.cfg.Home,
 		Policy:   guard.Policy{SessionPolicy: sess.roots, DevicePolicy: s.devicePolicy(sess.roots.Workspace)},
 		Compiled: sess.policy, Grants: s.cfg.Store.View(sess.ID), Usable: usable, Owner: sess.ID,
-		Confiner: s.toolConfiner(), Audit: s.auditTool,
+		Confiner: s.toolConfiner(sess), Audit: s.auditTool,
 	}, nil
 }
-
-// toolConfiner is what execute_shell_command runs under. Package ipc
-// cannot build a sandbox itself (package sandbox imports ipc for its
-// Policy), so it is handed one in Config; without one, shell commands
-// are refused, never run unconfined.
-func (s *Server) toolConfiner() tools.Confiner { return s.cfg.Confiner }
 
 // auditTool records a tool call: one that ran as a tool record (the
 // access it was allowed on and whether it failed), a denial as a deny (an
