@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -83,7 +84,7 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
 		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
-			Exe: testFrontEnd(t)}})
+			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)})
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -99,6 +100,21 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// deviceFile is the device policy file's defaults for the session's
+// home, as the daemon's watcher would have them with no file written.
+func (e *execEnv) deviceFile(t testing.TB) func() devicepolicy.Policy {
+	t.Helper()
+	env, err := devicepolicy.Locate(func(k string) string { return map[string]string{"HOME": e.home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := devicepolicy.Load(devicepolicy.Dir(func(string) string { return "" }, e.home), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() devicepolicy.Policy { return pol }
 }
 
 // env is the environment the agent's shell would give exec.

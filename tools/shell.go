@@ -118,6 +118,7 @@ func (s *Session) runShell(ctx context.Context, d guard.Decision, a shellArgs, d
 	}
 	return res
 }
+
 // environ is the command's environment: a plain PATH and HOME, then the
 // session's own variables. Nothing of the daemon's environment leaks in,
 // and no pathgrant token is passed on.

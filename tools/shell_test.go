@@ -3,8 +3,8 @@ package tools_test
 import (
 	"context"
 	"io"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
