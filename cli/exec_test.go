@@ -29,6 +29,7 @@ import (
 type execEnv struct {
 	root, home, work, dl, secret, tmp, sock string
 	store                                   *grants.Store
+	person                                  *ipctest.Person
 	srv                                     *ipc.Server
 	sess                                    ipc.SessionResponse
 }
@@ -77,11 +78,12 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	t.Helper()
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
+	e.person = &ipctest.Person{}
 	level := string(conf.Level)
 	if conf.Level == sandbox.LevelNone {
 		level = ""
 	}
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level,
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
 		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
 			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)})

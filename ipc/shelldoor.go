@@ -86,3 +86,24 @@ func (s *Server) usedScopes(ids []string) []guard.Scope {
 	}
 	return used
 }
+
+// Door is one way an agent's shell command reaches the one door (the
+// Launcher's preparation and frontend.Run). Every door is walked by the
+// same escapes and the same real work (cli's TestDoorWalk); a door added
+// here without a way to walk it fails that test.
+type Door string
+
+// The doors.
+const (
+	DoorHook        Door = "hook rewrite"             // POST /v1/exec, a hook's capability (pathgrant-confine exec)
+	DoorExecSession Door = "pathgrant exec --session" // POST /v1/exec, the capability of exec's pre-flight check
+	DoorToolRoute   Door = "tool route"               // POST /v1/tools/{tool}
+	DoorSessionTool Door = "session tool route"       // POST /s/{session}/v1/tools/{tool}
+	DoorMCP         Door = "pathgrant mcp"            // the MCP bridge on stdio, forwarding to the tool routes
+	DoorInProcess   Door = "in process"               // Server.RunTool, the app's in-process API
+)
+
+// Doors lists all of them.
+func Doors() []Door {
+	return []Door{DoorHook, DoorExecSession, DoorToolRoute, DoorSessionTool, DoorMCP, DoorInProcess}
+}
