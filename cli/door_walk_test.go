@@ -565,3 +565,43 @@ func findRewrite(answer string) string {
 	}
 	return find(v)
 }
+
+// TestToolDoorTimeout: a tool call that outlives its timeout is killed
+// whole, what it detached (setsid -f) included: the sandbox's PID
+// namespace ends with bubblewrap.
+func TestToolDoorTimeout(t *testing.T) {
+	requireFullConfinement(t)
+	e := newExecEnv(t)
+	marker := fmt.Sprint(3000 + os.Getpid()%1000)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := e.srv.RunTool(ctx, e.sess.ID, tools.ExecuteShellCommand, json.RawMessage(
+		`{"command":"setsid -f sleep `+marker+`; sleep `+marker+`.5","timeout_ms":500}`))
+	if err != nil || !res.TimedOut {
+		t.Fatalf("RunTool = %+v, %v; want timed out", res, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for left := sleepers(marker); len(left) > 0; left = sleepers(marker) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes of the timed-out command still run: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sleepers are the pids of `sleep MARKER…` processes.
+func sleepers(marker string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(cmdline), "sleep\x00"+marker) {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
