@@ -21,6 +21,8 @@ import (
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/hooks"
+	"pathgrant/sandbox"
+	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
 )
 
@@ -154,7 +156,14 @@ func TestDoorWalk(t *testing.T) {
 // newDoorWalk sets the walk up.
 func newDoorWalk(t *testing.T) *doorWalk {
 	t.Helper()
-	w := &doorWalk{execEnv: newExecEnv(t), bin: buildBinary(t)}
+	return newDoorWalkAt(t, sandbox.Probe())
+}
+
+// newDoorWalkAt is newDoorWalk with a daemon that confines at conf's
+// level.
+func newDoorWalkAt(t *testing.T, conf sandbox.Confinement) *doorWalk {
+	t.Helper()
+	w := &doorWalk{execEnv: newExecEnvAt(t, conf), bin: buildBinary(t)}
 	writeExecFile(t, w.home+"/.ssh/id_rsa", secretText+"\n")
 	writeExecFile(t, w.home+"/.gitconfig", "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
 	if err := os.Remove(w.work + "/.claude/settings.json"); err != nil {
@@ -604,4 +613,26 @@ func sleepers(marker string) []string {
 		}
 	}
 	return out
+}
+
+// TestDoorWalkLandlockOnly: on a machine with Landlock and no
+// bubblewrap, every door runs its command the same degraded way, says
+// so the same way, and still keeps what the rules cover.
+func TestDoorWalkLandlockOnly(t *testing.T) {
+	requireFullConfinement(t)
+	conf := sandbox.Probe()
+	conf.Level, conf.Bwrap = sandbox.LevelLandlock, ""
+	w := newDoorWalkAt(t, conf)
+	names, run := walkDoors(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			got := run[name](w, t, w.script(t, "echo "+started+"; cat main.go; cat "+w.secret))
+			if !strings.Contains(got.out, started) || !strings.Contains(got.out, "package main") {
+				t.Fatalf("the door did not run the script in the workspace: %s", got.out)
+			}
+			if strings.Contains(got.out, secretText) || !strings.Contains(got.out, frontend.LandlockOnly) {
+				t.Errorf("want the secret refused and the level said (%q):\n%s", frontend.LandlockOnly, got.out)
+			}
+		})
+	}
 }

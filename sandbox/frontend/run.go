@@ -69,6 +69,10 @@ type Child struct {
 	OwnGroup bool
 }
 
+// LandlockOnly is what every door says on the stderr of a command that
+// runs under Landlock alone (no bubblewrap, or no user namespaces).
+const LandlockOnly = "pathgrant exec: confined by Landlock only, no mount view (install bubblewrap): Unix sockets by path, /proc of other processes and files at the top of a workspace are not hidden"
+
 // Result is how the sandbox ended.
 type Result struct {
 	Status syscall.WaitStatus
@@ -154,6 +158,7 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 	env := launch.ConfinedEnv(c.Env, p.TmpDir, p.SSHAgent)
 	inner := slices.Concat(p.Inner, []string{fmt.Sprint(jobFD)})
 	if p.Bwrap == "" { // Landlock alone: the inner step restricts itself
+		fmt.Fprintln(c.Stderr, LandlockOnly)
 		return inner[0], inner, env, job, nil
 	}
 	return p.Bwrap, slices.Concat([]string{"bwrap"}, p.Args, []string{"--"}, inner), env, job, nil
