@@ -14,9 +14,14 @@ import (
 	"pathgrant/sandbox/rules"
 )
 
-// Launcher prepares, in the daemon, the sandbox of each hook's rewritten
-// command (ipc.Launcher): the same view and rules `pathgrant exec` builds
-// for itself, built where the caches are warm.
+// Launcher prepares, in the daemon, the sandbox of every agent command
+// (ipc.Launcher), whichever door it came through: a hook's rewritten
+// command, `pathgrant exec --session`, the tool routes' and `pathgrant
+// mcp`'s execute_shell_command, the app's in-process calls. It is the one
+// place that decides whether a command is confined and at which level
+// (the device policy's switch, then the machine's level): the view and
+// the rules are built here, where the caches are warm, and run by the one
+// front end (frontend.Run).
 type Launcher struct {
 	// Confinement is what this machine offers (Probe).
 	Confinement Confinement
