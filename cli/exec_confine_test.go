@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,9 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -290,12 +290,15 @@ func startTmux(t *testing.T, sock ...string) {
 // (bubblewrap view and Landlock, stderr captured as an agent's tool
 // captures it). added-ms is what confinement adds to `true`,
 // bwrap-added-ms what bare bubblewrap adds, ratio the one over the other.
-// Sub-benchmarks: "capability" is a hook's rewritten command, the default
-// path: pathgrant-confine presents the capability and the daemon answers
-// with the sandbox prepared (the hook's check that issued the capability
-// is the hook's cost and is not timed); "session" is `pathgrant exec` with
-// a session and its token (a pre-flight check and a policy fetch, then the
-// view and the rules built in the fresh process). The parts, each over a
+// Sub-benchmarks, one per door: "capability" is a hook's rewritten
+// command, the default path: pathgrant-confine presents the capability
+// and the daemon answers with the sandbox prepared (the hook's check that
+// issued the capability is the hook's cost and is not timed); "session"
+// is `pathgrant exec` with a session and its token (a pre-flight check
+// that returns a capability, then the same front end); "tool" is
+// execute_shell_command on the tool route (`bash -c true`: the daemon
+// prepares and runs the sandbox as its child), "mcp" the same through
+// `pathgrant mcp` over stdio. The parts (capability and session), each over a
 // bare `true`: startup-ms is the front end's binary starting at all
 // (pathgrant-confine, or pathgrant); policy-ms the daemon round trips
 // (made here, in process: for a capability the one that prepares the
@@ -304,8 +307,7 @@ func startTmux(t *testing.T, sock ...string) {
 // step (pathgrant-confine starting, the Landlock ruleset and restriction,
 // and the second exec of `true`), without bubblewrap; rest-ms what is
 // left: the front end's own work between them (for a session, the view,
-// the rules and the job; see BenchmarkExecPrepare) and running bubblewrap
-// as its child.
+// the rules and the job) and running bubblewrap as its child.
 func BenchmarkConfinedOverhead(b *testing.B) {
 	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
 		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
@@ -338,22 +340,46 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 		"capability": func() *exec.Cmd { return exec.Command(filepath.Join(filepath.Dir(bin), sandbox.ConfineName)) },
 	}
 	n := 0
-	confined := map[string]func() *exec.Cmd{
-		"session": func() *exec.Cmd { return e.execCmd(bin, "--", "true") },
-		"capability": func() *exec.Cmd {
+	tool := e.client()
+	b.Cleanup(tool.CloseIdle)
+	mcpSession := e.benchMCP(b, bin)
+	args := json.RawMessage(`{"command":"true"}`)
+	confined := map[string]func() time.Duration{
+		"session": func() time.Duration { return run(e.execCmd(bin, "--", "true")) },
+		"capability": func() time.Duration {
 			n++
 			_, capability := e.hookCapability(b, fmt.Sprintf("bench-%d", n), "true")
-			return e.capCmd(bin, capability, "true")
+			return run(e.capCmd(bin, capability, "true"))
+		},
+		"tool": func() time.Duration {
+			start := time.Now()
+			res, err := tool.Tool(context.Background(), "execute_shell_command", ipc.ToolRequest{Args: args})
+			if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+				b.Fatalf("tool route: %+v, %v", res, err)
+			}
+			return time.Since(start)
+		},
+		"mcp": func() time.Duration {
+			start := time.Now()
+			res, err := mcpSession.CallTool(context.Background(), &sdk.CallToolParams{Name: "execute_shell_command",
+				Arguments: map[string]any{"command": "true"}})
+			if err != nil || res.IsError {
+				b.Fatalf("pathgrant mcp: %+v, %v", res, err)
+			}
+			return time.Since(start)
 		},
 	}
-	for _, name := range []string{"session", "capability"} {
+	for _, name := range []string{"capability", "session", "tool", "mcp"} {
 		b.Run(name, func(b *testing.B) {
 			var plain, bare, conf, startup, policy, viewT, inner []time.Duration
+			parts := frontEnd[name] != nil
 			for b.Loop() {
-				cmd := confined[name]()
 				plain = append(plain, run(exec.Command(truePath)))
 				bare = append(bare, run(exec.Command(bwrap, "--ro-bind", "/", "/", truePath)))
-				conf = append(conf, run(cmd))
+				conf = append(conf, confined[name]())
+				if !parts {
+					continue
+				}
 				startup = append(startup, started(frontEnd[name]()))
 				policy = append(policy, e.policyRoundTrips(b, bin, name == "capability"))
 				viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
@@ -367,14 +393,30 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 			b.ReportMetric(ms(added), "added-ms")
 			b.ReportMetric(ms(bwrapAdded), "bwrap-added-ms")
 			b.ReportMetric(float64(added)/float64(bwrapAdded), "ratio")
+			if !parts {
+				return
+			}
 			b.ReportMetric(ms(median(startup)-p), "startup-ms")
 			b.ReportMetric(ms(median(policy)), "policy-ms")
 			b.ReportMetric(ms(median(viewT)-p), "view-ms")
 			b.ReportMetric(ms(median(inner)-p), "inner-ms")
-			parts := median(startup) - p + median(policy) + median(viewT) - p + median(inner) - p
-			b.ReportMetric(ms(added-parts), "rest-ms")
+			sum := median(startup) - p + median(policy) + median(viewT) - p + median(inner) - p
+			b.ReportMetric(ms(added-sum), "rest-ms")
 		})
 	}
+}
+
+// benchMCP is `pathgrant mcp` for the session, driven over stdio.
+func (e *execEnv) benchMCP(b *testing.B, bin string) *sdk.ClientSession {
+	cmd := exec.Command(bin, "mcp", "--socket", e.sock)
+	cmd.Env, cmd.Dir = e.env(), e.work
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatalf("pathgrant mcp: %v", err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // benchView builds exec's view for the session, and returns it with a
@@ -428,8 +470,9 @@ func (e *execEnv) client() *ipc.Client {
 }
 
 // policyRoundTrips times the daemon round trips on a new client: for
-// `pathgrant exec` with a session, a check and a policy fetch with the
-// session's token; for a hook's capability, the one request that has the
+// `pathgrant exec` with a session, the pre-flight
+// check that returns a capability and the request that presents it; for
+// a hook's capability, the one request that has the
 // daemon prepare the sandbox (launch.Fetch, as pathgrant-confine makes it).
 func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -447,45 +490,14 @@ func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) ti
 	c := e.client()
 	defer c.CloseIdle()
 	start := time.Now()
-	if _, err := c.Check(ctx, ipc.CheckRequest{Command: "true", Tool: "exec"}); err != nil {
-		b.Fatal(err)
+	ans, err := c.Check(ctx, ipc.CheckRequest{Command: "true", ExecCommand: "true", ExecAnyway: true, Tool: "exec"})
+	if err != nil || ans.Exec == nil || ans.Exec.Capability == "" {
+		b.Fatalf("pre-flight check: %+v, %v", ans, err)
 	}
-	if _, err := c.Policy(ctx); err != nil {
+	truePath, _ := exec.LookPath("true")
+	req := launch.Request{Path: truePath, Argv: []string{"true"}, Exe: bin, Env: e.env()}
+	if _, err := frontend.Fetch(e.sock, ans.Exec.Capability, req); err != nil {
 		b.Fatal(err)
 	}
 	return time.Since(start)
-}
-
-// BenchmarkExecPrepare is exec's own work in process, from its arguments
-// to the bubblewrap command line (execve is a stub): the device policy,
-// the confinement probe, both daemon round trips, the session tmp dir, the
-// view, the rules and the job. -cpuprofile shows where it goes.
-func BenchmarkExecPrepare(b *testing.B) {
-	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
-		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
-	}
-	e := newExecEnv(b)
-	env := e.env()
-	getenv := func(k string) string {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-	d := systemExecDeps()
-	d.getenv, d.environ, d.captured = getenv, func() []string { return env }, nil
-	d.execve = func(_ string, argv, _ []string) error { // closes the job, which the real execve hands on
-		fd, err := strconv.Atoi(argv[len(argv)-1])
-		if err != nil {
-			return err
-		}
-		return syscall.Close(fd)
-	}
-	for b.Loop() {
-		if code := runExecWith([]string{"--socket", e.sock, "--", "true"}, io.Discard, io.Discard, d); code != 0 {
-			b.Fatalf("exec: %d", code)
-		}
-	}
 }

@@ -79,11 +79,13 @@ func TestExecInnerStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runCmd(t, e.execCmd(tt.bin, "--verbose", "--", "cat", "main.go"))
+			r := runCmd(t, e.execCmd(tt.bin, "--", "cat", "main.go"))
 			if r.code != 0 || !strings.Contains(r.stdout, "package main") {
 				t.Errorf("workspace read: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
-			if got := strings.Contains(r.stderr, "pathgrant-confine"); got != tt.confine {
+			confine := filepath.Join(filepath.Dir(bin), sandbox.ConfineName)
+			r = runCmd(t, e.execCmd(tt.bin, "--", "test", "-x", confine))
+			if got := r.code == 0; got != tt.confine {
 				t.Errorf("the view binds pathgrant-confine: %v, want %v\n%s", got, tt.confine, r.stderr)
 			}
 			r = runCmd(t, e.execCmd(tt.bin, "--", "cat", e.secret))

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -29,6 +29,7 @@ import (
 type execEnv struct {
 	root, home, work, dl, secret, tmp, sock string
 	store                                   *grants.Store
+	person                                  *ipctest.Person
 	srv                                     *ipc.Server
 	sess                                    ipc.SessionResponse
 }
@@ -36,6 +37,12 @@ type execEnv struct {
 const secretText = "TOPSECRET"
 
 func newExecEnv(t testing.TB) *execEnv {
+	t.Helper()
+	return newExecEnvAt(t, sandbox.Probe())
+}
+
+// newExecEnvAt is newExecEnv with a daemon that confines at conf's level.
+func newExecEnvAt(t testing.TB, conf sandbox.Confinement) *execEnv {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -51,7 +58,7 @@ func newExecEnv(t testing.TB) *execEnv {
 	} {
 		writeExecFile(t, path, content)
 	}
-	e.serve(t)
+	e.serve(t, conf)
 	return e
 }
 
@@ -67,14 +74,19 @@ func writeExecFile(t testing.TB, path, content string) {
 
 // serve starts the daemon, registers the session (the secrets folder is
 // blocked-write) and grants it reads of report.csv and swap.csv.
-func (e *execEnv) serve(t testing.TB) {
+func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	t.Helper()
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
-	conf := sandbox.Probe()
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: string(conf.Level),
-		Device:   guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
-		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock}})
+	e.person = &ipctest.Person{}
+	level := string(conf.Level)
+	if conf.Level == sandbox.LevelNone {
+		level = ""
+	}
+	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
+		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
+		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
+			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)})
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -90,6 +102,21 @@ func (e *execEnv) serve(t testing.TB) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// deviceFile is the device policy file's defaults for the session's
+// home, as the daemon's watcher would have them with no file written.
+func (e *execEnv) deviceFile(t testing.TB) func() devicepolicy.Policy {
+	t.Helper()
+	env, err := devicepolicy.Locate(func(k string) string { return map[string]string{"HOME": e.home}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := devicepolicy.Load(devicepolicy.Dir(func(string) string { return "" }, e.home), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() devicepolicy.Policy { return pol }
 }
 
 // env is the environment the agent's shell would give exec.
@@ -299,28 +326,28 @@ func (e *execEnv) waitPending(t *testing.T, path string) string {
 	return ""
 }
 
-// TestExecRefuses: without a daemon, a session or Landlock, nothing runs.
+// TestExecRefuses: without a daemon, a session or a machine that can
+// confine, nothing runs.
 func TestExecRefuses(t *testing.T) {
 	e := newExecEnv(t)
-	available := func() (int, error) { return 7, nil }
+	none := newExecEnvAt(t, sandbox.Confinement{Level: sandbox.LevelNone})
 	tests := []struct {
-		name  string
-		probe kernel.Probe
-		args  []string
-		code  int
-		errs  string
+		name string
+		e    *execEnv
+		args []string
+		code int
+		errs string
 	}{
-		{"no daemon", available, []string{"--socket", e.root + "/none.sock", "--", "true"}, execRefused, "pathgrant daemon at"},
-		{"unknown session", available, []string{"--socket", e.sock, "--session", "nope", "--", "true"}, execRefused, "unknown session"},
-		{"no landlock", func() (int, error) { return 0, syscall.ENOSYS }, []string{"--socket", e.sock, "--", "true"}, execRefused, "landlock is unavailable"},
-		{"landlock too old", func() (int, error) { return 3, nil }, []string{"--socket", e.sock, "--", "true"}, execRefused, "ABI 3"},
-		{"no landlock, guard denies, --allow-unconfined", func() (int, error) { return 0, syscall.ENOSYS },
-			[]string{"--socket", e.sock, "--allow-unconfined", "--", "cat", e.secret}, execRefused, "no kernel enforcement and the guard denies"},
+		{"no daemon", e, []string{"--socket", e.root + "/none.sock", "--", "true"}, execRefused, "pathgrant daemon at"},
+		{"unknown session", e, []string{"--socket", e.sock, "--session", "nope", "--", "true"}, execRefused, "unknown session"},
+		{"the machine cannot confine", none, []string{"--socket", none.sock, "--", "true"}, execRefused, "refusing to run true unconfined"},
+		{"cannot confine, guard denies, --allow-unconfined", none,
+			[]string{"--socket", none.sock, "--allow-unconfined", "--", "cat", none.secret}, execRefused, "no kernel enforcement and the guard denies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var ran [][]string
-			d := e.fakeDeps(tt.probe, &ran)
+			d := tt.e.fakeDeps(&ran)
 			var stdout, stderr bytes.Buffer
 			code := runExecWith(tt.args, &stdout, &stderr, d)
 			if code != tt.code || !strings.Contains(stderr.String(), tt.errs) {
@@ -333,30 +360,29 @@ func TestExecRefuses(t *testing.T) {
 	}
 }
 
-// fakeDeps are the session's environment, the given probe, and an execve
-// that records what it would have run.
-func (e *execEnv) fakeDeps(probe kernel.Probe, ran *[][]string) execDeps {
+// fakeDeps are the session's environment and an execve that records
+// what it would have run.
+func (e *execEnv) fakeDeps(ran *[][]string) execDeps {
 	env := map[string]string{}
 	for _, kv := range e.env() {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
 	return execDeps{
-		getenv: func(k string) string { return env[k] }, environ: e.env, probe: probe, bwrap: sandbox.ProbeFacts,
+		getenv: func(k string) string { return env[k] }, environ: e.env,
 		execve: func(path string, argv, _ []string) error {
 			*ran = append(*ran, append([]string{path}, argv...))
 			return nil
 		},
-		terminals: func() []string { return nil },
 	}
 }
 
-// TestExecAllowUnconfined: with Landlock missing and --allow-unconfined, an
-// allowed command runs unconfined, with a warning.
+// TestExecAllowUnconfined: on a machine that cannot confine and with
+// --allow-unconfined, an allowed command runs unconfined, with a warning.
 func TestExecAllowUnconfined(t *testing.T) {
-	e := newExecEnv(t)
+	e := newExecEnvAt(t, sandbox.Confinement{Level: sandbox.LevelNone})
 	var ran [][]string
-	d := e.fakeDeps(func() (int, error) { return 0, syscall.EOPNOTSUPP }, &ran)
+	d := e.fakeDeps(&ran)
 	var stdout, stderr bytes.Buffer
 	code := runExecWith([]string{"--socket", e.sock, "--allow-unconfined", "--", "cat", e.work + "/main.go"}, &stdout, &stderr, d)
 	cat, err := exec.LookPath("cat")
@@ -392,7 +418,6 @@ func TestExecUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := systemExecDeps()
 			d.getenv = func(k string) string { return tt.env[k] }
-			d.probe = func() (int, error) { return 0, errors.New("must not be probed") }
 			var stdout, stderr bytes.Buffer
 			code := runExecWith(tt.args, &stdout, &stderr, d)
 			if code != tt.code || !strings.Contains(stdout.String()+stderr.String(), tt.out) {
@@ -442,4 +467,11 @@ func BenchmarkExecOverhead(b *testing.B) {
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// testFrontEnd is the pathgrant-confine the test daemon's own tool calls
+// run their inner step with: the one built next to buildBinary's.
+func testFrontEnd(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(filepath.Dir(buildBinary(t)), sandbox.ConfineName)
 }

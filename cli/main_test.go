@@ -43,7 +43,7 @@ func buildBinary(t testing.TB) string {
 		}
 		binPath = filepath.Join(dir, "pathgrant")
 		// Built as scripts/run builds them: static, no cgo, so they start fast.
-		cmd := exec.Command("go", "build", "-o", dir+"/", "pathgrant", "pathgrant/cmd/pathgrant-confine")
+		cmd := exec.Command("go", "build", "-o", dir+"/", "pathgrant", "pathgrant/cmd/pathgrant-confine", "pathgrant/cmd/pathgrant-hook")
 		cmd.Env = append(append(os.Environ(), goCaches...), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = &buildError{err: err, out: string(out)}

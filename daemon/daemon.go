@@ -17,7 +17,6 @@ import (
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
-	"pathgrant/tools/confine"
 )
 
 // ShutdownTimeout bounds how long a stopping daemon waits for requests in
@@ -128,15 +127,24 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 	return ln, store, nil
 }
 
-// Config is the daemon's ipc configuration with the given approver. The
-// tool routes' shell commands run under Landlock, and hooks' rewritten
-// commands get their sandboxes from sandbox.Launcher (package ipc cannot
-// build either itself: package sandbox imports it).
+// Config is the daemon's ipc configuration with the given approver.
+// Every agent command the daemon confines (a hook's rewritten command,
+// `pathgrant exec --session`, the tool routes' execute_shell_command) gets
+// its sandbox from the one sandbox.Launcher (package ipc cannot build it
+// itself: package sandbox imports it); the tool routes' inner step is the
+// pathgrant binary this daemon runs as, or the one next to it.
 func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
 	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
+	exe, err := os.Executable()
+	if err == nil {
+		exe = sandbox.FrontEndBinary(exe)
+	}
+	if exe == "" {
+		log.Warn("no pathgrant-confine or pathgrant binary next to the daemon's: execute_shell_command is refused", "err", err)
+	}
 	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home, Getenv: d.Getenv,
-		Logger: log, Approver: approver, Confiner: confine.Landlock{}, Confinement: string(d.Confinement.Level),
-		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket}}
+		Logger: log, Approver: approver, Confinement: string(d.Confinement.Level),
+		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket, Exe: exe}}
 	if d.Policy != nil {
 		// The eligible roots are read at start; the rest of the file live.
 		cfg.Device.EligibleReadOnly = d.Policy.Policy().EligibleReadOnly

@@ -12,7 +12,6 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/tools"
 )
 
 // openRoutes are the routes any caller on the socket may call.
@@ -148,49 +147,26 @@ func forgedCount(t *testing.T, e *testEnv) int {
 	return len(recs)
 }
 
-// TestToolProcessMarked: the process a tool call's Confiner starts is
+// TestToolProcessMarked: the process a tool call's sandbox started is
 // marked as the call's session's agent, so whatever runs under it is told
-// apart by session; a start that fails marks nothing.
+// apart by session.
 func TestToolProcessMarked(t *testing.T) {
-	tests := []struct {
-		name  string
-		start func(*exec.Cmd) error
-		want  bool
-	}{
-		{"started", (*exec.Cmd).Start, true},
-		{"refused", func(*exec.Cmd) error { return errors.New("no sandbox") }, false},
+	e := newTestEnv(t)
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			agents := newAgentSet()
-			m := markingConfiner{inner: startFunc(tt.start), session: "s1", agents: agents}
-			cmd := exec.Command("sleep", "5")
-			err := m.Start(cmd, tools.Confinement{})
-			if (err == nil) != tt.want {
-				t.Fatalf("start: %v", err)
-			}
-			if err == nil {
-				defer func() { cmd.Process.Kill(); cmd.Wait() }()
-				_, p, _, perr := procInfo(int32(cmd.Process.Pid))
-				if perr != nil {
-					t.Fatal(perr)
-				}
-				below := []lineageEntry{{Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
-				if s, ok := agents.holds(below); !ok || s != "s1" {
-					t.Fatalf("a process under the tool's: %q %v, want session s1", s, ok)
-				}
-				return
-			}
-			if len(agents.procs) != 0 {
-				t.Fatalf("a failed start marked %v", agents.procs)
-			}
-		})
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	e.srv.markToolProcess("s1")(cmd.Process.Pid)
+	_, p, _, err := procInfo(int32(cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	below := []lineageEntry{{Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
+	if s, ok := e.srv.agents.holds(below); !ok || s != "s1" {
+		t.Fatalf("a process under the tool's: %q %v, want session s1", s, ok)
 	}
 }
-
-type startFunc func(*exec.Cmd) error
-
-func (f startFunc) Start(cmd *exec.Cmd, _ tools.Confinement) error { return f(cmd) }
 
 // TestCallerIsAgent: what register.go asks of a caller: the kinds of
 // agent callers are agents (with their session when it is known), the

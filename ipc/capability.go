@@ -49,7 +49,8 @@ const maxCapabilities = 4096
 // can confine and the device policy does not turn it off); Level is the
 // machine's confinement ("bwrap+landlock", "landlock", "none") or "off".
 // Capability is set only in the HTTP answer to the caller that asked for
-// it (CheckRequest.ExecCommand) for an allowed command: never in events,
+// it (CheckRequest.ExecCommand) for an allowed command (any command with
+// ExecAnyway): never in events,
 // the audit log or the UI.
 type ExecInfo struct {
 	Confine    bool   `json:"confine"`
@@ -127,15 +128,17 @@ func (cs *capStore) consume(secret string) (capEntry, bool) {
 func (s *Server) execInfo(sess *session, req CheckRequest, ans Answer) *ExecInfo {
 	level := s.confinementLevel()
 	info := &ExecInfo{Level: level, Confine: level != LevelOff && level != LevelNone}
-	if ans.Decision != guard.Allow || !info.Confine || req.ExecCommand == "" {
+	switch {
+	case req.ExecCommand == "":
+		return info
+	case req.ExecAnyway: // the Launcher decides how it runs, off included
+		if level == LevelNone {
+			return info
+		}
+	case ans.Decision != guard.Allow || !info.Confine:
 		return info
 	}
-	var used []guard.Scope
-	for _, id := range ans.Grants {
-		if g, err := s.cfg.Store.Get(id); err == nil {
-			used = append(used, guard.Scope{Op: g.Op, Path: g.Path, Kind: g.Kind})
-		}
-	}
+	used := s.usedScopes(ans.Grants)
 	info.Capability = s.caps.issue(capEntry{kind: capExec, session: sess.ID, command: launch.CommandHash(req.ExecCommand), used: used,
 		expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info

@@ -65,8 +65,15 @@ func newCapEnv(t *testing.T) *capEnv {
 // for an exec capability for it.
 func (ce *capEnv) hookCheck(t *testing.T, command string) Answer {
 	t.Helper()
+	return ce.check(t, command, false)
+}
+
+// check is hookCheck, or with anyway the check of `pathgrant exec
+// --session`, which asks for the capability whatever the guard says.
+func (ce *capEnv) check(t *testing.T, command string, anyway bool) Answer {
+	t.Helper()
 	ans, err := ce.client.Check(context.Background(), CheckRequest{ClientSession: "claude-1", Cwd: ce.work, Agent: "claude",
-		Tool: "Bash", Command: "cd -- " + ce.work + " && " + command, ExecCommand: command})
+		Tool: "Bash", Command: "cd -- " + ce.work + " && " + command, ExecCommand: command, ExecAnyway: anyway})
 	if err != nil {
 		t.Fatalf("check %q: %v", command, err)
 	}
@@ -115,16 +122,19 @@ func TestCapabilityIssued(t *testing.T) {
 		wantConfine bool
 		wantLevel   string
 		wantCap     bool
+		anyway      bool
 	}{
-		{"allowed, confined", "ls", true, true, "bwrap+landlock", true},
-		{"denied: no capability", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", false},
-		{"confinement off", "ls", false, false, LevelOff, false},
+		{"allowed, confined", "ls", true, true, "bwrap+landlock", true, false},
+		{"denied: no capability", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", false, false},
+		{"confinement off", "ls", false, false, LevelOff, false, false},
+		{"denied, exec anyway: the kernel confines it", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", true, true},
+		{"confinement off, exec anyway: the Launcher says how", "ls", false, false, LevelOff, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ce := newCapEnv(t)
 			ce.confine.Store(tt.confine)
-			ans := ce.hookCheck(t, tt.command)
+			ans := ce.check(t, tt.command, tt.anyway)
 			if ans.Exec == nil {
 				t.Fatalf("answer %+v has no exec info", ans)
 			}

@@ -17,6 +17,10 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCa
 	req := c.body.(*CheckRequest)
 	s.markAgent(c.lineage, c.sess.ID)
 	ans, aerr := s.check(r.Context(), c.sess, *req)
+	if aerr != nil && aerr.status == http.StatusBadRequest && req.ExecAnyway && req.Command != "" {
+		// The guard could not judge the text; the kernel confines it.
+		ans, aerr = Answer{Decision: guard.Deny, Reason: aerr.msg}, nil
+	}
 	if aerr != nil {
 		writeError(w, aerr)
 		return

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -70,24 +71,35 @@ func (s *Server) handleExec(w http.ResponseWriter, _ *http.Request, c sessionCal
 // where one can be given, and the answer says so, one line per path. It
 // asks nothing the agent could not ask through its hook.
 func (s *Server) handleExecReport(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	lines := c.body.(*reportBody).Lines
+	out := launch.Report{Lines: s.explainRefusals(r.Context(), c.sess, c.body.(*reportBody).Lines, c.cap.outside)}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// explainRefusals is what to tell the agent about the refused paths
+// lines name (of a confined command's stderr), one line per path: each
+// path outside its view (outside, when known; at most
+// launch.MaxReported) is checked as a read for the session, which raises
+// an approval request where one can be given. Every door's refusals are
+// explained here: over PathReport for a front end process, in process for
+// the daemon's own tool calls.
+func (s *Server) explainRefusals(ctx context.Context, sess *session, lines []string, outside func([]string) []string) []string {
 	if len(lines) > launch.MaxRefusalLines {
 		lines = lines[:launch.MaxRefusalLines]
 	}
 	paths := launch.RefusedPaths(lines)
-	if c.cap.outside != nil {
-		paths = c.cap.outside(paths)
+	if outside != nil {
+		paths = outside(paths)
 	}
-	out := launch.Report{Lines: []string{}}
+	out := []string{}
 	for _, p := range paths[:min(len(paths), launch.MaxReported)] {
-		ans, aerr := s.check(r.Context(), c.sess, CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
+		ans, aerr := s.check(ctx, sess, CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
 		var err error
 		if aerr != nil {
 			err = aerr
 		}
-		out.Lines = append(out.Lines, RefusalLine(p, ans, err))
+		out = append(out, RefusalLine(p, ans, err))
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // RefusalLine is what the agent is told about one path its confined

@@ -16,7 +16,6 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/sandbox/launch"
-	"pathgrant/tools"
 )
 
 // Config wires a Server. Store and Device are required.
@@ -52,12 +51,6 @@ type Config struct {
 	MaxSessions           int // live sessions of this user (default 1024)
 	MaxSessionsPerProcess int // live sessions registered by, or bound to, one process (default 128)
 
-	// Confiner starts the tool routes' shell commands confined to their
-	// session (confine.Landlock in the daemon). Package ipc cannot build
-	// one itself, since package sandbox imports ipc; nil refuses every
-	// execute_shell_command call, never running it unconfined.
-	Confiner tools.Confiner
-
 	// Confinement is the machine's confinement level (sandbox.Probe's:
 	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
 	// is the device policy file in force (devicepolicy.Watcher.Policy);
@@ -65,9 +58,12 @@ type Config struct {
 	// whether hooks rewrite shell commands to run confined.
 	Confinement string
 	DeviceFile  func() devicepolicy.Policy
-	// Launcher prepares the sandbox of a hook's rewritten command
-	// (sandbox.Launcher in the daemon; package ipc cannot import it). nil
-	// refuses POST /v1/exec, so such a command does not run.
+	// Launcher prepares the sandbox of every agent command the daemon
+	// confines: a hook's rewritten command, `pathgrant exec --session`,
+	// and the tool routes' execute_shell_command, which the daemon runs
+	// as its own child (sandbox.Launcher in the daemon; package ipc
+	// cannot import it). nil refuses POST /v1/exec and every shell tool
+	// call, so no such command runs.
 	Launcher Launcher
 	// Getenv is the daemon's environment, which moves pathgrant's own
 	// folders and the agents' configuration homes that no session may be

@@ -193,20 +193,8 @@ func (s *Server) toolSession(sess *session) (*tools.Session, *apiError) {
 		ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent, Cwd: sess.Cwd, Env: sess.Env, Home: s.cfg.Home,
 		Policy:   guard.Policy{SessionPolicy: sess.roots, DevicePolicy: s.devicePolicy(sess.roots.Workspace)},
 		Compiled: sess.policy, Grants: s.cfg.Store.View(sess.ID), Usable: usable, Owner: sess.ID,
-		Confiner: s.toolConfiner(sess.ID), Audit: s.auditTool,
+		Confiner: s.toolConfiner(sess), Audit: s.auditTool,
 	}, nil
-}
-
-// toolConfiner is what execute_shell_command runs under for session.
-// Package ipc cannot build a sandbox itself (package sandbox imports ipc
-// for its Policy), so it is handed one in Config; without one, shell
-// commands are refused, never run unconfined. What it starts is marked
-// as the session's agent (toolprocs.go).
-func (s *Server) toolConfiner(session string) tools.Confiner {
-	if s.cfg.Confiner == nil {
-		return nil
-	}
-	return markingConfiner{inner: s.cfg.Confiner, session: session, agents: s.agents}
 }
 
 // auditTool records a tool call: one that ran as a tool record (the

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,36 +18,37 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
+	"pathgrant/sandbox/launch"
 	"pathgrant/tools"
 )
 
-// recordingConfiner starts commands unconfined and remembers what each
-// was to be confined to, so the walk can compare the session context
-// every route ran a command under. Only for tests: the daemon runs
-// confine.Landlock.
+// recordingConfiner is a Launcher that prepares every command to run
+// unconfined and remembers what each was to be confined to, so the walk
+// can compare the session context every route ran a command under. Only
+// for tests: the daemon runs sandbox.Launcher.
 type recordingConfiner struct {
 	mu   sync.Mutex
 	runs []confined
 }
 
 type confined struct {
-	Session, Dir string
-	Env          []string
-	Blocked      []string
-	Workspace    []string
+	Session   string
+	Env       []string
+	Blocked   []string
+	Workspace []string
 }
 
-func (r *recordingConfiner) Start(cmd *exec.Cmd, c tools.Confinement) error {
+func (r *recordingConfiner) Launch(pol ipc.Policy, _ devicepolicy.Policy, req launch.Request) (ipc.Launch, error) {
 	r.mu.Lock()
-	r.runs = append(r.runs, confined{Session: c.Session, Dir: cmd.Dir, Env: cmd.Env,
-		Blocked: c.Policy.SessionPolicy.BlockedWrite, Workspace: c.Policy.SessionPolicy.Workspace})
+	r.runs = append(r.runs, confined{Session: pol.Session, Env: req.Env, Blocked: pol.BlockedWrite, Workspace: pol.Workspace})
 	r.mu.Unlock()
-	return cmd.Start()
+	return ipc.Launch{Prepared: launch.Prepared{Level: ipc.LevelOff, Unconfined: "the walk records it"}}, nil
 }
 
 func (r *recordingConfiner) last() confined {
@@ -83,7 +83,7 @@ func newWalkEnv(t *testing.T) *walkEnv {
 		walkWrite(t, p, data)
 	}
 	e.store = ipctest.OpenStore(t, root+"/store.db")
-	cfg := ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confiner: e.conf,
+	cfg := ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Launcher: e.conf,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}}}
 	ipc.PlayAgent(&cfg)
 	e.srv = ipc.New(cfg)
@@ -294,7 +294,7 @@ func TestToolRoutesWalk(t *testing.T) {
 						if s.token != "" {
 							wantOut = e.work + "\nm=walk-env\n"
 						}
-						if first.Stdout == nil || *first.Stdout != wantOut || firstRun.Session != s.id || firstRun.Dir != e.work {
+						if first.Stdout == nil || *first.Stdout != wantOut || firstRun.Session != s.id {
 							t.Errorf("command ran as %+v with output %v, want %q in session %s", firstRun, first.Stdout, wantOut, s.id)
 						}
 					}

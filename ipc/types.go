@@ -63,6 +63,12 @@ type CheckRequest struct {
 	// exec` if the command is allowed: it asks for an exec capability
 	// bound to that text (see ExecInfo).
 	ExecCommand string `json:"exec_command,omitempty"`
+	// ExecAnyway asks for the capability whatever the guard answers:
+	// `pathgrant exec --session` runs its command through the daemon's
+	// one door even when the guard cannot prove it safe, since the kernel
+	// confines it either way (the answer still raises the approval
+	// request a denial may). Not on a machine that cannot confine.
+	ExecAnyway bool `json:"exec_anyway,omitempty"`
 }
 
 // Answer is the daemon's decision on a check, and the payload of the event

@@ -14,9 +14,14 @@ import (
 	"pathgrant/sandbox/rules"
 )
 
-// Launcher prepares, in the daemon, the sandbox of each hook's rewritten
-// command (ipc.Launcher): the same view and rules `pathgrant exec` builds
-// for itself, built where the caches are warm.
+// Launcher prepares, in the daemon, the sandbox of every agent command
+// (ipc.Launcher), whichever door it came through: a hook's rewritten
+// command, `pathgrant exec --session`, the tool routes' and `pathgrant
+// mcp`'s execute_shell_command, the app's in-process calls. It is the one
+// place that decides whether a command is confined and at which level
+// (the device policy's switch, then the machine's level): the view and
+// the rules are built here, where the caches are warm, and run by the one
+// front end (frontend.Run).
 type Launcher struct {
 	// Confinement is what this machine offers (Probe).
 	Confinement Confinement
@@ -26,6 +31,10 @@ type Launcher struct {
 	Getenv func(string) string
 	Home   string
 	Socket string
+	// Exe is the pathgrant binary whose inner step the daemon's own
+	// commands (the tool routes' execute_shell_command) run: a request
+	// that names no front end binary gets it (FrontEndBinary).
+	Exe string
 }
 
 // errUnconfinable refuses a command on a machine that cannot confine.
@@ -48,6 +57,11 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	if !filepath.IsAbs(req.Path) || len(req.Argv) == 0 {
 		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)
 	}
+	if req.Exe == "" {
+		if req.Exe = l.Exe; req.Exe == "" {
+			return ipc.Launch{}, errors.New("prepare the sandbox: no pathgrant-confine or pathgrant binary next to the daemon's for the inner step")
+		}
+	}
 	if b := filepath.Base(req.Exe); b != ConfineName && b != "pathgrant" {
 		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", req.Exe)
 	}
@@ -59,7 +73,8 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	}
 	in := Input{Policy: pol, Used: pol.Used, TmpDir: tmp, System: SystemRules(), Device: Device{Toolchains: file.Toolchains,
 		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent}}
-	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent}
+	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
+		Workspace: pol.Workspace}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
 		in.Terminals = req.Terminals
@@ -71,7 +86,7 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		if err == nil {
 			in.ByMount, in.PrivateTmp = view.ByMount, true
 			rs, err = Build(in, fsys)
-			p.Bwrap, p.Args, p.Inner = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0), inner
+			p.Bwrap, p.Args = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0)
 		}
 	}
 	if err != nil {
@@ -112,6 +127,28 @@ func InnerStep(exe string) ([]string, ViewConfig) {
 		return []string{c}, ViewConfig{Exe: exe, Confine: c}
 	}
 	return []string{exe, "exec", "--inner"}, ViewConfig{Exe: exe}
+}
+
+// FrontEndBinary is the binary the daemon running as exe names for its
+// own commands' inner step: exe itself when it is pathgrant or
+// pathgrant-confine, else (the app, pathgrant-ui) the pathgrant-confine
+// or pathgrant next to it; "" when there is none.
+func FrontEndBinary(exe string) string {
+	exe, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return ""
+	}
+	if b := filepath.Base(exe); b == ConfineName || b == "pathgrant" {
+		return exe
+	}
+	if c := ConfineBinary(exe); c != "" {
+		return c
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(exe), "pathgrant"))
+	if fi, serr := os.Stat(p); err != nil || serr != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return p
 }
 
 // ConfineBinary is the lean binary when it sits next to the pathgrant

@@ -14,8 +14,9 @@
 // Files are read, written and listed natively, opened by the canonical
 // path the guard judged and refusing any symlink on the way, so a link
 // swapped in after the check cannot redirect the call. Shell commands run
-// through a Confiner (package tools/confine: Landlock rules built by
-// package sandbox, the same rules `pathgrant exec` enforces).
+// through a Confiner: in the daemon, its one door (the sandbox the
+// Launcher prepares for every agent command, run by the front end as the
+// daemon's child).
 //
 // This package imports guard only: package sandbox imports ipc, and ipc
 // imports tools, so the confinement is handed in rather than imported.

@@ -2,14 +2,12 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"maps"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"pathgrant/guard"
@@ -29,12 +27,24 @@ type Confinement struct {
 	Grants  []guard.Scope // live grants, plus those the check itself used
 }
 
-// Confiner starts commands confined to a session's permissions. Start
-// must start cmd (as exec.Cmd.Start does) with the confinement in force
-// from its first instruction, or not at all: an error means nothing ran.
-// It may set cmd.Env's TMPDIR to the session's private tmp dir.
+// Command is one shell command to run confined: `bash -c Text` in Dir
+// with Env, its output written to Stdout and Stderr.
+type Command struct {
+	Text           string
+	Dir            string
+	Env            []string
+	Stdout, Stderr io.Writer
+	Confinement    Confinement
+}
+
+// Confiner runs commands confined to a session's permissions: the
+// daemon's one door (the same preparation and front end as a hook's
+// rewritten command). Run must run c with the confinement in force from
+// its first instruction, or not at all (an error means nothing ran), and
+// kill all of it when ctx ends. Its status is the exit code, -1 for a
+// command ended by a signal.
 type Confiner interface {
-	Start(cmd *exec.Cmd, c Confinement) error
+	Run(ctx context.Context, c Command) (int, error)
 }
 
 // defaultPath is the PATH of a command whose session sets none.
@@ -93,23 +103,17 @@ func (s *Session) runShell(ctx context.Context, d guard.Decision, a shellArgs, d
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	stdout, stderr := &capped{max: s.Limits.MaxOutput}, &capped{max: s.Limits.MaxOutput}
-	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", a.Command)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, s.environ(), stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	if err := s.Confiner.Start(cmd, s.confinement(d)); err != nil {
+	code, err := s.Confiner.Run(ctx, Command{Text: a.Command, Dir: dir, Env: s.environ(), Stdout: stdout, Stderr: stderr,
+		Confinement: s.confinement(d)})
+	if err != nil && ctx.Err() == nil {
 		return Result{Error: fmt.Sprintf("not run: %v", err)}
 	}
-	err := cmd.Wait()
 	res := Result{Stdout: stdout.text(), Stderr: stderr.text(), Truncated: stdout.cut || stderr.cut}
-	code := cmd.ProcessState.ExitCode()
 	res.ExitCode = &code
-	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		res.TimedOut, res.Error = true, fmt.Sprintf("timed out after %v: the command was killed", timeout)
-	case err != nil && !errors.As(err, &ee):
+	case err != nil:
 		res.Error = err.Error()
 	}
 	return res

@@ -27,6 +27,10 @@ type CheckRequest struct {
 	WorkspaceRoots []string `json:"workspace_roots,omitempty"`
 	WaitMS         int      `json:"wait_ms,omitempty"`
 	ExecCommand    string   `json:"exec_command,omitempty"`
+	// ExecAnyway mirrors the daemon's field; a hook never sets it (only
+	// `pathgrant exec --session` asks for a capability whatever the
+	// guard says).
+	ExecAnyway bool `json:"exec_anyway,omitempty"`
 }
 
 // Answer is the daemon's decision on one check.

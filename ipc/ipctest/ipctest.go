@@ -15,8 +15,6 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/ipc"
-	"pathgrant/tools"
-	"pathgrant/tools/confine"
 )
 
 // Quiet is a logger that discards everything.
@@ -138,9 +136,3 @@ func (l personLog) Show(r ipc.Request, code string) {
 }
 
 func (l personLog) Withdraw(id string) { l.log.Info("approval request closed", "id", id) }
-
-// Confiner is what the daemon runs the tool routes' shell commands under
-// (confine.Landlock), for tests that run execute_shell_command the way
-// the daemon does. A Config without one refuses shell commands, which
-// is the default for tests that do not care.
-func Confiner() tools.Confiner { return confine.Landlock{} }

@@ -8,15 +8,13 @@
 package frontend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"pathgrant/appdirs"
 	"pathgrant/sandbox/kernel"
@@ -47,11 +45,12 @@ func Main(args []string, getenv appdirs.Getenv, stderr io.Writer) int {
 
 // Exec runs argv as a hook rewrote it: the daemon on socket, given the
 // exec capability cap, answers with the sandbox prepared, and the command
-// runs in it. With its stderr captured (an agent's tool) bubblewrap runs
-// as a child, so that a failed command's refused paths can be explained;
-// otherwise Exec replaces itself with it. It returns the command's status,
-// or its own when the command did not run; it never runs the command
-// unconfined unless the device policy turns confinement off.
+// runs in it as this process's child (Run). A captured stderr (an agent's
+// tool) is scanned, so that a failed command's refused paths can be
+// explained; a terminal is the command's stderr as it is. It returns the
+// command's status, or its own when the command did not run; it never
+// runs the command unconfined unless the device policy turns confinement
+// off.
 func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 	refuse := func(code int, format string, args ...any) int {
 		fmt.Fprintf(stderr, "pathgrant exec: %s\n", fmt.Sprintf(format, args...))
@@ -73,45 +72,30 @@ func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 	if err != nil {
 		return refuse(kernel.ExitRefused, "prepare the sandbox: %v: not running %s", err, argv[0])
 	}
-	if p.Unconfined != "" {
-		fmt.Fprintf(stderr, "pathgrant exec: running %s UNCONFINED: %s\n", argv[0], p.Unconfined)
-		return refuse(kernel.ExitRefused, "exec %s: %v", path, syscall.Exec(path, argv, environ))
-	}
-	fd, err := kernel.DataFD(p.Job)
-	if err != nil {
-		return refuse(kernel.ExitRefused, "%v: not running %s", err, argv[0])
-	}
-	env := launch.ConfinedEnv(environ, p.TmpDir, p.SSHAgent)
-	if p.Bwrap == "" { // Landlock alone: this process restricts itself
-		return kernel.RunInner(strconv.Itoa(fd), env, stderr)
-	}
-	bwrap := slices.Concat([]string{"bwrap"}, p.Args, []string{"--"}, p.Inner, []string{strconv.Itoa(fd)})
-	if !StderrCaptured() {
-		return refuse(kernel.ExitRefused, "exec %s: %v", p.Bwrap, syscall.Exec(p.Bwrap, bwrap, env))
-	}
-	return runExplained(socket, p, argv, bwrap, env, stderr)
+	return RunExplained(socket, Child{Prepared: p, Path: path, Argv: argv, Env: environ, Stdin: os.Stdin, Stdout: os.Stdout,
+		Stderr: stderr, StraightStderr: !StderrCaptured(), ForwardSignals: true})
 }
 
-// runExplained runs bubblewrap as a child with its stderr teed; when the
-// command fails having named refused paths, the daemon says what to tell
-// the agent about each, and it is added to the stderr.
-func runExplained(socket string, p launch.Prepared, argv, bwrap, env []string, stderr io.Writer) int {
-	scan := &launch.Scanner{}
-	res := RunTeed(p.Bwrap, bwrap, env, stderr, scan)
+// RunExplained runs c (Run) from a front end process and returns the
+// status to exit with; when the command fails having named refused
+// paths, the daemon on socket says what to tell the agent about each
+// (presenting the report ticket), and it is added to the stderr.
+func RunExplained(socket string, c Child) int {
+	res := Run(context.Background(), c)
 	if res.Err != nil {
-		fmt.Fprintf(stderr, "pathgrant exec: run %s: %v\n", p.Bwrap, res.Err)
+		fmt.Fprintf(c.Stderr, "pathgrant exec: run %s: %v\n", c.Argv[0], res.Err)
 		return kernel.ExitRefused
 	}
-	if res.Status.Exited() && res.Status.ExitStatus() == 0 {
+	if res.Succeeded() {
 		return 0
 	}
-	if lines := scan.Lines(); len(lines) > 0 {
-		explained, err := Explain(socket, p, argv, lines)
+	if len(res.Refused) > 0 && c.Prepared.Ticket != "" {
+		explained, err := Explain(socket, c.Prepared, c.Argv, res.Refused)
 		if err != nil {
-			fmt.Fprintf(stderr, "pathgrant: could not ask whether the refused paths can be approved: %v\n", err)
+			fmt.Fprintf(c.Stderr, "pathgrant: could not ask whether the refused paths can be approved: %v\n", err)
 		}
 		for _, l := range explained {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(c.Stderr, l)
 		}
 	}
 	return ExitStatus(res.Status)

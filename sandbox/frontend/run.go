@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,97 +11,204 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/launch"
 )
 
-// forwardedSignals are passed on to the sandbox when the front end runs it as its
-// child, so the command gets what the front end gets (SIGKILL cannot be caught:
-// bubblewrap's --die-with-parent ends the sandbox then).
+// forwardedSignals are passed on to the sandbox when a front end process
+// runs it, so the command gets what the front end gets (SIGKILL cannot be
+// caught: bubblewrap's --die-with-parent ends the sandbox then).
 var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
 
-// drainGrace bounds how long the front end reads the sandbox's stderr after it
+// drainGrace bounds how long Run reads the sandbox's output after it
 // exited. bubblewrap's PID namespace ends every process in it with the
-// sandbox, so the pipe closes at once; the bound is only a backstop.
+// sandbox, so the pipes close at once; the bound is only a backstop.
 const drainGrace = time.Second
 
+// jobFD is the descriptor the inner step reads its job from: the first
+// one after stdin, stdout and stderr.
+const jobFD = 3
+
 // StderrCaptured reports whether fd 2 is not a terminal: an agent's tool
-// reads it. On a terminal the front end replaces itself with the
-// sandbox, so the command keeps the terminal as its stderr.
+// reads it, and its refusals are scanned. On a terminal the sandbox gets
+// the terminal as its stderr, straight.
 func StderrCaptured() bool {
 	_, err := unix.IoctlGetTermios(2, unix.TCGETS)
 	return err != nil
 }
 
-// ChildResult is how the sandbox ended.
-type ChildResult struct {
-	Status syscall.WaitStatus
-	Err    error // it did not start
+// Child is one prepared command that Run runs as a child, the same way
+// for every door: a hook's rewritten command (pathgrant-confine), the
+// daemon's own tool calls, `pathgrant exec --session`.
+type Child struct {
+	Prepared launch.Prepared
+	// Path and Argv are the command (Path absolute); Argv[0] names it in
+	// messages. The prepared job already holds them for a confined run.
+	Path string
+	Argv []string
+	// Env is the caller's environment for the command; a confined run
+	// gets launch.ConfinedEnv of it.
+	Env []string
+	// Dir is where it starts ("": the caller's own directory).
+	Dir string
+	// Stdin, Stdout and Stderr: an *os.File is passed as it is, another
+	// writer gets a pipe copied to it; nil stdin is /dev/null. Stderr is
+	// scanned for refused paths unless StraightStderr.
+	Stdin          *os.File
+	Stdout, Stderr io.Writer
+	// StraightStderr passes Stderr (a terminal, an *os.File) to the
+	// sandbox untouched: nothing is scanned.
+	StraightStderr bool
+	// ForwardSignals passes the signals this process receives on to the
+	// sandbox: a front end process, never the daemon.
+	ForwardSignals bool
+	// OwnGroup starts the sandbox in a process group of its own, killed
+	// whole when ctx ends (the daemon's tool calls).
+	OwnGroup bool
+	// Started, when set, is told the sandbox's process id once it runs
+	// (the daemon marks it as the session's agent process).
+	Started func(pid int)
 }
 
-// RunTeed runs path (bubblewrap) as a child with the front end's stdin and stdout,
-// and its stderr through a pipe that is copied to stderr as it comes and
-// to side. Signals the front end receives are forwarded to it.
-func RunTeed(path string, argv, env []string, stderr, side io.Writer) ChildResult {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return ChildResult{Err: fmt.Errorf("stderr pipe: %w", err)}
+// LandlockOnly is what every door says on the stderr of a command that
+// runs under Landlock alone (no bubblewrap, or no user namespaces).
+const LandlockOnly = "pathgrant exec: confined by Landlock only, no mount view (install bubblewrap): Unix sockets by path, /proc of other processes and files at the top of a workspace are not hidden"
+
+// Result is how the sandbox ended.
+type Result struct {
+	Status syscall.WaitStatus
+	Err    error // it did not start, or ended without a status
+	// Killed: ctx ended before the sandbox did, and it was killed.
+	Killed bool
+	// Refused are the stderr lines that name a refusal (launch.Scanner),
+	// for the daemon to explain.
+	Refused []string
+}
+
+// Succeeded reports whether the command ran and exited 0.
+func (r Result) Succeeded() bool {
+	return r.Err == nil && r.Status.Exited() && r.Status.ExitStatus() == 0
+}
+
+// Run runs c: bubblewrap with the prepared view and the inner step (the
+// job in a memory file at descriptor 3), or the inner step alone where
+// the machine has Landlock only, or, when the device policy turns
+// confinement off, the command itself after saying so on its stderr. It
+// waits for the sandbox to exit, kills it when ctx ends first (bubblewrap
+// runs with --die-with-parent in a PID namespace of its own, so the
+// whole sandbox goes with it), and calls afterRun on every outcome.
+func Run(ctx context.Context, c Child) Result {
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, pw}})
-	pw.Close()
+	res := start(ctx, c)
+	afterRun(c, &res)
+	return res
+}
+
+// afterRun is the one place every door's confined command passes after
+// its sandbox exited, whatever the outcome: the post-run checks of what
+// the command left in the workspace go here.
+func afterRun(c Child, res *Result) {}
+
+// start runs c and waits for it (Run without afterRun).
+func start(ctx context.Context, c Child) Result {
+	path, argv, env, job, err := c.command()
 	if err != nil {
-		pr.Close()
-		return ChildResult{Err: err}
+		return Result{Err: err}
 	}
-	// Signals are taken over once the sandbox starts, so that setting up
-	// their delivery overlaps it; one that comes before ends this process
-	// as it would have, and --die-with-parent the sandbox with it.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
-	defer signal.Stop(sigs)
-	copied := make(chan struct{})
-	go func() { teeStderr(pr, stderr, side); close(copied) }()
-	waited := make(chan ChildResult, 1)
+	if job != nil {
+		defer job.Close()
+	}
+	var scan launch.Scanner
+	files, wait, err := c.stdio(job, &scan)
+	if err != nil {
+		return Result{Err: err}
+	}
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: files,
+		Sys: &syscall.SysProcAttr{Setpgid: c.OwnGroup}})
+	wait.started()
+	if err != nil {
+		wait.drain()
+		return Result{Err: err}
+	}
+	if c.Started != nil {
+		c.Started(proc.Pid)
+	}
+	res := c.await(ctx, proc)
+	wait.drain()
+	res.Refused = scan.Lines()
+	return res
+}
+
+// command is what runs: the program, its argv and environment, and the
+// job's memory file for the inner step (nil unconfined).
+func (c Child) command() (string, []string, []string, *os.File, error) {
+	p := c.Prepared
+	if p.Unconfined != "" {
+		if len(c.Argv) == 0 {
+			return "", nil, nil, nil, fmt.Errorf("no command")
+		}
+		fmt.Fprintf(c.Stderr, "pathgrant exec: running %s UNCONFINED: %s\n", c.Argv[0], p.Unconfined)
+		return c.Path, c.Argv, c.Env, nil, nil
+	}
+	if len(p.Inner) == 0 || len(p.Job) == 0 {
+		return "", nil, nil, nil, fmt.Errorf("the daemon prepared no sandbox (level %q)", p.Level)
+	}
+	job, err := kernel.JobFile(p.Job)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	env := launch.ConfinedEnv(c.Env, p.TmpDir, p.SSHAgent)
+	inner := slices.Concat(p.Inner, []string{fmt.Sprint(jobFD)})
+	if p.Bwrap == "" { // Landlock alone: the inner step restricts itself
+		fmt.Fprintln(c.Stderr, LandlockOnly)
+		return inner[0], inner, env, job, nil
+	}
+	return p.Bwrap, slices.Concat([]string{"bwrap"}, p.Args, []string{"--"}, inner), env, job, nil
+}
+
+// await waits for proc, killing it (and its group) when ctx ends first,
+// and forwarding signals when c asks.
+func (c Child) await(ctx context.Context, proc *os.Process) Result {
+	var sigs chan os.Signal
+	if c.ForwardSignals {
+		// Taken over once the sandbox started, so that setting up their
+		// delivery overlaps it; one that comes before ends this process
+		// as it would have, and --die-with-parent the sandbox with it.
+		sigs = make(chan os.Signal, 8)
+		signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
+		defer signal.Stop(sigs)
+	}
+	waited := make(chan Result, 1)
 	go func() {
 		st, err := proc.Wait()
 		if err != nil {
-			waited <- ChildResult{Err: err}
+			waited <- Result{Err: err}
 			return
 		}
-		waited <- ChildResult{Status: st.Sys().(syscall.WaitStatus)}
+		waited <- Result{Status: st.Sys().(syscall.WaitStatus)}
 	}()
+	killed := false
 	for {
 		select {
 		case s := <-sigs:
 			if s != syscall.SIGPIPE { // our own stderr went away: the copy stops, the command sees EPIPE
 				_ = proc.Signal(s)
 			}
+		case <-ctx.Done():
+			if !killed {
+				killed = true
+				if c.OwnGroup {
+					_ = syscall.Kill(-proc.Pid, syscall.SIGKILL)
+				}
+				_ = proc.Kill()
+			}
 		case res := <-waited:
-			select {
-			case <-copied:
-			case <-time.After(drainGrace):
-			}
-			pr.Close()
+			res.Killed = killed
 			return res
-		}
-	}
-}
-
-// teeStderr copies the sandbox's stderr to w and side until it ends or
-// w refuses it; then it closes r, so the command's next write fails as it
-// would have on w.
-func teeStderr(r *os.File, w, side io.Writer) {
-	defer r.Close()
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			side.Write(buf[:n])
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
 		}
 	}
 }

@@ -35,6 +35,22 @@ func DataFD(data []byte) (int, error) {
 	return fd, nil
 }
 
+// JobFile is the job in a close-on-exec memory file, to be handed to the
+// inner step at a descriptor number of the caller's choosing
+// (os.ProcAttr.Files): a process that starts other programs concurrently
+// (the daemon) never lets them inherit it.
+func JobFile(data []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate("pathgrant-exec-job", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox job: memfd: %w", err)
+	}
+	if _, err := unix.Pwrite(fd, data, 0); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("sandbox job: write: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "pathgrant-exec-job"), nil
+}
+
 // ReadJob reads and closes the job at fd (the inner step's side), so the
 // command does not inherit it.
 func ReadJob(fd int) (rules.Job, error) {

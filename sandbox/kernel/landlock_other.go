@@ -4,6 +4,7 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 
 	"pathgrant/sandbox/rules"
@@ -47,6 +48,11 @@ func JobFD(rules.Job) (int, error) {
 // DataFD fails off Linux.
 func DataFD([]byte) (int, error) {
 	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
+}
+
+// JobFile fails off Linux.
+func JobFile([]byte) (*os.File, error) {
+	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
 // ReadJob fails off Linux.

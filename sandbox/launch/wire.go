@@ -45,8 +45,8 @@ type Request struct {
 //   - Bwrap non-empty: bubblewrap runs Args, then "--", then Inner with the
 //     descriptor of a memory file holding Job appended (the inner step
 //     restricts itself with Landlock and execs the command).
-//   - Bwrap empty: no bubblewrap on this machine; the front end restricts
-//     itself with Job's rules (Landlock alone) and execs the command.
+//   - Bwrap empty: no bubblewrap on this machine; the front end runs
+//     Inner with the job's descriptor appended (Landlock alone).
 //
 // The command's environment is the front end's (ConfinedEnv with TmpDir
 // and SSHAgent).
@@ -60,6 +60,9 @@ type Prepared struct {
 	Job        json.RawMessage `json:"job,omitempty"`
 	TmpDir     string          `json:"tmpdir,omitempty"`
 	SSHAgent   bool            `json:"ssh_agent,omitempty"`
+	// Workspace are the session's workspace roots: where the front end's
+	// post-run checks look.
+	Workspace []string `json:"workspace,omitempty"`
 	// Ticket is presented (HeaderCapability) to PathReport after the
 	// command failed.
 	Ticket string `json:"ticket,omitempty"`
