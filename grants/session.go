@@ -89,10 +89,6 @@ func (s *Store) StartSession(sess Session) (Session, error) {
 	return sess, nil
 }
 
-// Session returns the session with the given id, live or ended (until
-// retention prunes it); ErrNotFound when the store has none.
-func (s *Store) Session(id string) (Session, error) { return s.loadSession(id) }
-
 // loadSession returns the session with the given id.
 func (s *Store) loadSession(id string) (Session, error) {
 	var sess Session

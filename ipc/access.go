@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"pathgrant/grants"
+	"pathgrant/guard"
 )
 
 // access is who may call a route. Every row of the route table declares
@@ -75,8 +76,12 @@ type callerVerdict struct {
 	why, session string
 }
 
-func (s *Server) judgeCaller(r *http.Request) callerVerdict {
-	lin, readable := s.lineage(r).whole()
+func (s *Server) judgeCaller(r *http.Request) callerVerdict { return s.judgeLineage(s.lineage(r)) }
+
+// judgeLineage is judgeCaller for a lineage already in hand (a hook's
+// first check).
+func (s *Server) judgeLineage(l *lineageOf) callerVerdict {
+	lin, readable := l.whole()
 	session, marked := s.agents.holds(lin)
 	switch {
 	case marked:
@@ -102,7 +107,15 @@ func (s *Server) markAgent(lineage *lineageOf, session string) {
 			break
 		}
 	}
-	s.agents.add(chain, session)
+	s.agents.add(chain, session, s.rootsOfSession(session))
+}
+
+// rootsOfSession are a live session's roots (none once it is gone).
+func (s *Server) rootsOfSession(id string) guard.SessionPolicy {
+	if sess := s.sessions.get(id); sess != nil {
+		return sess.roots
+	}
+	return guard.SessionPolicy{}
 }
 
 // belowDaemon reports whether the daemon's own process is a strict

@@ -174,7 +174,7 @@ func TestToolProcessMarked(t *testing.T) {
 func TestCallerIsAgent(t *testing.T) {
 	e := newTestEnv(t)
 	s := e.register(SessionRequest{Agent: "a"})
-	e.srv.agents.add([]Proc{agentLineage[1].Proc}, s.ID)
+	e.srv.agents.add([]Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
 	tests := []struct {
 		name    string
 		lin     []lineageEntry

@@ -1,14 +1,18 @@
 package ipc
 
-import "testing"
+import (
+	"testing"
+
+	"pathgrant/guard"
+)
 
 // TestAgentSetPrune: a process stays marked, with every session it sent
 // checks for, until it is gone; ending its sessions does not unmark it.
 func TestAgentSetPrune(t *testing.T) {
 	a := newAgentSet()
-	a.add([]Proc{{PID: 1, Start: 1}, {PID: 2, Start: 1}}, "live")
-	a.add([]Proc{{PID: 2, Start: 1}}, "throwaway")
-	a.add([]Proc{{PID: 3, Start: 1}}, "ended")
+	a.add([]Proc{{PID: 1, Start: 1}, {PID: 2, Start: 1}}, "live", guard.SessionPolicy{})
+	a.add([]Proc{{PID: 2, Start: 1}}, "throwaway", guard.SessionPolicy{})
+	a.add([]Proc{{PID: 3, Start: 1}}, "ended", guard.SessionPolicy{})
 	a.prune(func(p Proc) bool { return p.PID != 3 })
 	if _, ok := a.holds([]lineageEntry{{Proc: Proc{PID: 3, Start: 1}}}); ok {
 		t.Fatal("an exited process still held")

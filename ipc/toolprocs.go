@@ -9,7 +9,7 @@ package ipc
 func (s *Server) markToolProcess(session string) func(pid int) {
 	return func(pid int) {
 		if _, p, _, err := procInfo(int32(pid)); err == nil {
-			s.agents.add([]Proc{p}, session)
+			s.agents.add([]Proc{p}, session, s.rootsOfSession(session))
 		}
 	}
 }
