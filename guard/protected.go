@@ -1,0 +1,78 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"pathgrant/guard/protected"
+)
+
+// plants reports the member of the protected set (package protected) a
+// write, move or delete of a.Path would change: a file a person's tools
+// run without being asked (git's config and hooks in any repository at
+// any depth, the agents' project files, editor task folders, shell
+// start-up files). It is judged on the canonical path, so a link into a
+// member is caught where it leads, and on the path as requested, so a
+// link named like a member is caught too. Reads are never refused by it.
+func (p *Compiled) plants(a *Access) (protected.Member, bool) {
+	if a.Op == OpRead {
+		return protected.Member{}, false
+	}
+	open := func(m protected.Member) bool { return p.open[strings.ToLower(m.Key)] }
+	for _, path := range []string{a.Path, a.Requested} {
+		if path == "" || path[0] != '/' {
+			continue
+		}
+		if m, ok := protected.Match(path, exists, open); ok {
+			return m, true
+		}
+	}
+	return protected.Member{}, false
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// compileOpen checks the device policy's allow_protected keys: each must
+// name a member, so a typo cannot look like an opening that is not.
+func compileOpen(keys []string) (map[string]bool, error) {
+	open := map[string]bool{}
+	for _, k := range keys {
+		m, ok := protected.Named(k)
+		if !ok {
+			return nil, fmt.Errorf("allow_protected: %q is not a protected member (want one of %s)", k, strings.Join(ProtectedKeys(), ", "))
+		}
+		open[strings.ToLower(m.Key)] = true
+	}
+	return open, nil
+}
+
+// ProtectedKeys are the names allow_protected accepts.
+func ProtectedKeys() []string {
+	var out []string
+	for _, m := range protected.Members() {
+		out = append(out, m.Key)
+	}
+	return slices.Concat(out, []string{protected.GitEntry.Key})
+}
+
+// WorkspaceProtected are the members of the protected set at the top of
+// a workspace, relative to it (".vscode", ".git/config", …), less those
+// open names (allow_protected). The daemon joins them to each workspace
+// root for the confined view, which pins those present and holds the
+// place of those absent; the guard matches the whole set at any depth
+// itself.
+func WorkspaceProtected(open []string) []string {
+	var out []string
+	for _, m := range protected.Members() {
+		if slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) }) {
+			continue
+		}
+		out = append(out, m.Key)
+	}
+	return out
+}
