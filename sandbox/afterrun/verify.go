@@ -20,8 +20,9 @@ const MaxEntries = 200_000
 
 // clockSlack is how far before since a change still counts as made during
 // the command: file times come from the kernel's coarse clock, which lags
-// the precise one by up to a tick. Erring early only ever checks more.
-const clockSlack = time.Second
+// the precise one by up to a tick, and some file systems keep whole
+// seconds (two on FAT). Erring early only ever checks more.
+const clockSlack = 2 * time.Second
 
 // Verify walks each write area (the workspace roots) and neutralises what
 // was made or changed since (the command's start) that would make the
@@ -33,7 +34,12 @@ const clockSlack = time.Second
 // set (package guard/protected) other than those open names. Each is one
 // Finding. An error means an area could not be walked at all.
 func Verify(writeAreas []string, since time.Time, open ...string) (Report, error) {
-	v := &verifier{since: since.Add(-clockSlack), areas: cleanAll(writeAreas), seen: map[string]bool{}}
+	return verify(writeAreas, since.Add(-clockSlack), open)
+}
+
+// verify is Verify counting changes from since exactly.
+func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
+	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}}
 	for _, k := range open {
 		if m, ok := protected.Named(k); ok {
 			v.open = append(v.open, m.Key)
