@@ -77,10 +77,10 @@ func TestProtectedSetEntries(t *testing.T) {
 		want Verdict
 	}{
 		{".git", Deny}, {"sub/.git", Deny}, {"new/.Git", Deny}, // a .git file or folder made by hand
-		{"evil/HEAD", Deny},            // evil holds config: HEAD makes it a repository
-		{"evil/config", Allow},         // no HEAD yet: a plain file named config
-		{"src/config", Allow},          // twin: a file named config outside a repository
-		{"docs/hooks/x.md", Allow},     // twin: a folder named hooks outside a repository
+		{"evil/HEAD", Deny},        // evil holds config: HEAD makes it a repository
+		{"evil/config", Allow},     // no HEAD yet: a plain file named config
+		{"src/config", Allow},      // twin: a file named config outside a repository
+		{"docs/hooks/x.md", Allow}, // twin: a folder named hooks outside a repository
 		{".github/workflows/ci.yml", Allow},
 		{"gitconfig.md", Allow}, {".git-blame-ignore-revs", Allow}, {".gitignore", Allow}, {".gitattributes", Allow},
 		{"claude/x", Allow}, {"vscode.md", Allow}, {"my.mcp.json.bak", Allow}, {"profile", Allow},
