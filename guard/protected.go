@@ -65,11 +65,13 @@ func ProtectedKeys() []string {
 // open names (allow_protected). The daemon joins them to each workspace
 // root for the confined view, which pins those present and holds the
 // place of those absent; the guard matches the whole set at any depth
-// itself.
+// itself. .git/worktrees and .git/modules are not listed: read-only, they
+// would stop worktree add and submodule work; the view protects the git
+// directories inside them instead.
 func WorkspaceProtected(open []string) []string {
 	var out []string
 	for _, m := range protected.Members() {
-		if slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) }) {
+		if m.Name == "worktrees" || m.Name == "modules" || slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) }) {
 			continue
 		}
 		out = append(out, m.Key)

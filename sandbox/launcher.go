@@ -58,7 +58,7 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		return ipc.Launch{}, err
 	}
 	in := Input{Policy: pol, Used: pol.Used, TmpDir: tmp, System: SystemRules(), Device: Device{Toolchains: file.Toolchains,
-		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent}}
+		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent, AllowProtected: file.AllowProtected}}
 	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
