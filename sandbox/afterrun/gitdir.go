@@ -81,19 +81,23 @@ func (v *verifier) config(p string) {
 	}
 }
 
-// commondir keeps a commondir only where git worktree add writes one: in
-// <common>/worktrees/<name>, pointing at <common>.
+// commondir keeps a commondir made or changed during the command only
+// where it leads to a git directory in the write areas, which is then
+// checked like any other (git worktree add writes one in
+// <common>/worktrees/<name>, pointing at <common>); one leading out of
+// the write areas is moved aside.
 func (v *verifier) commondir(g string) {
 	p := filepath.Join(g, "commondir")
 	if !exists(p) || !v.changed(p) {
 		return
 	}
 	data, err := readSmall(p)
-	common := filepath.Dir(filepath.Dir(g))
-	if err == nil && filepath.Base(filepath.Dir(g)) == "worktrees" && resolve(g, strings.TrimSpace(data)) == common {
+	target := resolve(g, strings.TrimSpace(data))
+	if err == nil && v.inArea(target) && exists(filepath.Join(target, "HEAD")) {
+		v.gitDir(target)
 		return
 	}
-	v.quarantine(p, "a commondir made during the command points git elsewhere: moved aside")
+	v.quarantine(p, "a commondir made during the command points git out of the workspace: moved aside")
 }
 
 // todo moves aside an interrupted rebase's or cherry-pick's todo list made

@@ -35,6 +35,7 @@ var Plants = []plant{
 	{"gitdir pointer out", `mkdir -p p /tmp/evil-$$ && git init -q --bare /tmp/evil-$$ && printf '[core]\n\tfsmonitor = "touch %s; false"\n\tbare = false\n' "$M" > /tmp/evil-$$/config && echo "gitdir: /tmp/evil-$$" > p/.git`, "p"},
 	{"bare repository", `git init -q --bare b.git && git -C b.git config core.bare false && git -C b.git config core.worktree "$PWD" && git -C b.git config core.fsmonitor "touch $M; false"`, "b.git"},
 	{"linked worktree commondir", `git worktree add -q wt && mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config && echo "$PWD/evil" > .git/worktrees/wt/commondir`, "wt"},
+	{"commondir out", `mkdir -p /tmp/evil-$$ && cp -r .git/objects .git/refs .git/HEAD /tmp/evil-$$/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > /tmp/evil-$$/config && echo /tmp/evil-$$ > .git/commondir`, "."},
 	{"submodule hook", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && printf '#!/bin/sh\ntouch %s\n' "$M" > .git/modules/s/hooks/pre-commit && chmod +x .git/modules/s/hooks/pre-commit`, "s"},
 	{"submodule config", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && git -C s config core.fsmonitor "touch $M; false"`, "s"},
 }
