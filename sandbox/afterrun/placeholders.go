@@ -17,7 +17,7 @@ func RemovePlaceholders(paths []string) []string {
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
-		case fi.Mode().IsRegular() && fi.Size() == 0, fi.IsDir():
+		case fi.Mode().IsRegular() && fi.Size() == 0, fi.IsDir() && emptyDir(p):
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				out = append(out, "pathgrant: "+p+": a placeholder the view made could not be removed: "+err.Error())
 			}
@@ -26,4 +26,9 @@ func RemovePlaceholders(paths []string) []string {
 		}
 	}
 	return out
+}
+
+func emptyDir(p string) bool {
+	es, err := os.ReadDir(p)
+	return err == nil && len(es) == 0
 }
