@@ -2,7 +2,9 @@ package guard
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,7 +31,64 @@ func (p *Compiled) plants(a *Access) (protected.Member, bool) {
 			return m, true
 		}
 	}
+	if hooks, _ := protected.Named(".git/hooks"); !open(hooks) && a.Path != "" && a.Path[0] == '/' {
+		if d := hooksDirOf(a.Path); d != "" && Within(d, a.Path) {
+			hooks.Why = "the folder core.hooksPath names (" + d + "): " + hooks.Why
+			return hooks, true
+		}
+	}
 	return protected.Member{}, false
+}
+
+// hooksDirOf is the core.hooksPath folder of the repository path lies in
+// (the nearest folder above it holding .git), or "".
+func hooksDirOf(path string) string {
+	for dir := range Ancestors(filepath.Dir(path)) {
+		g := filepath.Join(dir, ".git")
+		fi, err := os.Lstat(g)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			g = gitdirTarget(g, dir)
+		}
+		if c := readConfig(filepath.Join(g, "commondir")); c != "" {
+			if rel := strings.TrimSpace(c); filepath.IsAbs(rel) {
+				g = rel
+			} else {
+				g = filepath.Join(g, rel)
+			}
+		}
+		return protected.HooksDir(readConfig(filepath.Join(g, "config")), dir)
+	}
+	return ""
+}
+
+// gitdirTarget is where a .git file (gitdir: X) in dir points.
+func gitdirTarget(file, dir string) string {
+	t, ok := strings.CutPrefix(strings.TrimSpace(readConfig(file)), "gitdir:")
+	if t = strings.TrimSpace(t); !ok || t == "" {
+		return ""
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(dir, t)
+	}
+	return t
+}
+
+// readConfig reads a small git file, "" when it is missing or large.
+func readConfig(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	if n == len(buf) {
+		return ""
+	}
+	return string(buf[:n])
 }
 
 func exists(path string) bool {

@@ -101,6 +101,29 @@ func TestProtectedSetEntries(t *testing.T) {
 	}
 }
 
+// TestProtectedSetHooksPath: the folder a repository's core.hooksPath
+// names is protected like hooks/ (husky's .husky/_, a .githooks folder),
+// in the repository that names it only.
+func TestProtectedSetHooksPath(t *testing.T) {
+	w, p := plantFixture(t)
+	if err := os.WriteFile(filepath.Join(w, ".git/config"), []byte("[core]\n\thooksPath = .githooks\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		rel  string
+		want Verdict
+	}{
+		{".githooks/pre-commit", Deny}, {".githooks", Deny}, {"src/.githooks/x", Allow}, {"sub/deep/.githooks/x", Allow}, {"githooks.md", Allow},
+	}
+	for _, tc := range cases {
+		t.Run(tc.rel, func(t *testing.T) {
+			if d := mustEval(t, p, Request{Op: OpWrite, Path: filepath.Join(w, tc.rel)}); d.Verdict != tc.want {
+				t.Fatalf("write %s: got %s (%s), want %s", tc.rel, d.Verdict, d.Reason, tc.want)
+			}
+		})
+	}
+}
+
 // TestProtectedSetShell covers the shell analysis: a command writing a
 // member is denied like a Write tool call; links are judged where they
 // lead and by their own name.

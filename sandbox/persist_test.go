@@ -55,6 +55,7 @@ var persistCases = []persistCase{
 	{"repository made deep", `mkdir -p d1/d2/d3/d4/d5/d6/d7 && git init -q d1/d2/d3/d4/d5/d6/d7 && ` + hook + ` > d1/d2/d3/d4/d5/d6/d7/.git/hooks/pre-commit && chmod +x d1/d2/d3/d4/d5/d6/d7/.git/hooks/pre-commit`, []string{"d1/d2/d3/d4/d5/d6/d7/.git/hooks/pre-commit\x00" + hookWrite}, "d1/d2/d3/d4/d5/d6/d7"},
 	{"gitdir pointer", `mkdir -p p && git init -q --bare evil && git -C evil config core.bare false && git -C evil config core.worktree "$PWD/p" && git -C evil config core.fsmonitor "touch $M; false" && echo "gitdir: ../evil" > p/.git`, []string{"evil/config\x00[core]\n\tbare = false\n\tfsmonitor = \"touch {M}; false\"\n", "evil/HEAD\x00ref: refs/heads/master\n", "p/.git\x00gitdir: ../evil\n"}, "p"},
 	{"existing gitdir target", `git -C gd config core.fsmonitor "touch $M; false"`, []string{"gd/config\x00" + fsmonWrite}, "linked"},
+	{"hooksPath folder", hook + ` > hp/.githooks/pre-commit && chmod +x hp/.githooks/pre-commit`, []string{"hp/.githooks/pre-commit\x00" + hookWrite}, "hp"},
 	{"submodule", `git -C sub2 config core.fsmonitor "touch $M; false"`, []string{".git/modules/sub2/config\x00" + fsmonWrite}, "sub2"},
 }
 
@@ -66,7 +67,7 @@ func TestGitPersistence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			writeTool(t, tc)
 			ws, mark, _ := persistWorkspace(t)
-			since := time.Now()
+			since := afterrun.Begin([]string{ws})
 			out, _ := runConfined(t, confine, ws, mark, tc.script)
 			lines := afterRun(t, ws, since)
 			personGit(t, filepath.Join(ws, tc.person))
@@ -144,7 +145,7 @@ func TestGitPersistenceTwins(t *testing.T) {
 	for _, tc := range twins {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, mark, _ := persistWorkspace(t)
-			since := time.Now()
+			since := afterrun.Begin([]string{ws})
 			if out, err := runConfined(t, confine, ws, mark, "set -e; "+tc.script); err != nil {
 				t.Fatalf("confined: %v\n%s", err, out)
 			}
@@ -162,7 +163,7 @@ func TestAbsentMembersCannotBeCreated(t *testing.T) {
 	for _, m := range []string{".mcp.json", ".envrc", ".bashrc", ".gitmodules", ".vscode/tasks.json", ".claude/settings.json", ".idea/x.xml", ".MCP.JSON"} {
 		t.Run(m, func(t *testing.T) {
 			ws, mark, _ := persistWorkspace(t)
-			since := time.Now()
+			since := afterrun.Begin([]string{ws})
 			script := "mkdir -p \"$(dirname " + m + ")\"; echo x > " + m + " && echo WROTE; echo y > other.json && echo OTHER"
 			out, _ := runConfined(t, confine, ws, mark, script)
 			lines := afterRun(t, ws, since)
@@ -242,7 +243,9 @@ func persistWorkspace(t *testing.T) (ws, mark string, p *guard.Compiled) {
 	}
 	sh(t, ws, mark, `git init -q . && echo a > a && git add a && git commit -qm a && git -C sub/deep init -q && git -C sub/deep commit -q --allow-empty -m s &&
 		git worktree add -q linked && mv .git/worktrees/linked gd && echo "gitdir: $PWD/gd" > linked/.git && echo "$PWD/.git" > gd/commondir &&
-		mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/sub2" sub2 && git -C sub2 commit -q --allow-empty -m s2`)
+		mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/sub2" sub2 && git -C sub2 commit -q --allow-empty -m s2 &&
+		git init -q hp && git -C hp commit -q --allow-empty -m h && mkdir hp/.githooks && git -C hp config core.hooksPath .githooks`)
+	time.Sleep(20 * time.Millisecond) // the person's set-up lies a clock tick before the command
 	p, err = guard.Policy{SessionPolicy: guard.SessionPolicy{Cwd: ws, Workspace: []string{ws}},
 		DevicePolicy: guard.DevicePolicy{Protected: daemonProtected(ws)}}.Compile(root)
 	if err != nil {
@@ -310,7 +313,7 @@ func runConfined(t *testing.T, confine, ws, mark, script string) (string, error)
 
 // afterRun is what the front end does after the command: it returns the
 // lines it would print.
-func afterRun(t *testing.T, ws string, since time.Time) []string {
+func afterRun(t *testing.T, ws string, since afterrun.Start) []string {
 	t.Helper()
 	r, err := afterrun.Verify([]string{ws}, since)
 	if err != nil {

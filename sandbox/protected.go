@@ -37,7 +37,8 @@ var skipRepoDirs = map[string]bool{"node_modules": true, "target": true, ".venv"
 //   - in every repository found (the area's own, nested ones within the
 //     bounds above, .git files' gitdir: targets inside the area, linked
 //     worktrees' and submodules' git directories), the git members that
-//     exist. An absent one (commondir, config.worktree, a new hook) is
+//     exist, and the folder core.hooksPath names when it exists in the
+//     area. An absent one (commondir, config.worktree, a new hook) is
 //     left to afterrun.Verify: holding its place would break git.
 func ownProtected(area string, fsys ViewFS, open []string) []string {
 	opened := func(m protected.Member) bool {
@@ -60,8 +61,14 @@ func ownProtected(area string, fsys ViewFS, open []string) []string {
 	}
 	rf := repoFinder{fs: fsys, area: area, seen: map[string]bool{}}
 	rf.find(area, top, 0)
+	hooks, _ := protected.Named(".git/hooks")
 	for _, g := range rf.gitDirs {
 		out = append(out, gitMembers(fsys, g, opened)...)
+		if d := hooksDir(g); !opened(hooks) && d != "" && strings.HasPrefix(d, area+"/") {
+			if _, err := fsys.Type(d); err == nil {
+				out = append(out, d)
+			}
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -82,6 +89,20 @@ func gitMembers(fsys ViewFS, g string, opened func(protected.Member) bool) []str
 		}
 	}
 	return out
+}
+
+// hooksDir is the folder the git directory g's core.hooksPath names
+// (husky's .husky/_, a .githooks folder), where git runs hooks from.
+func hooksDir(g string) string {
+	data, err := os.ReadFile(filepath.Join(g, "config"))
+	if err != nil || len(data) > 256<<10 {
+		return ""
+	}
+	worktree := ""
+	if protected.IsGitName(filepath.Base(g)) {
+		worktree = filepath.Dir(g)
+	}
+	return protected.HooksDir(string(data), worktree)
 }
 
 // repoFinder walks a write area, within the bounds, for git directories.

@@ -50,3 +50,22 @@ func TestMatchWithoutFS(t *testing.T) {
 		})
 	}
 }
+
+func TestHooksDir(t *testing.T) {
+	cases := []struct{ config, want string }{
+		{"[core]\n\thooksPath = .husky/_\n", "/w/.husky/_"},
+		{"[core]\n\thookspath = \"/abs/hooks\"\n", "/abs/hooks"},
+		{"[core] hooksPath = .githooks ; comment\n", "/w/.githooks"},
+		{"[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n", "/w/b"},
+		{"[core]\n\thooksPath = ~/hooks\n", ""},
+		{"[alias]\n\thooksPath = x\n", ""},
+		{"[core]\n\tbare = false\n", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.config, func(t *testing.T) {
+			if got := HooksDir(tc.config, "/w"); got != tc.want {
+				t.Fatalf("HooksDir = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

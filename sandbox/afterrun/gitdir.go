@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"pathgrant/guard/protected"
 )
 
 // gitDir neutralises, in the git directory g, what was made or changed
@@ -19,6 +21,9 @@ func (v *verifier) gitDir(g string) {
 	}
 	v.seen[g] = true
 	v.hooks(filepath.Join(g, "hooks"))
+	if d := v.hooksPathDir(g); d != "" && v.inArea(d) {
+		v.hooks(d)
+	}
 	for _, name := range []string{"config", "config.worktree"} {
 		v.config(filepath.Join(g, name))
 	}
@@ -31,6 +36,20 @@ func (v *verifier) gitDir(g string) {
 	}
 	v.below(filepath.Join(g, "worktrees"), 1)
 	v.below(filepath.Join(g, "modules"), 8)
+}
+
+// hooksPathDir is the folder g's core.hooksPath names, where git runs
+// hooks from instead of hooks/.
+func (v *verifier) hooksPathDir(g string) string {
+	data, err := readSmall(filepath.Join(g, "config"))
+	if err != nil {
+		return ""
+	}
+	worktree := ""
+	if protected.IsGitName(filepath.Base(g)) {
+		worktree = filepath.Dir(g)
+	}
+	return protected.HooksDir(data, worktree)
 }
 
 // hooks makes inert every hook made or changed during the command (a

@@ -18,14 +18,49 @@ import (
 // 200,000 entries takes a few hundred milliseconds on a warm cache.
 const MaxEntries = 200_000
 
-// clockSlack is how far before since a change still counts as made during
-// the command: file times come from the kernel's coarse clock, which lags
-// the precise one by up to a tick, and some file systems keep whole
-// seconds (two on FAT). Erring early only ever checks more.
+// clockSlack is how far before the clock's reading a change still counts
+// as made during the command when Begin cannot read the file system's own
+// clock: file times come from the kernel's coarse clock, which lags the
+// precise one by up to a tick, and some file systems keep whole seconds
+// (two on FAT). Erring early only ever checks more.
 const clockSlack = 2 * time.Second
 
+// Start is when a command started, as the write areas' file systems
+// tell time (Begin).
+type Start struct{ t time.Time }
+
+// Begin reads the time a command starts at from the file systems of the
+// write areas themselves: it makes and removes an empty file in each and
+// takes the earliest change time. So a change the command makes is never
+// older than it, whatever the file system's time granularity or a network
+// file server's clock. Where no file can be made, the clock less
+// clockSlack stands in. Call it just before starting the command.
+func Begin(writeAreas []string) Start {
+	start := time.Now().Add(-clockSlack)
+	read := false
+	for _, a := range writeAreas {
+		f, err := os.CreateTemp(a, ".pathgrant-start-*")
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		f.Close()
+		os.Remove(f.Name())
+		if err != nil {
+			continue
+		}
+		if t := changeTime(fi); !read || t.Before(start) {
+			start, read = t, true
+		}
+	}
+	return Start{start}
+}
+
+// At is a start read elsewhere: changes from t on count.
+func At(t time.Time) Start { return Start{t} }
+
 // Verify walks each write area (the workspace roots) and neutralises what
-// was made or changed since (the command's start) that would make the
+// was made or changed since the command's start (Begin) that would make the
 // person's tools run code: in every git directory found (.git folders,
 // .git files' gitdir: targets, bare repositories, linked worktrees,
 // submodules) hooks, configuration outside what git init and clone write,
@@ -33,11 +68,11 @@ const clockSlack = 2 * time.Second
 // pointers leading out of the write areas; and members of the protected
 // set (package guard/protected) other than those open names. Each is one
 // Finding. An error means an area could not be walked at all.
-func Verify(writeAreas []string, since time.Time, open ...string) (Report, error) {
-	return verify(writeAreas, since.Add(-clockSlack), open)
+func Verify(writeAreas []string, since Start, open ...string) (Report, error) {
+	return verify(writeAreas, since.t, open)
 }
 
-// verify is Verify counting changes from since exactly.
+// verify is Verify counting changes from since.
 func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
 	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}}
 	for _, k := range open {

@@ -35,6 +35,7 @@ var Plants = []plant{
 	{"gitdir pointer out", `mkdir -p p /tmp/evil-$$ && git init -q --bare /tmp/evil-$$ && printf '[core]\n\tfsmonitor = "touch %s; false"\n\tbare = false\n' "$M" > /tmp/evil-$$/config && echo "gitdir: /tmp/evil-$$" > p/.git`, "p"},
 	{"bare repository", `git init -q --bare b.git && git -C b.git config core.bare false && git -C b.git config core.worktree "$PWD" && git -C b.git config core.fsmonitor "touch $M; false"`, "b.git"},
 	{"linked worktree commondir", `git worktree add -q wt && mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config && echo "$PWD/evil" > .git/worktrees/wt/commondir`, "wt"},
+	{"hooksPath folder the person set", `git config core.hooksPath .githooks && mkdir -p .githooks && sleep 0.05 && printf '#!/bin/sh\ntouch %s\n' "$M" > .githooks/pre-commit && chmod +x .githooks/pre-commit`, "."},
 	{"commondir out", `mkdir -p /tmp/evil-$$ && cp -r .git/objects .git/refs .git/HEAD /tmp/evil-$$/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > /tmp/evil-$$/config && echo /tmp/evil-$$ > .git/commondir`, "."},
 	{"submodule hook", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && printf '#!/bin/sh\ntouch %s\n' "$M" > .git/modules/s/hooks/pre-commit && chmod +x .git/modules/s/hooks/pre-commit`, "s"},
 	{"submodule config", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && git -C s config core.fsmonitor "touch $M; false"`, "s"},
@@ -191,5 +192,27 @@ func PersonRunsGit(t *testing.T, dir string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Logf("git %s in %s: %v\n%s", args[0], dir, err, out)
 		}
+	}
+}
+
+// TestBeginReadsTheFileSystemClock: a change made right after Begin
+// counts as made during the command, one made before does not, and Begin
+// leaves nothing behind.
+func TestBeginReadsTheFileSystemClock(t *testing.T) {
+	ws, mark := workspace(t)
+	start := Begin([]string{ws})
+	run(t, ws, mark, `git config core.fsmonitor "touch $M; false"`)
+	r, err := Verify([]string{ws}, start)
+	if err != nil || len(r.Findings) != 1 {
+		t.Fatalf("a change right after Begin: %v %v", r.Lines(), err)
+	}
+	es, _ := os.ReadDir(ws)
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), ".pathgrant-start") {
+			t.Fatalf("Begin left %s", e.Name())
+		}
+	}
+	if r, _ := Verify([]string{ws}, Begin([]string{ws})); len(r.Findings) != 0 {
+		t.Fatalf("changes before Begin reported: %v", r.Lines())
 	}
 }
