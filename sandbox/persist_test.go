@@ -141,6 +141,7 @@ func TestGitPersistenceTwins(t *testing.T) {
 		{"nested commit", `cd sub/deep && echo y > y && git add y && git commit -qm y`},
 		{"linked worktree commit", `cd linked && git commit -q --allow-empty -m l`},
 		{"other files at the top", `echo x > other.json && echo x > src-config && mkdir -p docs/hooks && echo x > docs/hooks/x.md`},
+		{"add everything and commit (placeholders ignored)", `echo n > new && git add -A && git commit -qm all && test -z "$(git status --porcelain)"`},
 	}
 	for _, tc := range twins {
 		t.Run(tc.name, func(t *testing.T) {

@@ -64,7 +64,8 @@ func TestViewProtectedSet(t *testing.T) {
 		{"nested repository's config and hooks", ro("a/b/.git/config") && ro("a/b/.git/hooks")},
 		{"gitdir: target's members", ro("gd/commondir") && ro("gd/config.worktree")},
 		{"bare repository's config", ro("bare.git/config")},
-		{"absent .mcp.json held by /dev/null", slices.ContainsFunc(v.Mounts, func(m Mount) bool { return m.Dst == w+"/.mcp.json" && m.Src == "/dev/null" && m.Op == "--ro-bind" })},
+		{"absent .mcp.json held by an empty read-only folder", has(v, "--tmpfs", ".mcp.json") && has(v, "--remount-ro", ".mcp.json")},
+		{"absent .gitmodules held; .Envrc present in its own case, not held", !has(v, "--tmpfs", ".envrc") && has(v, "--tmpfs", ".gitmodules")},
 		{"absent .claude an empty read-only folder", has(v, "--tmpfs", ".claude") && has(v, "--remount-ro", ".claude")},
 		{"placeholders listed", slices.Contains(v.Placeholders, w+"/.mcp.json") && slices.Contains(v.Placeholders, w+"/.claude") && !slices.Contains(v.Placeholders, w+"/.git/config")},
 		{"past the depth bound left to afterrun", !ro("d1/d2/d3/d4/d5/d6/d7/.git/config")},
@@ -80,7 +81,7 @@ func TestViewProtectedSet(t *testing.T) {
 	}
 	opened := build(".vscode", ".git/config", ".mcp.json")
 	t.Run("opened members writable", func(t *testing.T) {
-		if has(opened, "--ro-bind", ".VSCode") || has(opened, "--ro-bind", ".git/config") || has(opened, "--ro-bind", ".mcp.json") ||
+		if has(opened, "--ro-bind", ".VSCode") || has(opened, "--ro-bind", ".git/config") || has(opened, "--tmpfs", ".mcp.json") ||
 			!has(opened, "--ro-bind", ".Envrc") {
 			t.Errorf("mounts:\n%s", mountList(opened))
 		}

@@ -364,9 +364,10 @@ func (vb *viewBuilder) canonicalAll(paths []string) []string {
 //     settings.json): below the top of the area its folder is made
 //     read-only, since an empty folder in its place would break the
 //     program reading it; at the top, where that would forbid creating
-//     anything in the workspace, /dev/null is bound read-only there (a
-//     placeholder: the name shows, empty, while the command runs, and
-//     cannot be written, created or replaced);
+//     anything in the workspace, an empty read-only folder holds its
+//     place too (a placeholder): writing there fails (EISDIR), and git
+//     ignores an empty folder, where a placeholder file would be taken in
+//     by `git add -A` (and /dev/null, a device, makes it fail);
 //   - a link, or a file, on the way: its folder is made read-only; at the
 //     top of the write area this is not possible.
 func (vb *viewBuilder) protect(area, path string) bool {
@@ -382,10 +383,7 @@ func (vb *viewBuilder) protect(area, path string) bool {
 		switch {
 		case missing && ((cur == area && protected.IsGitName(comp)) || (protected.IsGitName(filepath.Base(cur)) && isGitMember(comp))):
 			return true
-		case missing && last && fileLike(comp) && cur == area:
-			m = []Mount{{Op: "--ro-bind", Src: "/dev/null", Dst: next, Why: "protected (absent)"}}
-			vb.placeholders = append(vb.placeholders, next)
-		case missing && (!last || !fileLike(comp)):
+		case missing && (!last || !fileLike(comp) || cur == area):
 			m = []Mount{{Op: "--tmpfs", Dst: next, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: next, Why: "protected (empty)"}}
 			vb.placeholders = append(vb.placeholders, next)
 		case err == nil && last && t != TypeSymlink:
