@@ -27,7 +27,14 @@ const clockSlack = 2 * time.Second
 
 // Start is when a command started, as the write areas' file systems
 // tell time (Begin).
-type Start struct{ t time.Time }
+type Start struct {
+	t time.Time
+	// pinned are the protected members at the top of a write area when
+	// the command started: the view kept them read-only, so a change in
+	// them since is not the command's (the agent's own settings write,
+	// outside) and they are left alone.
+	pinned map[string]bool
+}
 
 // Begin reads the time a command starts at from the file systems of the
 // write areas themselves: it makes and removes an empty file in each and
@@ -38,7 +45,14 @@ type Start struct{ t time.Time }
 func Begin(writeAreas []string) Start {
 	start := time.Now().Add(-clockSlack)
 	read := false
-	for _, a := range writeAreas {
+	pinned := map[string]bool{}
+	for _, a := range cleanAll(writeAreas) {
+		es, _ := os.ReadDir(a)
+		for _, e := range es {
+			if _, ok := protected.AnywhereNamed(e.Name()); ok {
+				pinned[filepath.Join(a, e.Name())] = true
+			}
+		}
 		f, err := os.CreateTemp(a, ".pathgrant-start-*")
 		if err != nil {
 			continue
@@ -53,11 +67,12 @@ func Begin(writeAreas []string) Start {
 			start, read = t, true
 		}
 	}
-	return Start{start}
+	return Start{start, pinned}
 }
 
-// At is a start read elsewhere: changes from t on count.
-func At(t time.Time) Start { return Start{t} }
+// At is a start read elsewhere: changes from t on count, and no member
+// is taken to have been pinned.
+func At(t time.Time) Start { return Start{t: t} }
 
 // Verify walks each write area (the workspace roots) and neutralises what
 // was made or changed since the command's start (Begin) that would make the
@@ -69,17 +84,31 @@ func At(t time.Time) Start { return Start{t} }
 // set (package guard/protected) other than those open names. Each is one
 // Finding. An error means an area could not be walked at all.
 func Verify(writeAreas []string, since Start, open ...string) (Report, error) {
-	return verify(writeAreas, since.t, open)
+	return verifyPinned(writeAreas, since.t, since.pinned, open)
+}
+
+func verifyPinned(writeAreas []string, since time.Time, pinned map[string]bool, open []string) (Report, error) {
+	v := newVerifier(writeAreas, since, open)
+	v.pinned = pinned
+	return v.run()
 }
 
 // verify is Verify counting changes from since.
 func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
+	return newVerifier(writeAreas, since, open).run()
+}
+
+func newVerifier(writeAreas []string, since time.Time, open []string) *verifier {
 	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}}
 	for _, k := range open {
 		if m, ok := protected.Named(k); ok {
 			v.open = append(v.open, m.Key)
 		}
 	}
+	return v
+}
+
+func (v *verifier) run() (Report, error) {
 	for _, a := range v.areas {
 		if err := v.walk(a); err != nil {
 			return v.r, fmt.Errorf("verify %s: %w", a, err)
@@ -93,8 +122,10 @@ type verifier struct {
 	areas []string
 	open  []string
 	seen  map[string]bool // git directories checked
-	r     Report
-	full  bool
+	// pinned are members the view kept read-only (Start.pinned).
+	pinned map[string]bool
+	r      Report
+	full   bool
 }
 
 func (v *verifier) walk(area string) error {
@@ -127,7 +158,7 @@ func (v *verifier) entry(path string, d fs.DirEntry) error {
 		v.gitEntry(path, d)
 		return skipDir(d)
 	}
-	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && v.changed(path) {
+	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && v.changed(path) {
 		v.quarantine(path, "a protected "+m.Key+" made during the command ("+m.Why+"): moved aside")
 		return skipDir(d)
 	}

@@ -216,3 +216,23 @@ func TestBeginReadsTheFileSystemClock(t *testing.T) {
 		t.Fatalf("changes before Begin reported: %v", r.Lines())
 	}
 }
+
+// TestBeginPinnedMembers: a member at the top of the workspace when the
+// command started was kept read-only by the view; a change in it since
+// (the agent writing its own settings, outside) is not moved aside. One
+// made during the command, at the top or deeper, is.
+func TestBeginPinnedMembers(t *testing.T) {
+	ws, mark := workspace(t)
+	run(t, ws, mark, "mkdir .claude")
+	time.Sleep(3 * testSlack)
+	start := Begin([]string{ws})
+	run(t, ws, mark, "echo '{}' > .claude/settings.local.json && echo x > .envrc && mkdir -p s/.claude && echo x > s/.claude/x")
+	r, err := Verify([]string{ws}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(r.Lines(), "\n")
+	if !exists(filepath.Join(ws, ".claude/settings.local.json")) || exists(filepath.Join(ws, ".envrc")) || exists(filepath.Join(ws, "s/.claude")) {
+		t.Fatalf("after Verify:\n%s", lines)
+	}
+}
