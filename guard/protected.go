@@ -120,17 +120,18 @@ func ProtectedKeys() []string {
 }
 
 // WorkspaceProtected are the members of the protected set at the top of
-// a workspace, relative to it (".vscode", ".git/config", …), less those
-// open names (allow_protected). The daemon joins them to each workspace
-// root for the confined view, which pins those present and holds the
-// place of those absent; the guard matches the whole set at any depth
-// itself. .git/worktrees and .git/modules are not listed: read-only, they
+// a workspace, relative to it (".vscode", ".git/config", …), that the
+// confined view pins when present and, for those marked Hold, holds the
+// place of when absent; less those open names (allow_protected). The
+// daemon joins them to each workspace root. The view pins every other
+// member it finds present itself, and the guard matches the whole set at
+// any depth. .git/worktrees and .git/modules are not listed: read-only, they
 // would stop worktree add and submodule work; the view protects the git
 // directories inside them instead.
 func WorkspaceProtected(open []string) []string {
 	var out []string
 	for _, m := range protected.Members() {
-		if m.Name == "worktrees" || m.Name == "modules" || slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) }) {
+		if m.Name == "worktrees" || m.Name == "modules" || (m.Kind == protected.Anywhere && !m.Hold) || slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) }) {
 			continue
 		}
 		out = append(out, m.Key)

@@ -17,7 +17,7 @@ func TestWorkspaceProtected(t *testing.T) {
 			t.Errorf("workspaceProtected lacks %s", rel)
 		}
 	}
-	for _, rel := range []string{".git/config", ".git/commondir", ".git/hooks", ".git/info", ".mcp.json", ".vscode", ".envrc", ".bashrc"} {
+	for _, rel := range []string{".git/config", ".git/commondir", ".git/hooks", ".git/info", ".mcp.json", ".vscode", ".claude", ".idea"} {
 		if !slices.Contains(workspaceProtected, rel) {
 			t.Errorf("workspaceProtected lacks %s", rel)
 		}

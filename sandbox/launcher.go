@@ -67,7 +67,11 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	} else {
 		fsys := NewMemoFS(OSFS{}) // one snapshot for the view and the rules
 		var view View
-		view, err = BuildView(in, WithHidden(bins, l.Socket, file.SSHAgent, Environ{Getenv: getenv, Home: getenv("HOME")}, Environ{Getenv: l.Getenv, Home: l.Home}), fsys)
+		cfg := WithHidden(bins, l.Socket, file.SSHAgent, Environ{Getenv: getenv, Home: getenv("HOME")}, Environ{Getenv: l.Getenv, Home: l.Home})
+		if l.Socket != "" {
+			cfg.EmptyDir = EmptyDirIn(filepath.Dir(l.Socket))
+		}
+		view, err = BuildView(in, cfg, fsys)
 		if err == nil {
 			in.ByMount, in.PrivateTmp = view.ByMount, true
 			rs, err = Build(in, fsys)

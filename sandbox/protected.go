@@ -31,8 +31,8 @@ var skipRepoDirs = map[string]bool{"node_modules": true, "target": true, ".venv"
 // whatever the policy says, less those open names:
 //
 //   - the Anywhere members at the top of the area, in whatever case they
-//     are spelt there, or in their own spelling when absent (the view
-//     holds their place);
+//     are spelt there, or in their own spelling when absent and marked
+//     Hold (the view holds their place);
 //   - the agents' hook settings;
 //   - in every repository found (the area's own, nested ones within the
 //     bounds above, .git files' gitdir: targets inside the area, linked
@@ -50,11 +50,12 @@ func ownProtected(area string, fsys ViewFS, open []string) []string {
 		if m.Kind != protected.Anywhere || opened(m) {
 			continue
 		}
-		name := m.Name
-		if i := slices.IndexFunc(top, func(e Entry) bool { return strings.EqualFold(e.Name, m.Name) }); i >= 0 {
-			name = top[i].Name
+		switch i := slices.IndexFunc(top, func(e Entry) bool { return strings.EqualFold(e.Name, m.Name) }); {
+		case i >= 0:
+			out = append(out, filepath.Join(area, top[i].Name))
+		case m.Hold:
+			out = append(out, filepath.Join(area, m.Name))
 		}
-		out = append(out, filepath.Join(area, name))
 	}
 	for _, rel := range agentHookFiles {
 		out = append(out, filepath.Join(area, rel))

@@ -54,6 +54,11 @@ type ViewConfig struct {
 	Hidden []string
 	// SSHAgentSocket is bound when the device policy allows the agent.
 	SSHAgentSocket string
+	// EmptyDir is an empty folder no command can write (EmptyDirIn):
+	// when set, the place of an absent protected path is held by binding
+	// it read-only, one mount, instead of a new tmpfs remounted read-only,
+	// two, each of which costs bubblewrap far more.
+	EmptyDir string
 }
 
 // View is a confined command's file system: what bubblewrap mounts.
@@ -114,7 +119,7 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 	if err := checkAbsolute(in.Policy, in); err != nil {
 		return View{}, err
 	}
-	vb := &viewBuilder{fs: fsys, points: map[string]bool{}}
+	vb := &viewBuilder{fs: fsys, points: map[string]bool{}, empty: cfg.EmptyDir}
 	vb.system()
 	vb.policy(in, cfg)
 	vb.emitBinds()
@@ -182,6 +187,17 @@ type viewBuilder struct {
 	readOnly []string
 	// placeholders are the mount points protect made where nothing was.
 	placeholders []string
+	empty        string // ViewConfig.EmptyDir
+}
+
+// placeholder holds the place of the absent path p with an empty
+// read-only folder.
+func (vb *viewBuilder) placeholder(p string) []Mount {
+	vb.placeholders = append(vb.placeholders, p)
+	if vb.empty != "" {
+		return []Mount{{Op: "--ro-bind", Src: vb.empty, Dst: p, Why: "protected (empty)"}}
+	}
+	return []Mount{{Op: "--tmpfs", Dst: p, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: p, Why: "protected (empty)"}}
 }
 
 func (vb *viewBuilder) add(ms ...Mount) { vb.mounts = append(vb.mounts, ms...) }
@@ -384,8 +400,7 @@ func (vb *viewBuilder) protect(area, path string) bool {
 		case missing && ((cur == area && protected.IsGitName(comp)) || (protected.IsGitName(filepath.Base(cur)) && isGitMember(comp))):
 			return true
 		case missing && (!last || !fileLike(comp) || cur == area):
-			m = []Mount{{Op: "--tmpfs", Dst: next, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: next, Why: "protected (empty)"}}
-			vb.placeholders = append(vb.placeholders, next)
+			m = vb.placeholder(next)
 		case err == nil && last && t != TypeSymlink:
 			m = []Mount{{Op: "--ro-bind", Src: next, Dst: next, Why: "protected"}}
 		case err == nil && t == TypeDir:

@@ -37,11 +37,20 @@ type Member struct {
 	// Name is the entry's name, compared case-insensitively.
 	Name string
 	Kind Kind
-	// Dir says the member is a folder: when absent at the top of a
-	// workspace, an empty read-only folder holds its place.
+	// Dir says the member is a folder.
 	Dir bool
 	// Why says what runs because of it.
 	Why string
+	// Hold says the confined view holds the member's place at the top of
+	// a workspace when it is absent (an empty read-only folder), so that
+	// a command cannot create it: the members a tool runs by itself on
+	// opening the folder (an agent's project settings and MCP servers,
+	// editor tasks). The others (shell start-up files, .gitconfig,
+	// .gitmodules, .ripgreprc, .envrc) run only where the person pointed
+	// a tool at the workspace (HOME, direnv allow, RIPGREP_CONFIG_PATH,
+	// submodule update); one made during a command is moved aside after
+	// it (sandbox/afterrun), which saves a mount per command for each.
+	Hold bool
 }
 
 // members is the set. Deliberately left out, inside a git directory:
@@ -51,33 +60,33 @@ type Member struct {
 // transport that would run a program is off by default), description,
 // refs, logs, the index and HEAD (what normal work writes).
 var members = []Member{
-	{".git/config", "config", GitMember, false, "git's configuration names programs git runs (core.fsmonitor, core.pager, core.hooksPath, aliases, filter and diff drivers)"},
-	{".git/config.worktree", "config.worktree", GitMember, false, "per-worktree configuration git reads when extensions.worktreeConfig is on"},
-	{".git/commondir", "commondir", GitMember, false, "names the folder git reads its configuration and hooks from"},
-	{".git/hooks", "hooks", GitMember, true, "programs git runs on commit, checkout, merge and push"},
-	{".git/info", "info", GitMember, true, "info/attributes selects filter and diff drivers; info/exclude and sparse-checkout change what git shows"},
-	{".git/worktrees", "worktrees", GitMember, true, "each linked worktree's git directory: its commondir and config.worktree decide where git reads configuration and hooks"},
-	{".git/modules", "modules", GitMember, true, "each submodule's git directory, with its own configuration and hooks"},
-	{".git/rebase-merge", "rebase-merge", GitMember, true, "an interrupted rebase's todo list: its exec lines run when the person continues"},
-	{".git/rebase-apply", "rebase-apply", GitMember, true, "an interrupted am or rebase: git resumes it when the person continues"},
-	{".git/sequencer", "sequencer", GitMember, true, "an interrupted cherry-pick or revert's todo list: its exec lines run when the person continues"},
-	{".claude", ".claude", Anywhere, true, "Claude Code's project settings, hooks, commands and agents"},
-	{".codex", ".codex", Anywhere, true, "Codex's project configuration and hooks"},
-	{".gemini", ".gemini", Anywhere, true, "Gemini CLI's project settings and hooks"},
-	{".cursor", ".cursor", Anywhere, true, "Cursor's project hooks, rules and MCP servers"},
-	{".pi", ".pi", Anywhere, true, "Pi's project settings and extensions"},
-	{".mcp.json", ".mcp.json", Anywhere, false, "the project's MCP servers, which agents start"},
-	{".vscode", ".vscode", Anywhere, true, "editor tasks, launch configurations and interpreter paths the editor runs"},
-	{".idea", ".idea", Anywhere, true, "IDE run configurations and tool paths"},
-	{".envrc", ".envrc", Anywhere, false, "direnv runs it on entering the folder"},
-	{".bashrc", ".bashrc", Anywhere, false, "bash runs it (sandbox-runtime's mandatory deny list)"},
-	{".bash_profile", ".bash_profile", Anywhere, false, "bash runs it at login (sandbox-runtime's mandatory deny list)"},
-	{".zshrc", ".zshrc", Anywhere, false, "zsh runs it (sandbox-runtime's mandatory deny list)"},
-	{".zprofile", ".zprofile", Anywhere, false, "zsh runs it at login (sandbox-runtime's mandatory deny list)"},
-	{".profile", ".profile", Anywhere, false, "login shells run it (sandbox-runtime's mandatory deny list)"},
-	{".gitconfig", ".gitconfig", Anywhere, false, "git's configuration where HOME or an include points (sandbox-runtime's mandatory deny list)"},
-	{".gitmodules", ".gitmodules", Anywhere, false, "submodule URLs and paths git clones and checks out (sandbox-runtime's mandatory deny list)"},
-	{".ripgreprc", ".ripgreprc", Anywhere, false, "ripgrep's options, which can name a preprocessor it runs (sandbox-runtime's mandatory deny list)"},
+	{".git/config", "config", GitMember, false, "git's configuration names programs git runs (core.fsmonitor, core.pager, core.hooksPath, aliases, filter and diff drivers)", false},
+	{".git/config.worktree", "config.worktree", GitMember, false, "per-worktree configuration git reads when extensions.worktreeConfig is on", false},
+	{".git/commondir", "commondir", GitMember, false, "names the folder git reads its configuration and hooks from", false},
+	{".git/hooks", "hooks", GitMember, true, "programs git runs on commit, checkout, merge and push", false},
+	{".git/info", "info", GitMember, true, "info/attributes selects filter and diff drivers; info/exclude and sparse-checkout change what git shows", false},
+	{".git/worktrees", "worktrees", GitMember, true, "each linked worktree's git directory: its commondir and config.worktree decide where git reads configuration and hooks", false},
+	{".git/modules", "modules", GitMember, true, "each submodule's git directory, with its own configuration and hooks", false},
+	{".git/rebase-merge", "rebase-merge", GitMember, true, "an interrupted rebase's todo list: its exec lines run when the person continues", false},
+	{".git/rebase-apply", "rebase-apply", GitMember, true, "an interrupted am or rebase: git resumes it when the person continues", false},
+	{".git/sequencer", "sequencer", GitMember, true, "an interrupted cherry-pick or revert's todo list: its exec lines run when the person continues", false},
+	{".claude", ".claude", Anywhere, true, "Claude Code's project settings, hooks, commands and agents", true},
+	{".codex", ".codex", Anywhere, true, "Codex's project configuration and hooks", true},
+	{".gemini", ".gemini", Anywhere, true, "Gemini CLI's project settings and hooks", true},
+	{".cursor", ".cursor", Anywhere, true, "Cursor's project hooks, rules and MCP servers", true},
+	{".pi", ".pi", Anywhere, true, "Pi's project settings and extensions", true},
+	{".mcp.json", ".mcp.json", Anywhere, false, "the project's MCP servers, which agents start", true},
+	{".vscode", ".vscode", Anywhere, true, "editor tasks, launch configurations and interpreter paths the editor runs", true},
+	{".idea", ".idea", Anywhere, true, "IDE run configurations and tool paths", true},
+	{".envrc", ".envrc", Anywhere, false, "direnv runs it on entering the folder", false},
+	{".bashrc", ".bashrc", Anywhere, false, "bash runs it (sandbox-runtime's mandatory deny list)", false},
+	{".bash_profile", ".bash_profile", Anywhere, false, "bash runs it at login (sandbox-runtime's mandatory deny list)", false},
+	{".zshrc", ".zshrc", Anywhere, false, "zsh runs it (sandbox-runtime's mandatory deny list)", false},
+	{".zprofile", ".zprofile", Anywhere, false, "zsh runs it at login (sandbox-runtime's mandatory deny list)", false},
+	{".profile", ".profile", Anywhere, false, "login shells run it (sandbox-runtime's mandatory deny list)", false},
+	{".gitconfig", ".gitconfig", Anywhere, false, "git's configuration where HOME or an include points (sandbox-runtime's mandatory deny list)", false},
+	{".gitmodules", ".gitmodules", Anywhere, false, "submodule URLs and paths git clones and checks out (sandbox-runtime's mandatory deny list)", false},
+	{".ripgreprc", ".ripgreprc", Anywhere, false, "ripgrep's options, which can name a preprocessor it runs (sandbox-runtime's mandatory deny list)", false},
 }
 
 // GitEntry is the member a .git entry itself is: a .git file or folder
@@ -85,12 +94,12 @@ var members = []Member{
 // writer chooses. It is not in Members (it cannot be protected when
 // absent without breaking git init); the guard denies writing one, and a
 // repository made during a command is checked afterwards.
-var GitEntry = Member{".git", ".git", Anywhere, false, "a .git file or folder is a repository whose gitdir: pointer, configuration and hooks its writer chooses"}
+var GitEntry = Member{".git", ".git", Anywhere, false, "a .git file or folder is a repository whose gitdir: pointer, configuration and hooks its writer chooses", false}
 
 // HeadEntry is the member a HEAD file is in a folder that already holds a
 // git member (config, hooks): writing it there makes the folder a
 // repository git uses.
-var HeadEntry = Member{"HEAD", "HEAD", GitMember, false, "a HEAD file makes a folder holding git's configuration or hooks a repository git uses"}
+var HeadEntry = Member{"HEAD", "HEAD", GitMember, false, "a HEAD file makes a folder holding git's configuration or hooks a repository git uses", false}
 
 // Members returns the protected set, one row per member.
 func Members() []Member { return slices.Clone(members) }
