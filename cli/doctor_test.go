@@ -78,7 +78,7 @@ func (f *doctorFixture) env() doctorEnv {
 func (f *doctorFixture) serve(t *testing.T) {
 	t.Helper()
 	store := ipctest.OpenStore(t, f.store)
-	ipctest.Serve(t, ipc.New(ipc.Config{Store: store, Home: f.home, Logger: ipctest.Quiet}), f.sock)
+	ipctest.Serve(t, ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: f.home, Logger: ipctest.Quiet}), f.sock)
 }
 
 // installHooks registers the hook for client with the real install-hooks.

@@ -133,6 +133,9 @@ func TestDoorWalk(t *testing.T) {
 					if strings.Contains(got.out, escaped) {
 						t.Errorf("escaped: %s\n%s", script, got.out)
 					}
+					if esc.said != "" && !strings.Contains(got.out, esc.said) {
+						t.Errorf("not reported (%q): %s\n%s", esc.said, script, got.out)
+					}
 					if check != nil {
 						check(t)
 					}
@@ -279,69 +282,73 @@ func pyHTTP(sock, method, path, body string) string {
 type escape struct {
 	name  string
 	setup func(t *testing.T) (string, func(t *testing.T))
+	// said, when set, must be in the command's output (what afterrun
+	// neutralised is never silent).
+	said string
 }
 
-// protectedFiles are the workspace files a person's tools run without
-// being asked, absent in the walk's workspace: a local list until the
-// guard's protected set is a table to take it from. awaits names what
-// still lets a member be created (the view protects only the agents'
-// settings and git's hooks and config today): the protected set's
-// change removes it, and the row then runs.
-var protectedFiles = []struct{ path, awaits string }{
-	{".mcp.json", "the protected set: an absent .mcp.json is not protected in the view"},
-	{".claude/settings.json", ""},
-	{".git/hooks/pre-commit", ""},
-	{".git/commondir", "the protected set: .git/commondir is not protected in the view"},
-	{".envrc", "the protected set: .envrc is not protected in the view"},
-	{".vscode/tasks.json", "the protected set: .vscode/ is not protected in the view"},
+// protectedFiles are members of the protected set (guard/protected),
+// absent in the walk's workspace, that a person's tools run without being
+// asked: the view holds the place of some, and afterrun neutralises the
+// others a command made, so after the command none is there.
+var protectedFiles = []struct {
+	path string
+	// after: the view does not hold its place (a tool runs it only when
+	// the person points one at the workspace); the command may write it,
+	// and afterrun moves it aside and says so on the command's stderr.
+	after bool
+}{
+	{".mcp.json", false}, {".claude/settings.json", false}, {".git/hooks/pre-commit", false},
+	{".vscode/tasks.json", false}, {".idea/workspace.xml", false},
+	{".git/commondir", true}, {".envrc", true}, {".bashrc", true}, {".gitmodules", true},
 }
 
 func (w *doorWalk) escapes(t *testing.T) []escape {
 	ok := " && echo " + escaped
 	es := []escape{
-		{"connect to the daemon's socket", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "connect to the daemon's socket", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyConnect(t, w.sock) + ok, nil
 		}},
-		{"list every session's requests over the socket", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "list every session's requests over the socket", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyHTTP(w.sock, "GET", "/v1/requests", "") + ok, nil
 		}},
-		{"deny another session's request over the socket", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "deny another session's request over the socket", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			id := w.pending(t, w.other, "report.csv")
 			return pyHTTP(w.sock, "POST", "/v1/requests/"+id+"/decision", `{"scope":"deny"}`) + ok,
 				func(t *testing.T) { w.stillPending(t, id) }
 		}},
-		{"read the agent's /proc/PID/environ", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "read the agent's /proc/PID/environ", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return fmt.Sprintf("grep -a %s /proc/%d/environ", secretText, w.agent) + ok, nil
 		}},
-		{"read the daemon's /proc/PID/environ", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "read the daemon's /proc/PID/environ", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return fmt.Sprintf("grep -a PATH= /proc/%d/environ", os.Getpid()) + ok, nil
 		}},
-		{"signal the agent", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "signal the agent", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return fmt.Sprintf("kill -0 %d", w.agent) + ok, nil
 		}},
-		{"signal the daemon", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "signal the daemon", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return fmt.Sprintf("kill -0 %d", os.Getpid()) + ok, nil
 		}},
-		{"read ~/.ssh/id_rsa", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "read ~/.ssh/id_rsa", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return "grep " + secretText + " " + w.home + "/.ssh/id_rsa" + ok, nil
 		}},
-		{"change what git reads (.git/config)", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "change what git reads (.git/config)", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return "git config core.fsmonitor 'touch /tmp/pwned'" + ok, unchanged(t, w.work+"/.git/config")
 		}},
-		{"append to .git/config", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "append to .git/config", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return "printf '[core]\\n\\tpager = touch /tmp/pwned\\n' >> .git/config" + ok, unchanged(t, w.work+"/.git/config")
 		}},
-		{"D-Bus session bus by path", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "D-Bus session bus by path", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return dbusSend(t, startDBus(t, "unix:path="+w.root+"/run/bus-"+fmt.Sprint(time.Now().UnixNano()))) + ok, nil
 		}},
-		{"D-Bus session bus, abstract socket", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "D-Bus session bus, abstract socket", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return dbusSend(t, startDBus(t, fmt.Sprintf("unix:abstract=pathgrant-walk-%d", time.Now().UnixNano()))) + ok, nil
 		}},
-		{"X11 client", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "X11 client", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			need(t, "xdotool")
 			return "DISPLAY=" + w.display(t) + " xdotool getmouselocation" + ok, nil
 		}},
-		{"a detached process posts a decision with a valid code", func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "a detached process posts a decision with a valid code", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			id := w.pending(t, w.sess, "other.csv")
 			code := w.person.Code(t, id)
 			writeExecFile(t, w.work+"/code.txt", code)
@@ -351,10 +358,13 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 	}
 	for _, p := range protectedFiles {
 		f, path := p.path, w.work+"/"+p.path
-		es = append(es, escape{"create " + f, func(t *testing.T) (string, func(t *testing.T)) {
-			if p.awaits != "" {
-				t.Skip("awaits " + p.awaits)
-			}
+		if p.after {
+			es = append(es, escape{name: "create " + f + " (neutralised after)", said: path + ":", setup: func(t *testing.T) (string, func(t *testing.T)) {
+				return "mkdir -p " + filepath.Dir(f) + " 2>/dev/null; echo '[core]' > " + f, absent(path)
+			}})
+			continue
+		}
+		es = append(es, escape{name: "create " + f, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			if _, err := os.Lstat(path); err == nil {
 				t.Fatalf("%s exists before the walk", path)
 			}

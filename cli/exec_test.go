@@ -83,7 +83,7 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	if conf.Level == sandbox.LevelNone {
 		level = ""
 	}
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
+	e.srv = ipc.New(ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
 		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
 			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)})

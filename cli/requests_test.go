@@ -112,7 +112,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv = ipc.New(ipc.Config{Store: e.store, Home: e.home, Logger: quiet, Approver: e.person.Approver(),
+	e.srv = ipc.New(ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: quiet, Approver: e.person.Approver(),
 		Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, storePath, e.sock)})
 	e.serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -31,7 +31,7 @@ func TestRunRegistrationBounds(t *testing.T) {
 	store := ipctest.OpenStore(t, storePath)
 	device := ipc.DefaultDevicePolicy(l.Getenv, l.Home, storePath, l.Socket())
 	device.Protected = append(device.Protected, root+"/state", root+"/run")
-	srv := ipc.New(ipc.Config{Store: store, Home: l.Home, Logger: ipctest.Quiet, Device: device, Getenv: l.Getenv})
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: l.Home, Logger: ipctest.Quiet, Device: device, Getenv: l.Getenv})
 	ipctest.Serve(t, srv, sock)
 	marker, cases := root+"/ran", boundstest.Cases(t, l)
 	for _, role := range []string{"workspace", "read-only root"} {

@@ -41,7 +41,7 @@ func newLaunchEnv(t *testing.T) launchEnvT {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := ipc.New(ipc.Config{Store: store, Home: e.home, Logger: quiet,
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: e.home, Logger: quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.home + "/Downloads"}, Protected: []string{root + "/state", root + "/run"}}})
 	ln, err := ipc.Listen(e.sock)
 	if err != nil {

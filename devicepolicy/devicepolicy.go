@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"pathgrant/guard/protected"
 )
 
 // UnknownTools values: what a hook does with a tool call it cannot map.
@@ -48,6 +50,11 @@ type Policy struct {
 	SSHAgent bool `toml:"ssh_agent" json:"ssh_agent"`
 	// RetentionDays is how long audit records are kept.
 	RetentionDays int `toml:"retention_days" json:"retention_days"`
+	// AllowProtected opens members of the protected set (package
+	// guard/protected, by key: ".vscode", ".git/config") for writing in
+	// every workspace, for a person who wants sessions to edit them.
+	// None by default. The agents' hook settings are never opened.
+	AllowProtected []string `toml:"allow_protected" json:"allow_protected"`
 }
 
 // Env is where the defaults are rooted: the home folder and the user's
@@ -112,6 +119,11 @@ func (p Policy) check(home string, at func(value string) string) error {
 				return fmt.Errorf("%s%s: %s is never allowed: it holds or lies in %s (credentials, browser profiles or passwords)",
 					at(path), f.name, path, bad)
 			}
+		}
+	}
+	for _, k := range p.AllowProtected {
+		if _, ok := protected.Named(k); !ok {
+			return fmt.Errorf("%sallow_protected: %q is not a protected member (see guard/protected: .vscode, .git/config, …)", at(k), k)
 		}
 	}
 	switch {

@@ -52,7 +52,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) serve(t *testing.T) string {
 	t.Helper()
 	sock := f.dir + "/run/pathgrant.sock"
-	ipctest.Serve(t, ipc.New(ipc.Config{Store: f.store, Home: f.dir + "/home", Logger: ipctest.Quiet}), sock)
+	ipctest.Serve(t, ipc.New(ipc.Config{HooksBelow: true, Store: f.store, Home: f.dir + "/home", Logger: ipctest.Quiet}), sock)
 	return sock
 }
 

@@ -121,9 +121,12 @@ func analyzePath(p *Compiled, op Op, path string) (analysis, error) {
 // come first so that no root or grant can open them.
 func (p *Compiled) judge(g Grants, a *Access) {
 	protected := p.reaches(p.protected, a)
+	member, plants := p.plants(a)
 	switch {
 	case a.Rule == RuleDevice:
 		a.allow(RuleDevice, "a standard device file")
+	case plants:
+		a.deny(RuleProtected, "is protected ("+member.Key+": "+member.Why+"): no session may "+string(a.Op)+" it")
 	case protected && a.Op != OpRead:
 		a.deny(RuleProtected, "is or holds a protected path: no session may "+string(a.Op)+" it")
 	case a.Op.Mutates() && p.reaches(p.blockedWrite, a):

@@ -19,6 +19,10 @@ type SessionPolicy struct {
 type DevicePolicy struct {
 	EligibleReadOnly []string `json:"eligible_read_only"`
 	Protected        []string `json:"protected"`
+	// AllowProtected are members of the protected set (package
+	// protected, by key: ".vscode", ".git/config") the person opened for
+	// writing in every workspace: the device policy's allow_protected.
+	AllowProtected []string `json:"allow_protected,omitempty"`
 }
 
 // Policy is a session policy together with the device policy. Its JSON form
@@ -39,6 +43,7 @@ type Compiled struct {
 	blockedWrite rootSet
 	eligible     rootSet
 	protected    rootSet
+	open         map[string]bool // allow_protected keys, lower case
 }
 
 // Compile canonicalises every root of p (following symlinks, so that a
@@ -46,6 +51,11 @@ type Compiled struct {
 // used for `~`.
 func (p Policy) Compile(home string) (*Compiled, error) {
 	c := &Compiled{canon: Canonicalizer{Home: home}}
+	open, err := compileOpen(p.AllowProtected)
+	if err != nil {
+		return nil, err
+	}
+	c.open = open
 	if p.Cwd != "" {
 		if !filepath.IsAbs(p.Cwd) {
 			return nil, fmt.Errorf("cwd %q is not absolute", p.Cwd)

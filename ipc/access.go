@@ -76,17 +76,19 @@ type callerVerdict struct {
 	why, session string
 }
 
-func (s *Server) judgeCaller(r *http.Request) callerVerdict { return s.judgeLineage(s.lineage(r)) }
+func (s *Server) judgeCaller(r *http.Request) callerVerdict {
+	return s.judgeLineage(s.lineage(r), true)
+}
 
 // judgeLineage is judgeCaller for a lineage already in hand (a hook's
-// first check).
-func (s *Server) judgeLineage(l *lineageOf) callerVerdict {
+// first check); below says whether a process below the daemon counts.
+func (s *Server) judgeLineage(l *lineageOf, below bool) callerVerdict {
 	lin, readable := l.whole()
 	session, marked := s.agents.holds(lin)
 	switch {
 	case marked:
 		return callerVerdict{why: "runs under an agent of session " + session, session: session}
-	case s.belowDaemon(lin):
+	case below && s.belowDaemon(lin):
 		return callerVerdict{why: "was started by the daemon's own tools (a tool call's process, detached or not)"}
 	case !readable:
 		return callerVerdict{why: "has a process lineage that cannot be read, so it may be an agent"}

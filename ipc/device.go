@@ -3,6 +3,7 @@ package ipc
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"pathgrant/appdirs"
 	"pathgrant/guard"
@@ -10,12 +11,25 @@ import (
 )
 
 // workspaceProtected are the agents' hook settings inside a workspace,
-// relative to it: a session must never be able to rewrite the hooks that
-// guard it. A repository's hooks and config are protected too: both make
-// git run programs of the writer's choosing (core.hooksPath, core.pager,
-// a hook script) outside any confinement, the next time the person runs
-// git there.
-var workspaceProtected = append(hooks.ProjectProtected(), ".git/hooks", ".git/config")
+// relative to it (a session must never be able to rewrite the hooks that
+// guard it), and the top of the protected set (guard.WorkspaceProtected:
+// git's config and hooks, the agents' project folders, editor task
+// folders, shell start-up files), which make a person's tools run a
+// program of the writer's choosing outside any confinement.
+var workspaceProtected = workspaceProtectedFor(nil)
+
+// workspaceProtectedFor is workspaceProtected less the members the device
+// policy's allow_protected opens. The client table's hook settings rows
+// are never opened: they are what guards the session.
+func workspaceProtectedFor(open []string) []string {
+	out := hooks.ProjectProtected()
+	for _, rel := range guard.WorkspaceProtected(open) {
+		if !slices.Contains(out, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
 
 // DefaultDevicePolicy is the device policy the daemon runs with. Reads
 // under the XDG Downloads folder are eligible for approval. Protected are

@@ -216,8 +216,9 @@ func within(child, parent guard.SessionPolicy) error {
 func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
 	d := s.cfg.Device
 	d.Protected = slices.Clone(d.Protected)
+	d.AllowProtected = s.deviceFile().AllowProtected
 	for _, w := range workspaces {
-		for _, rel := range workspaceProtected {
+		for _, rel := range workspaceProtectedFor(d.AllowProtected) {
 			d.Protected = append(d.Protected, filepath.Join(w, rel))
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // agentParent refuses a POST /v1/sessions from under an agent whose
 // parent is not one of the agent's sessions or below one.
 func (s *Server) agentParent(r *http.Request, parent *session) *apiError {
-	v := s.judgeCaller(r)
+	v := s.judgeLineage(s.lineage(r), !s.cfg.HooksBelow)
 	if v.why == "" {
 		return nil
 	}
@@ -39,7 +39,7 @@ func (s *Server) agentParent(r *http.Request, parent *session) *apiError {
 // sess's. The client opening a new session in the same project (a
 // cleared conversation) stays within its old one's.
 func (s *Server) agentBounds(l *lineageOf, sess *session) *apiError {
-	v := s.judgeLineage(l)
+	v := s.judgeLineage(l, !s.cfg.HooksBelow)
 	if v.why == "" {
 		return nil
 	}

@@ -65,6 +65,11 @@ type Config struct {
 	// cannot import it). nil refuses POST /v1/exec and every shell tool
 	// call, so no such command runs.
 	Launcher Launcher
+	// HooksBelow says the server's own process also starts hooks and
+	// launchers (a test that serves in process): registration then does
+	// not count a process below the server as one of its tool calls'. The
+	// daemon never sets it; the person-only routes ignore it.
+	HooksBelow bool
 	// Getenv is the daemon's environment, which moves pathgrant's own
 	// folders and the agents' configuration homes that no session may be
 	// registered over; nil means the process's.

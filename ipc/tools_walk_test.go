@@ -83,7 +83,7 @@ func newWalkEnv(t *testing.T) *walkEnv {
 		walkWrite(t, p, data)
 	}
 	e.store = ipctest.OpenStore(t, root+"/store.db")
-	cfg := ipc.Config{Store: e.store, Home: e.home, Logger: ipctest.Quiet, Launcher: e.conf,
+	cfg := ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: ipctest.Quiet, Launcher: e.conf,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}}}
 	ipc.PlayAgent(&cfg)
 	e.srv = ipc.New(cfg)

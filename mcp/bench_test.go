@@ -39,7 +39,7 @@ func BenchmarkReadBridgeVsHook(b *testing.B) {
 		b.Fatal(err)
 	}
 	sock := root + "/run/pg.sock"
-	srv := ipc.New(ipc.Config{Store: ipctest.OpenStore(b, root+"/store.db"), Home: home, Logger: ipctest.Quiet,
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: ipctest.OpenStore(b, root+"/store.db"), Home: home, Logger: ipctest.Quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{home + "/Downloads"}}})
 	ipctest.Serve(b, srv, sock)
 	payload := func(session string) string {

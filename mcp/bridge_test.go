@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *env {
 	writeFile(t, e.work+"/main.go", "package main\n")
 	writeFile(t, e.downloads+"/report.csv", "a,b\n1,2\n")
 	writeFile(t, e.home+"/.ssh/id_ed25519", "SECRET\n")
-	e.srv = ipc.New(ipc.Config{Store: ipctest.OpenStore(t, root+"/store.db"), Home: e.home, Logger: ipctest.Quiet,
+	e.srv = ipc.New(ipc.Config{HooksBelow: true, Store: ipctest.OpenStore(t, root+"/store.db"), Home: e.home, Logger: ipctest.Quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.downloads}}})
 	sock := root + "/d.sock"
 	ipctest.Serve(t, e.srv, sock)

@@ -49,6 +49,9 @@ type Device struct {
 	ReadOnlyFiles []string `json:"read_only_files"`
 	// SSHAgent lets the command reach the ssh agent's socket.
 	SSHAgent bool `json:"ssh_agent"`
+	// AllowProtected are the members of the protected set the device
+	// policy opens (allow_protected): the view leaves them writable.
+	AllowProtected []string `json:"allow_protected"`
 }
 
 // EntryType is what a directory entry is, without following symlinks.

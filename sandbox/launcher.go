@@ -72,9 +72,9 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		return ipc.Launch{}, err
 	}
 	in := Input{Policy: pol, Used: pol.Used, TmpDir: tmp, System: SystemRules(), Device: Device{Toolchains: file.Toolchains,
-		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent}}
+		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent, AllowProtected: file.AllowProtected}}
 	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
-		Workspace: pol.Workspace}
+		Workspace: pol.Workspace, AllowProtected: file.AllowProtected}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
 		in.Terminals = req.Terminals
@@ -82,11 +82,15 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 	} else {
 		fsys := NewMemoFS(OSFS{}) // one snapshot for the view and the rules
 		var view View
-		view, err = BuildView(in, WithHidden(bins, l.Socket, file.SSHAgent, Environ{Getenv: getenv, Home: getenv("HOME")}, Environ{Getenv: l.Getenv, Home: l.Home}), fsys)
+		cfg := WithHidden(bins, l.Socket, file.SSHAgent, Environ{Getenv: getenv, Home: getenv("HOME")}, Environ{Getenv: l.Getenv, Home: l.Home})
+		if l.Socket != "" {
+			cfg.EmptyDir = EmptyDirIn(filepath.Dir(l.Socket))
+		}
+		view, err = BuildView(in, cfg, fsys)
 		if err == nil {
 			in.ByMount, in.PrivateTmp = view.ByMount, true
 			rs, err = Build(in, fsys)
-			p.Bwrap, p.Args = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0)
+			p.Bwrap, p.Args, p.Placeholders = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0), view.Placeholders
 		}
 	}
 	if err != nil {

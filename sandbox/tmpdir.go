@@ -82,3 +82,23 @@ func dirName(session string) string {
 	sum := sha256.Sum256([]byte(session))
 	return "h-" + hex.EncodeToString(sum[:16])
 }
+
+// EmptyDirIn makes (or finds) dir/pathgrant-empty, an empty folder of mode 0555
+// for ViewConfig.EmptyDir, and returns it; "" when it cannot, or when it
+// is not empty (then the view falls back to a tmpfs per place). dir must
+// be a folder no confined command can write (the daemon's runtime
+// folder, hidden from every view).
+func EmptyDirIn(dir string) string {
+	p := filepath.Join(dir, "pathgrant-empty")
+	if err := os.Mkdir(p, 0o555); err != nil && !os.IsExist(err) {
+		return ""
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o222 != 0 {
+		return ""
+	}
+	if es, err := os.ReadDir(p); err != nil || len(es) > 0 {
+		return ""
+	}
+	return p
+}

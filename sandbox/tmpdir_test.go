@@ -101,3 +101,26 @@ func mustWriteFile(t *testing.T, path string) {
 }
 
 func symlinkTo(target, link string) error { return os.Symlink(target, link) }
+
+// TestEmptyDirIn: the folder is made empty and unwritable, found again,
+// and refused once something is in it or it is writable.
+func TestEmptyDirIn(t *testing.T) {
+	d := t.TempDir()
+	p := EmptyDirIn(d)
+	if p == "" || EmptyDirIn(d) != p {
+		t.Fatalf("EmptyDirIn = %q", p)
+	}
+	if err := os.Chmod(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if EmptyDirIn(d) != "" {
+		t.Fatal("a writable folder was taken")
+	}
+	if err := os.WriteFile(filepath.Join(p, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o555)
+	if EmptyDirIn(d) != "" {
+		t.Fatal("a folder holding a file was taken")
+	}
+}

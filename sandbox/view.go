@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"pathgrant/guard"
+	"pathgrant/guard/protected"
 )
 
 // Mount is one step of a confined command's mount view, as a bubblewrap
@@ -53,6 +54,11 @@ type ViewConfig struct {
 	Hidden []string
 	// SSHAgentSocket is bound when the device policy allows the agent.
 	SSHAgentSocket string
+	// EmptyDir is an empty folder no command can write (EmptyDirIn):
+	// when set, the place of an absent protected path is held by binding
+	// it read-only, one mount, instead of a new tmpfs remounted read-only,
+	// two, each of which costs bubblewrap far more.
+	EmptyDir string
 }
 
 // View is a confined command's file system: what bubblewrap mounts.
@@ -62,6 +68,12 @@ type View struct {
 	// read-only itself (Input.ByMount). The others, which it cannot pin,
 	// are left to the Landlock rules.
 	ByMount []string
+	// Placeholders are the empty files and folders bubblewrap will create
+	// in write areas as mount points holding the place of absent
+	// protected paths. They appear in the person's folder while the
+	// command runs; the front end removes them after it
+	// (afterrun.RemovePlaceholders), before afterrun.Verify.
+	Placeholders []string
 }
 
 // ViewFS is the view of the file system BuildView needs: FS and the type
@@ -107,7 +119,7 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 	if err := checkAbsolute(in.Policy, in); err != nil {
 		return View{}, err
 	}
-	vb := &viewBuilder{fs: fsys, points: map[string]bool{}}
+	vb := &viewBuilder{fs: fsys, points: map[string]bool{}, empty: cfg.EmptyDir}
 	vb.system()
 	vb.policy(in, cfg)
 	vb.emitBinds()
@@ -119,7 +131,7 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 		}
 		var own []string
 		if slices.ContainsFunc(p.Workspace, func(w string) bool { return filepath.Clean(w) == area }) {
-			own = ownProtected(area, fsys)
+			own = ownProtected(area, fsys, in.Device.AllowProtected)
 		}
 		noWrite := vb.canonicalAll(slices.Concat(p.Protected, p.BlockedWrite, own))
 		for _, path := range noWrite {
@@ -131,7 +143,8 @@ func BuildView(in Input, cfg ViewConfig, fsys ViewFS) (View, error) {
 		}
 	}
 	slices.Sort(vb.byMount)
-	return View{Mounts: uncovered(vb.mounts), ByMount: slices.Compact(vb.byMount)}, nil
+	slices.Sort(vb.placeholders)
+	return View{Mounts: uncovered(vb.mounts), ByMount: slices.Compact(vb.byMount), Placeholders: slices.Compact(vb.placeholders)}, nil
 }
 
 // covering are the mounts that always replace what is at their place and
@@ -172,6 +185,19 @@ type viewBuilder struct {
 	points map[string]bool
 	// readOnly are the read-only mount points protect made.
 	readOnly []string
+	// placeholders are the mount points protect made where nothing was.
+	placeholders []string
+	empty        string // ViewConfig.EmptyDir
+}
+
+// placeholder holds the place of the absent path p with an empty
+// read-only folder.
+func (vb *viewBuilder) placeholder(p string) []Mount {
+	vb.placeholders = append(vb.placeholders, p)
+	if vb.empty != "" {
+		return []Mount{{Op: "--ro-bind", Src: vb.empty, Dst: p, Why: "protected (empty)"}}
+	}
+	return []Mount{{Op: "--tmpfs", Dst: p, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: p, Why: "protected (empty)"}}
 }
 
 func (vb *viewBuilder) add(ms ...Mount) { vb.mounts = append(vb.mounts, ms...) }
@@ -343,11 +369,21 @@ func (vb *viewBuilder) canonicalAll(paths []string) []string {
 //
 //   - path exists: bound read-only onto itself;
 //   - a folder on the way is missing: an empty read-only folder is mounted
-//     there (bubblewrap creates the empty mount point in the workspace);
-//   - path itself is missing and looks like a file (has a dot past the
-//     first character, like settings.json): its folder is made read-only,
-//     since an empty folder in its place would break the program reading
-//     it; at the top of the write area this is not possible;
+//     there (bubblewrap creates the empty mount point in the workspace: a
+//     placeholder);
+//   - a git member missing in a git directory (or .git itself at the top
+//     of the area): nothing, since holding its place would break git (an
+//     empty commondir or rebase-merge folder is read as one); a
+//     repository changed or made during the command is afterrun.Verify's;
+//   - path itself is missing and is a file (a member of the protected set
+//     that is one, or a name with a dot past its first character, like
+//     settings.json): below the top of the area its folder is made
+//     read-only, since an empty folder in its place would break the
+//     program reading it; at the top, where that would forbid creating
+//     anything in the workspace, an empty read-only folder holds its
+//     place too (a placeholder): writing there fails (EISDIR), and git
+//     ignores an empty folder, where a placeholder file would be taken in
+//     by `git add -A` (and /dev/null, a device, makes it fail);
 //   - a link, or a file, on the way: its folder is made read-only; at the
 //     top of the write area this is not possible.
 func (vb *viewBuilder) protect(area, path string) bool {
@@ -358,19 +394,20 @@ func (vb *viewBuilder) protect(area, path string) bool {
 		next := filepath.Join(cur, comp)
 		t, err := vb.fs.Type(next)
 		last := next == path
+		missing := errors.Is(err, fs.ErrNotExist)
 		var m []Mount
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && cur == area && comp == ".git":
-			return true // no repository yet (the daemon protects .git/hooks and .git/config everywhere): git init must work
-		case errors.Is(err, fs.ErrNotExist) && (!last || !fileLike(comp)):
-			m = []Mount{{Op: "--tmpfs", Dst: next, Why: "protected (empty)"}, {Op: "--remount-ro", Dst: next, Why: "protected (empty)"}}
+		case missing && ((cur == area && protected.IsGitName(comp)) || (protected.IsGitName(filepath.Base(cur)) && isGitMember(comp))):
+			return true
+		case missing && (!last || !fileLike(comp) || cur == area):
+			m = vb.placeholder(next)
 		case err == nil && last && t != TypeSymlink:
 			m = []Mount{{Op: "--ro-bind", Src: next, Dst: next, Why: "protected"}}
 		case err == nil && t == TypeDir:
 			pins = append(pins, Mount{Op: "--bind", Src: next, Dst: next, Why: "pinned"})
 			cur = next
 			continue
-		case cur == area || (err != nil && !errors.Is(err, fs.ErrNotExist)):
+		case cur == area || (err != nil && !missing):
 			return false // at the top of the area, or unreadable
 		default: // missing file, a link or a file on the way: its folder read-only
 			pins = pins[:len(pins)-1]
@@ -382,35 +419,19 @@ func (vb *viewBuilder) protect(area, path string) bool {
 	return false
 }
 
-// fileLike reports whether a missing name is taken to be a file.
+// fileLike reports whether a missing name is taken to be a file: a member
+// of the protected set says; otherwise a dot past the first character.
 func fileLike(name string) bool {
-	return strings.Contains(name[1:], ".") || name == "config"
+	if m, ok := protected.AnywhereNamed(name); ok {
+		return !m.Dir
+	}
+	if m, ok := protected.GitNamed(name); ok {
+		return !m.Dir
+	}
+	return strings.Contains(name[1:], ".")
 }
 
-// ownProtected are the agent settings and git's hooks and configuration
-// in a workspace, which confinement keeps read-only whatever the policy
-// says: a command that could write them could switch the agent's guard
-// off or make git run its own code later. Git's are protected only in a
-// repository that exists (git init must still work).
-func ownProtected(area string, fsys ViewFS) []string {
-	rels := []string{".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json",
-		".cursor/hooks.json", ".pi"}
-	if t, err := fsys.Type(filepath.Join(area, ".git")); err == nil && t == TypeDir {
-		rels = append(rels, ".git/hooks", ".git/config")
-	}
-	var out []string
-	for _, rel := range rels {
-		out = append(out, filepath.Join(area, rel))
-	}
-	if es, err := fsys.ReadDir(filepath.Join(area, ".claude")); err == nil {
-		for _, e := range es {
-			if strings.HasPrefix(e.Name, "settings") && strings.HasSuffix(e.Name, ".json") {
-				out = append(out, filepath.Join(area, ".claude", e.Name))
-			}
-		}
-	}
-	if _, err := fsys.Type(filepath.Join(area, ".mcp.json")); err == nil {
-		out = append(out, filepath.Join(area, ".mcp.json"))
-	}
-	return out
+func isGitMember(name string) bool {
+	_, ok := protected.GitNamed(name)
+	return ok
 }

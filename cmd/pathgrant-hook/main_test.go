@@ -155,7 +155,7 @@ func startDaemon(t *testing.T) (sock, work string) {
 		t.Fatal(err)
 	}
 	store := ipctest.OpenStore(t, root+"/state/pathgrant.db")
-	srv := ipc.New(ipc.Config{Store: store, Home: home, Logger: ipctest.Quiet,
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: home, Logger: ipctest.Quiet,
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{home + "/Downloads"}, Protected: []string{root + "/state", root + "/run"}}})
 	ipctest.Serve(t, srv, sock)
 	return sock, work

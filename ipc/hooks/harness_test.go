@@ -121,7 +121,7 @@ func newDaemon(t testing.TB) *daemon {
 	for _, rel := range []string{".claude/settings.json", ".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json", ".pi/agent/extensions"} {
 		protected = append(protected, filepath.Join(d.home, rel))
 	}
-	d.srv = ipc.New(ipc.Config{
+	d.srv = ipc.New(ipc.Config{HooksBelow: true,
 		Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device:   guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: protected},
 		Approver: d.person.Approver(),

@@ -34,7 +34,7 @@ func confiningDaemon(t *testing.T, level string, on bool) *daemon {
 		writeFile(t, f, "a,b\n")
 	}
 	d.store = ipctest.OpenStore(t, root+"/state/pathgrant.db")
-	d.srv = ipc.New(ipc.Config{Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	d.srv = ipc.New(ipc.Config{HooksBelow: true, Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device:      guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: []string{root + "/state", root + "/run"}},
 		Confinement: level, DeviceFile: func() devicepolicy.Policy { return devicepolicy.Policy{Confinement: on} }})
 	ipctest.Serve(t, d.srv, d.sock)

@@ -38,7 +38,7 @@ func startLive(t *testing.T, d *daemon) *liveDaemon {
 	}
 	dd := &daemon{t: t, root: d.root, home: d.home, work: d.work, dl: d.dl, sock: d.sock}
 	dd.store = st
-	dd.srv = ipc.New(ipc.Config{Store: st, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	dd.srv = ipc.New(ipc.Config{HooksBelow: true, Store: st, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: []string{d.root + "/state", d.root + "/run"}}})
 	ln, err := ipc.Listen(d.sock)
 	if err != nil {

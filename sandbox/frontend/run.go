@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
 )
@@ -103,15 +104,41 @@ func Run(ctx context.Context, c Child) Result {
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
+	var before afterrun.Start
+	if confined(c.Prepared) {
+		before = afterrun.Begin(c.Prepared.Workspace)
+	}
 	res := start(ctx, c)
-	afterRun(c, &res)
+	afterRun(c, before, &res)
 	return res
 }
 
 // afterRun is the one place every door's confined command passes after
-// its sandbox exited, whatever the outcome: the post-run checks of what
-// the command left in the workspace go here.
-func afterRun(c Child, res *Result) {}
+// its sandbox exited, whatever the outcome. The view cannot stop a
+// command from making a repository (or a protected member) that did not
+// exist when it was built, so what the command left that would make the
+// person's own tools run code is neutralised here, before anything
+// outside runs it, and said on the command's stderr: never silently.
+func afterRun(c Child, before afterrun.Start, res *Result) {
+	p := c.Prepared
+	if !confined(p) {
+		return
+	}
+	for _, l := range afterrun.RemovePlaceholders(p.Placeholders) {
+		fmt.Fprintln(c.Stderr, l)
+	}
+	rep, err := afterrun.Verify(p.Workspace, before, p.AllowProtected...)
+	for _, l := range rep.Lines() {
+		fmt.Fprintln(c.Stderr, l)
+	}
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pathgrant: could not check what the command left in the workspace: %v\n", err)
+	}
+}
+
+// confined reports whether p runs a command in a sandbox with a
+// workspace to check afterwards.
+func confined(p launch.Prepared) bool { return p.Unconfined == "" && len(p.Workspace) > 0 }
 
 // start runs c and waits for it (Run without afterRun).
 func start(ctx context.Context, c Child) Result {

@@ -63,6 +63,11 @@ type Prepared struct {
 	// Workspace are the session's workspace roots: where the front end's
 	// post-run checks look.
 	Workspace []string `json:"workspace,omitempty"`
+	// Placeholders are the empty places the view holds for absent
+	// protected members, removed again after the command; AllowProtected
+	// the members the device policy opens (afterrun.Verify leaves them).
+	Placeholders   []string `json:"placeholders,omitempty"`
+	AllowProtected []string `json:"allow_protected,omitempty"`
 	// Ticket is presented (HeaderCapability) to PathReport after the
 	// command failed.
 	Ticket string `json:"ticket,omitempty"`

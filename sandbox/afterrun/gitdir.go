@@ -1,0 +1,163 @@
+package afterrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"pathgrant/guard/protected"
+)
+
+// gitDir neutralises, in the git directory g, what was made or changed
+// during the command and would make git run code or read its
+// configuration from elsewhere. Linked worktrees' and submodules' git
+// directories below it are checked the same way.
+func (v *verifier) gitDir(g string) {
+	if c, err := filepath.EvalSymlinks(g); err == nil {
+		g = c
+	}
+	if v.seen[g] {
+		return
+	}
+	v.seen[g] = true
+	v.hooks(filepath.Join(g, "hooks"))
+	if d := v.hooksPathDir(g); d != "" && v.inArea(d) {
+		v.hooks(d)
+	}
+	for _, name := range []string{"config", "config.worktree"} {
+		v.config(filepath.Join(g, name))
+	}
+	v.commondir(g)
+	if p := filepath.Join(g, "info", "attributes"); v.changed(p) {
+		v.quarantine(p, "git attributes made during the command (they select filter and diff drivers): moved aside")
+	}
+	for _, todo := range []string{"rebase-merge/git-rebase-todo", "sequencer/todo"} {
+		v.todo(filepath.Join(g, todo))
+	}
+	v.below(filepath.Join(g, "worktrees"), 1)
+	v.below(filepath.Join(g, "modules"), 8)
+}
+
+// hooksPathDir is the folder g's core.hooksPath names, where git runs
+// hooks from instead of hooks/.
+func (v *verifier) hooksPathDir(g string) string {
+	data, err := readSmall(filepath.Join(g, "config"))
+	if err != nil {
+		return ""
+	}
+	worktree := ""
+	if protected.IsGitName(filepath.Base(g)) {
+		worktree = filepath.Dir(g)
+	}
+	return protected.HooksDir(data, worktree)
+}
+
+// hooks makes inert every hook made or changed during the command (a
+// file not ending in .sample: what git runs), or the hooks folder itself
+// when it is a link.
+func (v *verifier) hooks(dir string) {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if v.changed(dir) {
+			v.quarantine(dir, "a hooks link made during the command: moved aside")
+		}
+		return
+	}
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		p := filepath.Join(dir, e.Name())
+		if strings.HasSuffix(e.Name(), ".sample") || strings.HasSuffix(e.Name(), Quarantined) || !v.changed(p) {
+			continue
+		}
+		v.quarantine(p, "a git hook made during the command: made inert")
+	}
+}
+
+// config moves a configuration file made or changed during the command
+// aside when it holds anything git init or clone would not write, and
+// writes in its place the part that is safe, so the repository still
+// works.
+func (v *verifier) config(p string) {
+	fi, err := os.Lstat(p)
+	if err != nil || !v.changed(p) {
+		return
+	}
+	var safe string
+	clean := false
+	if fi.Mode().IsRegular() {
+		if data, err := readSmall(p); err == nil {
+			safe, clean = screenConfig(data)
+		}
+	}
+	if clean {
+		return
+	}
+	v.quarantine(p, "git configuration made during the command names keys git init does not write: moved aside, its safe keys kept")
+	if err := os.WriteFile(p, []byte(safe), 0o644); err != nil {
+		v.r.add(p, "writing the safe configuration failed: "+err.Error())
+	}
+}
+
+// commondir keeps a commondir made or changed during the command only
+// where it leads to a git directory in the write areas, which is then
+// checked like any other (git worktree add writes one in
+// <common>/worktrees/<name>, pointing at <common>); one leading out of
+// the write areas is moved aside.
+func (v *verifier) commondir(g string) {
+	p := filepath.Join(g, "commondir")
+	if !exists(p) || !v.changed(p) {
+		return
+	}
+	data, err := readSmall(p)
+	target := resolve(g, strings.TrimSpace(data))
+	if err == nil && v.inArea(target) && exists(filepath.Join(target, "HEAD")) {
+		v.gitDir(target)
+		return
+	}
+	v.quarantine(p, "a commondir made during the command points git out of the workspace: moved aside")
+}
+
+// todo moves aside an interrupted rebase's or cherry-pick's todo list made
+// during the command when it has exec lines (run when the person
+// continues).
+func (v *verifier) todo(p string) {
+	if !exists(p) || !v.changed(p) {
+		return
+	}
+	data, err := readSmall(p)
+	if err == nil && !hasExec(data) {
+		return
+	}
+	v.quarantine(p, "a todo list made during the command runs commands when continued: moved aside")
+}
+
+func hasExec(data string) bool {
+	for line := range strings.SplitSeq(data, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
+}
+
+// below checks the git directories in dir (linked worktrees, submodules,
+// whose names may have up to depth components).
+func (v *verifier) below(dir string, depth int) {
+	es, err := os.ReadDir(dir)
+	if err != nil || depth == 0 {
+		return
+	}
+	for _, e := range es {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case !e.IsDir():
+		case exists(filepath.Join(p, "HEAD")):
+			v.gitDir(p)
+		default:
+			v.below(p, depth-1)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package afterrun
+
+import (
+	"os"
+)
+
+// RemovePlaceholders removes the empty files and folders the view's
+// mounts made in the workspace to hold the place of absent protected
+// members (sandbox.View.Placeholders): bubblewrap creates a mount point
+// where it mounts, and the workspace is the person's own folder. One
+// that is no longer empty is left, and said. Call it after the command,
+// before Verify (which would otherwise report them as made by the
+// command).
+func RemovePlaceholders(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular() && fi.Size() == 0, fi.IsDir() && emptyDir(p):
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				out = append(out, "pathgrant: "+p+": a placeholder the view made could not be removed: "+err.Error())
+			}
+		default:
+			out = append(out, "pathgrant: "+p+": a placeholder the view made is no longer empty: left in place")
+		}
+	}
+	return out
+}
+
+func emptyDir(p string) bool {
+	es, err := os.ReadDir(p)
+	return err == nil && len(es) == 0
+}
