@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"pathgrant/devicepolicy"
 	"pathgrant/sandbox"
@@ -18,7 +19,7 @@ func confinementChecks(env doctorEnv) []doctorCheck {
 		out = append(out, usernsCheck(c))
 	}
 	confined := confinedCheck(env, c)
-	out = append(out, confined, frontEndCheck(env), approvalBoundary(confined.Status == doctorOK))
+	out = append(out, confined, frontEndCheck(env), protectedCheck(env), approvalBoundary(confined.Status == doctorOK))
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
@@ -115,4 +116,27 @@ func policyConfinement(env doctorEnv) (on bool, file string, err error) {
 		return false, "", err
 	}
 	return p.Confinement, filepath.Join(dir, devicepolicy.TOMLName), nil
+}
+
+// protectedCheck says which members of the protected set the device
+// policy opens (allow_protected): files a person's tools run that agent
+// commands may then write.
+func protectedCheck(env doctorEnv) doctorCheck {
+	c := doctorCheck{Name: "protected set"}
+	loc, err := devicepolicy.Locate(env.Getenv)
+	var p devicepolicy.Policy
+	if err == nil {
+		p, err = devicepolicy.Load(devicepolicy.Dir(env.Getenv, loc.Home), loc)
+	}
+	switch {
+	case err != nil:
+		c.Status, c.Detail = doctorInfo, "unknown: the device policy does not load"
+	case len(p.AllowProtected) == 0:
+		c.Status, c.Detail = doctorOK, "whole: git's configuration and hooks, the agents' project files, editor folders and shell start-up files stay read-only to agents"
+	default:
+		c.Status = doctorWarn
+		c.Detail = "opened by allow_protected: " + strings.Join(p.AllowProtected, ", ") + ": agent commands may write them, and your own tools run what they hold"
+		c.Fix = "remove what you do not need from allow_protected in the device policy"
+	}
+	return c
 }

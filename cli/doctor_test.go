@@ -179,8 +179,9 @@ func TestDoctor(t *testing.T) {
 			env.Confinement = func() sandbox.Confinement {
 				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap"})
 			}
-			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "confinement = false\n")
+			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "confinement = false\nallow_protected = [\".vscode\"]\n")
 		}, 0, map[string]doctorLine{
+			"protected set":   {doctorWarn, []string{"opened by allow_protected: .vscode", "remove what you do not need"}},
 			"notifications":   {doctorWarn, []string{"org.freedesktop.Notifications", "pathgrant pending"}},
 			"tray":            {doctorWarn, []string{"org.kde.StatusNotifierWatcher", "pathgrant settings"}},
 			"user namespaces": {doctorWarn, []string{"are off", "sysctl"}},
