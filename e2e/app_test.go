@@ -120,7 +120,9 @@ func TestAppApproval(t *testing.T) {
 			t.Fatalf("repeat: %+v %v", ans, err)
 		}
 	}
-	pending, err := c.Pending(context.Background())
+	// This process sent the checks, so it sees the session's own requests
+	// only: every session's list is for the person.
+	pending, err := agent.Pending(context.Background())
 	if err != nil || len(pending) != 1 || pending[0].Count != 4 {
 		t.Fatalf("pending %+v %v", pending, err)
 	}
