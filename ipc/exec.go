@@ -97,15 +97,15 @@ func (s *Server) explainRefusals(ctx context.Context, sess *session, lines []str
 		if aerr != nil {
 			err = aerr
 		}
-		out = append(out, RefusalLine(p, ans, err))
+		out = append(out, refusalLine(p, ans, err))
 	}
 	return out
 }
 
-// RefusalLine is what the agent is told about one path its confined
+// refusalLine is what the agent is told about one path its confined
 // command was refused: whether reading it can be approved, and the
 // request raised for it.
-func RefusalLine(p string, ans Answer, err error) string {
+func refusalLine(p string, ans Answer, err error) string {
 	const outside = "pathgrant: %s is outside this session's permissions"
 	switch {
 	case err != nil:
