@@ -361,6 +361,9 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 		if p.after {
 			es = append(es, escape{name: "create " + f + " (neutralised after)", said: path + ":", setup: func(t *testing.T) (string, func(t *testing.T)) {
 				return "mkdir -p " + filepath.Dir(f) + " 2>/dev/null; echo '[core]' > " + f, absent(path)
+			}}, escape{name: "link " + f + " (neutralised after)", said: path + ":", setup: func(t *testing.T) (string, func(t *testing.T)) {
+				return "mkdir -p " + filepath.Dir(f) + " 2>/dev/null; echo '[core]' > planted-" + filepath.Base(f) +
+					"; ln -s \"$PWD/planted-" + filepath.Base(f) + "\" " + f, absent(path)
 			}})
 			continue
 		}
