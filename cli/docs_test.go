@@ -108,7 +108,7 @@ func TestDocLinkProblemsCatches(t *testing.T) {
 		{"a missing image", "![shot](img/gone.png)", "no such file"},
 		{"a missing heading", "see [b](b.md#not-there)", "no heading"},
 		{"a missing heading here", "# Top\n\n[x](#bottom)", "no heading"},
-		{"a path outside the repository", "see [s](../../shared/DESIGN.md)", "outside the repository"},
+		{"a path outside the repository", "see [s](../../elsewhere/notes.md)", "outside the repository"},
 		{"an absolute path", "see [s](/etc/hostname)", "absolute"},
 		{"a reference definition", "[s][r]\n\n[r]: missing.md", "no such file"},
 		{"an html image", `<img src="img/gone.png">`, "no such file"},
