@@ -21,7 +21,7 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
@@ -74,7 +74,7 @@ func doorRunners() map[ipc.Door]doorRunner {
 }
 
 // hookFixtures are a shell tool call of each client whose hook rewrites
-// (ipc/hooks' testdata): the command and cwd are replaced.
+// (hooks' testdata): the command and cwd are replaced.
 var hookFixtures = map[string]string{
 	"claude": "claude-code-2.1.328-pretooluse-bash.json",
 	"codex":  "codex-pretooluse-bash-workspace.json",
@@ -528,7 +528,7 @@ func (w *doorWalk) startMCP(t *testing.T) *sdk.ClientSession {
 // command, then the command it rewrote run as the client runs it.
 func hookRunner(client string) doorRunner {
 	return func(w *doorWalk, t *testing.T, script string) walked {
-		data, err := os.ReadFile(filepath.Join("..", "ipc", "hooks", "testdata", hookFixtures[client]))
+		data, err := os.ReadFile(filepath.Join("..", "hooks", "testdata", hookFixtures[client]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/wire"
 )
 

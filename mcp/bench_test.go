@@ -15,7 +15,7 @@ import (
 	"pathgrant/apiclient"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
 )

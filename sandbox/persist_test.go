@@ -13,7 +13,7 @@ import (
 
 	"pathgrant/guard"
 	"pathgrant/internal/buildcheck"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/rules"

@@ -15,8 +15,8 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
+	"pathgrant/hooks"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/wire"
 )

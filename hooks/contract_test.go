@@ -16,7 +16,7 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/wire"
 )
 

@@ -16,8 +16,8 @@ import (
 	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/hooks"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/wire"
 )

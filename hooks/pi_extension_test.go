@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/wire"
 )
 

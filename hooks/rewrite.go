@@ -21,17 +21,12 @@ import (
 // false and the command runs as the client would run it, marked
 // unconfined in the answer's reason.
 
-// rewriters are the clients whose hooks can replace a shell tool's
-// command: Claude Code (PreToolUse updatedInput, with an explicit allow),
-// Codex (PreToolUse updatedInput, with an explicit allow: 0.169 accepts
-// nothing else with it), Gemini CLI (hookSpecificOutput.tool_input) and
-// Pi (its extension sets the tool call's input.command). Cursor's
-// beforeShellExecution answers only allow or deny.
-var rewriters = map[string]bool{"claude": true, "codex": true, "gemini": true, "pi": true}
-
 // CanRewrite reports whether client's hook can run a shell command
-// confined by rewriting it.
-func CanRewrite(client string) bool { return rewriters[client] }
+// confined by rewriting it (the client table's Rewrites column).
+func CanRewrite(client string) bool {
+	c, err := LookupClient(client)
+	return err == nil && c.Rewrites
+}
 
 // ExecWrap returns shell text that runs command in bash under `BIN exec`
 // (bin, an absolute path: pathgrant-confine, or pathgrant) presenting
