@@ -19,9 +19,10 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/appdirs"
+	"pathgrant/engine"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/hooks"
+	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
@@ -62,8 +63,8 @@ type doorRunner func(w *doorWalk, t *testing.T, script string) walked
 
 // doorRunners are the ways to walk each door; the hook door is walked
 // once for each client whose hook rewrites shell commands.
-func doorRunners() map[ipc.Door]doorRunner {
-	return map[ipc.Door]doorRunner{
+func doorRunners() map[engine.Door]doorRunner {
+	return map[engine.Door]doorRunner{
 		ipc.DoorHook:        nil, // one runner per rewriting client: hookRunner
 		ipc.DoorExecSession: (*doorWalk).viaExecSession,
 		ipc.DoorToolRoute:   (*doorWalk).viaToolRoute,
@@ -88,7 +89,7 @@ var hookFixtures = map[string]string{
 func walkDoors(t *testing.T) (names []string, run map[string]doorRunner) {
 	t.Helper()
 	runners, run := doorRunners(), map[string]doorRunner{}
-	for _, d := range ipc.Doors() {
+	for _, d := range engine.Doors() {
 		r, ok := runners[d]
 		switch {
 		case !ok:

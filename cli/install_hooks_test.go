@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/hooks"
+	"pathgrant/ipc"
 	"pathgrant/wire"
 )
 
@@ -394,7 +395,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 	}
 	defer store.Close()
 	sock := root + "/run/pathgrant.sock"
-	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: e.home, Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, root+"/state/pathgrant.db", sock),
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: e.home, Device: engine.DefaultDevicePolicy(os.Getenv, e.home, root+"/state/pathgrant.db", sock),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := ipc.Listen(sock)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/appdirs"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -115,7 +116,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 		t.Fatal(err)
 	}
 	e.srv = ipc.New(ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: quiet, Approver: e.person.Approver(),
-		Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, storePath, e.sock)})
+		Device: engine.DefaultDevicePolicy(os.Getenv, e.home, storePath, e.sock)})
 	e.serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

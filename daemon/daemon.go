@@ -14,6 +14,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -133,8 +134,8 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 // its sandbox from the one sandbox.Launcher (package ipc cannot build it
 // itself: package sandbox imports it); the tool routes' inner step is the
 // pathgrant binary this daemon runs as, or the one next to it.
-func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
-	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
+func (d *Daemon) Config(log *slog.Logger, approver engine.Approver) ipc.Config {
+	device := engine.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
 	exe, err := os.Executable()
 	if err == nil {
 		exe = sandbox.FrontEndBinary(exe)

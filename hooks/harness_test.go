@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -130,7 +131,7 @@ func newDaemon(t testing.TB) *daemon {
 		// Every process lives on, so what a hook leaves pending stays
 		// pending after its stand-in agent exits; sessionend_test.go
 		// watches the real processes.
-		ProcAlive: func(ipc.Proc) bool { return true },
+		ProcAlive: func(engine.Proc) bool { return true },
 	})
 	ipctest.Serve(t, d.srv, d.sock)
 	d.client = apiclient.New(d.sock)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
@@ -33,17 +34,17 @@ var personRoutes = map[string]int{
 // agentCaller is one kind of caller that may act for an agent.
 type agentCaller struct {
 	name       string
-	lineage    func(e *testEnv) []lineageEntry
+	lineage    func(e *testEnv) []engine.LineageEntry
 	unreadable bool
 }
 
 var agentCallers = []agentCaller{
-	{name: "the agent that sent checks", lineage: func(*testEnv) []lineageEntry { return agentLineage }},
-	{name: "a script under the agent", lineage: func(*testEnv) []lineageEntry {
-		return append([]lineageEntry{{Proc{PID: 4101, Start: 1}, "python3"}, {Proc{PID: 4100, Start: 1}, "bash"}}, agentLineage[1:]...)
+	{name: "the agent that sent checks", lineage: func(*testEnv) []engine.LineageEntry { return agentLineage }},
+	{name: "a script under the agent", lineage: func(*testEnv) []engine.LineageEntry {
+		return append([]engine.LineageEntry{{engine.Proc{PID: 4101, Start: 1}, "python3"}, {engine.Proc{PID: 4100, Start: 1}, "bash"}}, agentLineage[1:]...)
 	}},
-	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []lineageEntry {
-		return []lineageEntry{{Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.self, "pathgrant"}, {Proc{PID: 4200, Start: 1}, "bash"}}
+	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []engine.LineageEntry {
+		return []engine.LineageEntry{{engine.Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.self, "pathgrant"}, {engine.Proc{PID: 4200, Start: 1}, "bash"}}
 	}},
 	{name: "a lineage that cannot be read", unreadable: true},
 }
@@ -59,7 +60,7 @@ func TestEveryRouteDeclaresItsCallers(t *testing.T) {
 	var unreadable atomic.Bool
 	e := newTestEnv(t, func(c *Config) {
 		played := c.Lineage
-		c.Lineage = func(pid int32) ([]lineageEntry, error) {
+		c.Lineage = func(pid int32) ([]engine.LineageEntry, error) {
 			if unreadable.Load() {
 				return nil, errors.New("peer gone")
 			}
@@ -159,11 +160,11 @@ func TestToolProcessMarked(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	e.srv.markToolProcess("s1")(cmd.Process.Pid)
-	_, p, _, err := procInfo(int32(cmd.Process.Pid))
+	_, p, _, err := engine.ProcInfo(int32(cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	below := []lineageEntry{{Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
+	below := []engine.LineageEntry{{engine.Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
 	if s, ok := e.srv.agents.holds(below); !ok || s != "s1" {
 		t.Fatalf("a process under the tool's: %q %v, want session s1", s, ok)
 	}
@@ -175,19 +176,19 @@ func TestToolProcessMarked(t *testing.T) {
 func TestCallerIsAgent(t *testing.T) {
 	e := newTestEnv(t)
 	s := e.register(wire.SessionRequest{Agent: "a"})
-	e.srv.agents.add([]Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
+	e.srv.agents.add([]engine.Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
 	tests := []struct {
 		name    string
-		lin     []lineageEntry
+		lin     []engine.LineageEntry
 		session string
 		agent   bool
 	}{
 		{"the agent", agentLineage, s.ID, true},
-		{"below the daemon, its tool shell gone", []lineageEntry{{Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}}, "", true},
-		{"below the daemon and the agent", []lineageEntry{{Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}, agentLineage[1]}, s.ID, true},
-		{"a reused daemon pid is not the daemon", []lineageEntry{{Proc{PID: 4303, Start: 1}, "sh"}, {Proc{PID: e.srv.self.PID, Start: e.srv.self.Start + 1}, "x"}}, "", false},
+		{"below the daemon, its tool shell gone", []engine.LineageEntry{{engine.Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}}, "", true},
+		{"below the daemon and the agent", []engine.LineageEntry{{engine.Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}, agentLineage[1]}, s.ID, true},
+		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{engine.Proc{PID: 4303, Start: 1}, "sh"}, {engine.Proc{PID: e.srv.self.PID, Start: e.srv.self.Start + 1}, "x"}}, "", false},
 		{"the person", userLineage, "", false},
-		{"the daemon itself", []lineageEntry{{e.srv.self, "pathgrant"}, {Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
+		{"the daemon itself", []engine.LineageEntry{{e.srv.self, "pathgrant"}, {engine.Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

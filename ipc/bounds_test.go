@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc/boundstest"
@@ -42,7 +43,7 @@ func newBoundsEnv(t testing.TB) *boundsEnv {
 		c.Device = d
 		c.MaxSessions, c.MaxSessionsPerProcess = 1<<20, 1<<20 // every case registers its own
 		played := c.Lineage
-		c.Lineage = func(pid int32) ([]lineageEntry, error) {
+		c.Lineage = func(pid int32) ([]engine.LineageEntry, error) {
 			if b.unreadable.Load() {
 				return nil, errors.New("the peer is gone")
 			}
@@ -241,7 +242,7 @@ func (b *boundsEnv) asPerson() { b.role.Store(&userLineage) }
 // asNewAgent plays a new agent process (and its hook), not yet marked.
 func (b *boundsEnv) asNewAgent() {
 	pid := b.pid.Add(2)
-	l := []lineageEntry{{Proc{PID: pid, Start: 1}, "pathgrant-hook"}, {Proc{PID: pid + 1, Start: 1}, "claude"}}
+	l := []engine.LineageEntry{{engine.Proc{PID: pid, Start: 1}, "pathgrant-hook"}, {engine.Proc{PID: pid + 1, Start: 1}, "claude"}}
 	b.role.Store(&l)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/sandbox"
@@ -209,7 +210,7 @@ func TestCapabilityExec(t *testing.T) {
 		use    func(t *testing.T, ce *capEnv, cap, session string) int
 	}{
 		{"after expiry", http.StatusForbidden, func(t *testing.T, ce *capEnv, cap, _ string) int {
-			ce.clock.Add(int64(CapabilityTTL + time.Second))
+			ce.clock.Add(int64(engine.CapabilityTTL + time.Second))
 			_, st := ce.prepare(t, cap, "ls", "")
 			return st
 		}},
@@ -337,21 +338,21 @@ func TestHealthConfinement(t *testing.T) {
 func TestCapStoreKindsBoundedApart(t *testing.T) {
 	cs := newCapStore()
 	now := time.Now()
-	execCap := cs.issue(capEntry{kind: capExec, session: "s", expires: now.Add(CapabilityTTL)}, now)
+	execCap := cs.issue(capEntry{kind: engine.CapExec, session: "s", expires: now.Add(engine.CapabilityTTL)}, now)
 	var first string
 	for i := range maxCapabilities + 10 {
-		ticket := cs.issue(capEntry{kind: capReport, session: "s", expires: now.Add(ReportTTL + time.Duration(i)*time.Second)}, now)
+		ticket := cs.issue(capEntry{kind: engine.CapReport, session: "s", expires: now.Add(engine.ReportTTL + time.Duration(i)*time.Second)}, now)
 		if i == 0 {
 			first = ticket
 		}
 	}
-	if e, ok := cs.consume(execCap); !ok || e.kind != capExec {
+	if e, ok := cs.consume(execCap); !ok || e.kind != engine.CapExec {
 		t.Errorf("the exec capability was pushed out by report tickets: %+v %v", e, ok)
 	}
 	if _, ok := cs.consume(first); ok {
 		t.Error("the report ticket closest to expiry was kept past the bound")
 	}
-	if n := len(cs.caps[capReport]); n != maxCapabilities {
+	if n := len(cs.caps[engine.CapReport]); n != maxCapabilities {
 		t.Errorf("%d report tickets kept; want the bound, %d", n, maxCapabilities)
 	}
 }

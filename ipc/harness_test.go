@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
@@ -26,13 +27,13 @@ type testEnv struct {
 	store                *grants.Store
 	srv                  *Server
 	approver             *recordingApprover
-	role                 atomic.Pointer[[]lineageEntry] // the lineage the next request comes from
+	role                 atomic.Pointer[[]engine.LineageEntry] // the lineage the next request comes from
 	client               *apiclient.Client
 }
 
 var (
-	agentLineage = []lineageEntry{{Proc{PID: 4001, Start: 1}, "pathgrant-hook"}, {Proc{PID: 4000, Start: 1}, "claude"}}
-	userLineage  = []lineageEntry{{Proc{PID: 5001, Start: 1}, "pathgrant"}, {Proc{PID: 5000, Start: 1}, "bash"}}
+	agentLineage = []engine.LineageEntry{{engine.Proc{PID: 4001, Start: 1}, "pathgrant-hook"}, {engine.Proc{PID: 4000, Start: 1}, "claude"}}
+	userLineage  = []engine.LineageEntry{{engine.Proc{PID: 5001, Start: 1}, "pathgrant"}, {engine.Proc{PID: 5000, Start: 1}, "bash"}}
 )
 
 func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
@@ -56,8 +57,8 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 		Store: e.store, Home: e.home, Approver: e.approver,
 		Device:    guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Lineage:   func(int32) ([]lineageEntry, error) { return *e.role.Load(), nil },
-		ProcAlive: func(Proc) bool { return true }, // the played lineages are made up: they never exit
+		Lineage:   func(int32) ([]engine.LineageEntry, error) { return *e.role.Load(), nil },
+		ProcAlive: func(engine.Proc) bool { return true }, // the played lineages are made up: they never exit
 	}
 	for _, m := range mutate {
 		m(&cfg)
@@ -87,7 +88,7 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 // as runs the next requests of e.client from the given process lineage.
 // The daemon reads a peer's lineage once per connection, so the client's
 // open connections are closed: the next request is a new peer.
-func (e *testEnv) as(l []lineageEntry) {
+func (e *testEnv) as(l []engine.LineageEntry) {
 	e.role.Store(&l)
 	e.client.CloseIdle()
 }

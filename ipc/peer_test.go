@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
@@ -254,7 +255,7 @@ func TestPeerPinned(t *testing.T) {
 			if tc.reaped != (start == 0) || tc.reaped == complete {
 				t.Fatalf("start %d, lineage complete %v", start, complete)
 			}
-			if _, p, _, err := procInfo(ci.peer.PID); !tc.reaped && (err != nil || p.Start != start) {
+			if _, p, _, err := engine.ProcInfo(ci.peer.PID); !tc.reaped && (err != nil || p.Start != start) {
 				t.Fatalf("pinned start %d, /proc says %d (%v)", start, p.Start, err)
 			}
 		})

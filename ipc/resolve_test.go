@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/wire"
 )
@@ -27,16 +28,16 @@ func TestResolveSession(t *testing.T) {
 	}
 	e.srv.sessions.end(parent.ID)
 	hook := &wire.CheckRequest{Cwd: e.work, Agent: "claude"}
-	if _, err := e.srv.resolveSession(idSources{Body: "hook-1"}, "", fixedLineage(agentLineage, nil), hook); err != nil {
+	if _, err := e.srv.resolveSession(idSources{Body: "hook-1"}, "", engine.FixedLineage(agentLineage, nil), hook); err != nil {
 		t.Fatalf("auto-register hook session: %v", err)
 	}
-	otherAgent := []lineageEntry{{Proc{PID: 7001, Start: 9}, "pathgrant-hook"}, {Proc{PID: 7000, Start: 9}, "claude"}}
+	otherAgent := []engine.LineageEntry{{engine.Proc{PID: 7001, Start: 9}, "pathgrant-hook"}, {engine.Proc{PID: 7000, Start: 9}, "claude"}}
 
 	tests := []struct {
 		name    string
 		src     idSources
 		token   string
-		lineage []lineageEntry
+		lineage []engine.LineageEntry
 		auto    *wire.CheckRequest
 		status  int // 0: resolved
 		want    string
@@ -75,7 +76,7 @@ func TestResolveSession(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := auditCount(t, e, "")
-			sess, err := e.srv.resolveSession(tt.src, tt.token, fixedLineage(tt.lineage, nil), tt.auto)
+			sess, err := e.srv.resolveSession(tt.src, tt.token, engine.FixedLineage(tt.lineage, nil), tt.auto)
 			after := auditCount(t, e, "")
 			if tt.status == 0 {
 				if err != nil || sess.ID != tt.want {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/wire"
 )
@@ -70,7 +71,7 @@ func (e *testEnv) newPrune(seq uint64, wait time.Duration) (grants.Record, bool)
 func TestRetentionAtStart(t *testing.T) {
 	e := newTestEnv(t)
 	e.endedSession()
-	later := &fakeClock{t: time.Now().Add(DefaultRetention + day)}
+	later := &fakeClock{t: time.Now().Add(engine.DefaultRetention + day)}
 	cfg := e.srv.cfg
 	cfg.Now = later.Now
 	srv := New(cfg)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/engine"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
@@ -49,48 +50,48 @@ func send(t *testing.T, c *http.Client, method, path string, hdr map[string]stri
 // session in its session_id, env_session and client_session, and asking
 // for the agent process's session (agent_process) when agent is set.
 type routeCase struct {
-	sources source
+	sources engine.Source
 	body    func(body, env, client string, agent bool) any
 }
 
 // sessionRequest builds a request to rt naming the session in the given
 // sources. It reports false when rt has no place for one of them (no
 // {session} in its path, or no body).
-func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path string, hdr map[string]string, body any, ok bool) {
+func sessionRequest(rt route, tc routeCase, ids map[engine.Source]string) (method, path string, hdr map[string]string, body any, ok bool) {
 	method, path, _ = strings.Cut(rt.pattern, " ")
 	path = strings.Replace(path, "{tool}", "read_file", 1) // the tool routes' other path values
 	path = strings.Replace(path, "{id}", "no-such-id", 1)
-	if v, set := ids[srcURL]; set {
+	if v, set := ids[engine.SrcURL]; set {
 		if !strings.Contains(path, "{session}") {
 			return "", "", nil, nil, false
 		}
 		path = strings.Replace(path, "{session}", v, 1)
 	}
-	if v, set := ids[srcQuery]; set {
+	if v, set := ids[engine.SrcQuery]; set {
 		path += "?session=" + url.QueryEscape(v)
 	}
 	hdr = map[string]string{}
-	if v, set := ids[srcHeader]; set {
+	if v, set := ids[engine.SrcHeader]; set {
 		hdr[wire.HeaderSession] = v
 	}
 	if v, set := ids[srcToken]; set {
 		hdr[wire.HeaderToken] = v
 	}
-	_, b := ids[srcBody]
-	_, e := ids[srcEnv]
-	_, c := ids[srcClient]
-	_, a := ids[srcAgent]
+	_, b := ids[engine.SrcBody]
+	_, e := ids[engine.SrcEnv]
+	_, c := ids[engine.SrcClient]
+	_, a := ids[engine.SrcAgent]
 	if tc.body == nil && (b || e || c || a) {
 		return "", "", nil, nil, false
 	}
 	if tc.body != nil {
-		body = tc.body(ids[srcBody], ids[srcEnv], ids[srcClient], a)
+		body = tc.body(ids[engine.SrcBody], ids[engine.SrcEnv], ids[engine.SrcClient], a)
 	}
 	return method, path, hdr, body, true
 }
 
 // srcToken is not a source: it carries the token in the walk's id maps.
-const srcToken source = 1 << 7
+const srcToken engine.Source = 1 << 7
 
 // TestEveryRouteResolvesOneSession walks the route table: every route that
 // acts for a session must declare where its id comes from, resolve it from
@@ -121,22 +122,22 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 		return wire.ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
 	}
 	cases := map[string]routeCase{
-		"DELETE /v1/sessions/{session}":     {sources: srcURL | srcHeader},
-		"POST /v1/check":                    {sources: srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"POST /s/{session}/v1/check":        {sources: srcURL | srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"GET /v1/events":                    {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/events":        {sources: srcURL | srcQuery | srcHeader},
-		"GET /v1/policy":                    {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/policy":        {sources: srcURL | srcQuery | srcHeader},
-		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv | srcAgent, body: tool},
-		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv | srcAgent, body: tool},
+		"DELETE /v1/sessions/{session}":     {sources: engine.SrcURL | engine.SrcHeader},
+		"POST /v1/check":                    {sources: engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcClient, body: check},
+		"POST /s/{session}/v1/check":        {sources: engine.SrcURL | engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcClient, body: check},
+		"GET /v1/events":                    {sources: engine.SrcQuery | engine.SrcHeader},
+		"GET /s/{session}/v1/events":        {sources: engine.SrcURL | engine.SrcQuery | engine.SrcHeader},
+		"GET /v1/policy":                    {sources: engine.SrcQuery | engine.SrcHeader},
+		"GET /s/{session}/v1/policy":        {sources: engine.SrcURL | engine.SrcQuery | engine.SrcHeader},
+		"POST /v1/tools/{tool}":             {sources: engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcAgent, body: tool},
+		"POST /s/{session}/v1/tools/{tool}": {sources: engine.SrcURL | engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcAgent, body: tool},
 		// a session's own requests and grants (own.go)
-		"GET /s/{session}/v1/requests":            {sources: srcURL | srcHeader},
-		"GET /s/{session}/v1/requests/{id}":       {sources: srcURL | srcHeader},
-		"POST /s/{session}/v1/requests/{id}/deny": {sources: srcURL | srcHeader},
-		"GET /s/{session}/v1/grants":              {sources: srcURL | srcHeader},
-		"DELETE /s/{session}/v1/grants/{id}":      {sources: srcURL | srcHeader},
-		"DELETE /s/{session}/v1/grants":           {sources: srcURL | srcHeader},
+		"GET /s/{session}/v1/requests":            {sources: engine.SrcURL | engine.SrcHeader},
+		"GET /s/{session}/v1/requests/{id}":       {sources: engine.SrcURL | engine.SrcHeader},
+		"POST /s/{session}/v1/requests/{id}/deny": {sources: engine.SrcURL | engine.SrcHeader},
+		"GET /s/{session}/v1/grants":              {sources: engine.SrcURL | engine.SrcHeader},
+		"DELETE /s/{session}/v1/grants/{id}":      {sources: engine.SrcURL | engine.SrcHeader},
+		"DELETE /s/{session}/v1/grants":           {sources: engine.SrcURL | engine.SrcHeader},
 	}
 	for _, rt := range e.srv.routes() {
 		if rt.session == nil {
@@ -158,7 +159,7 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			if rt.session.sources != tc.sources {
 				t.Fatalf("route declares %s, the test expects %s", rt.session.sources, tc.sources)
 			}
-			if hasURL := strings.Contains(rt.pattern, "{session}"); hasURL != (tc.sources&srcURL != 0) {
+			if hasURL := strings.Contains(rt.pattern, "{session}"); hasURL != (tc.sources&engine.SrcURL != 0) {
 				t.Fatalf("a {session} in the path (%v) must be declared as the url source", hasURL)
 			}
 			walkSources(t, c, rt, tc, live, other)
@@ -187,7 +188,7 @@ func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live wire.Sessio
 // undeclared one refused.
 func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other wire.SessionResponse) {
 	t.Helper()
-	do := func(ids map[source]string) int {
+	do := func(ids map[engine.Source]string) int {
 		method, path, hdr, body, ok := sessionRequest(rt, tc, ids)
 		if !ok {
 			t.Fatalf("cannot place %v in a request to %s", ids, rt.pattern)
@@ -198,9 +199,9 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 	declared := tc.sources.kinds()
 	for _, k := range declared {
 		t.Run(k.String(), func(t *testing.T) {
-			unknown := map[source]string{k: "unknown-session"}
-			if tc.sources&srcURL != 0 {
-				unknown[srcURL] = "unknown-session"
+			unknown := map[engine.Source]string{k: "unknown-session"}
+			if tc.sources&engine.SrcURL != 0 {
+				unknown[engine.SrcURL] = "unknown-session"
 			}
 			if st := do(unknown); st != http.StatusNotFound {
 				t.Errorf("unknown session from %s: %d, want 404", k, st)
@@ -209,7 +210,7 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 			if partner == k {
 				partner = declared[1]
 			}
-			if st := do(map[source]string{k: live.ID, partner: other.ID, srcToken: live.Token}); st != http.StatusConflict {
+			if st := do(map[engine.Source]string{k: live.ID, partner: other.ID, srcToken: live.Token}); st != http.StatusConflict {
 				t.Errorf("%s and %s disagree: %d, want 409", k, partner, st)
 			}
 		})
@@ -218,7 +219,7 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 		if tc.sources&n.src != 0 {
 			continue
 		}
-		ids := map[source]string{declared[0]: live.ID, n.src: live.ID, srcToken: live.Token}
+		ids := map[engine.Source]string{declared[0]: live.ID, n.src: live.ID, srcToken: live.Token}
 		if _, _, _, _, ok := sessionRequest(rt, tc, ids); !ok {
 			continue // this route has no place for it at all
 		}
@@ -226,8 +227,8 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 			t.Errorf("session id in the undeclared %s source: %d, want 400", n.name, st)
 		}
 	}
-	if tc.sources&srcURL == 0 {
-		if st := do(map[source]string{}); st != http.StatusBadRequest {
+	if tc.sources&engine.SrcURL == 0 {
+		if st := do(map[engine.Source]string{}); st != http.StatusBadRequest {
 			t.Errorf("no session: %d, want 400", st)
 		}
 	}
@@ -238,16 +239,16 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended wire.SessionResponse) {
 	t.Helper()
 	// every declared source but the client's own id names the session
-	ids := func(id, tok string) map[source]string {
-		m := map[source]string{srcToken: tok}
+	ids := func(id, tok string) map[engine.Source]string {
+		m := map[engine.Source]string{srcToken: tok}
 		for _, k := range tc.sources.kinds() {
-			if k != srcClient && k != srcAgent { // neither names a session by its id
+			if k != engine.SrcClient && k != engine.SrcAgent { // neither names a session by its id
 				m[k] = id
 			}
 		}
 		return m
 	}
-	do := func(m map[source]string) (int, []byte) {
+	do := func(m map[engine.Source]string) (int, []byte) {
 		method, path, hdr, body, _ := sessionRequest(rt, tc, m)
 		return send(t, c, method, path, hdr, body)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
@@ -80,7 +81,7 @@ func TestUnreadableLineage(t *testing.T) {
 	var fail atomic.Bool
 	e := newTestEnv(t, func(c *Config) {
 		played := c.Lineage
-		c.Lineage = func(pid int32) ([]lineageEntry, error) {
+		c.Lineage = func(pid int32) ([]engine.LineageEntry, error) {
 			if fail.Load() {
 				return nil, errors.New("/proc/1234/stat: no such process")
 			}
@@ -123,7 +124,7 @@ func TestRequestPages(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		client *apiclient.Client
-		as     []lineageEntry
+		as     []engine.LineageEntry
 	}{{"own session, from its agent", c, agentLineage}, {"person", e.client, userLineage}} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.as(tc.as)
@@ -152,7 +153,7 @@ func checkPages(t *testing.T, c *apiclient.Client, n int) {
 	}
 	seen := map[string]bool{}
 	for i, r := range got {
-		if seen[r.ID] || (i > 0 && requestBefore(r, got[i-1])) {
+		if seen[r.ID] || (i > 0 && engine.RequestBefore(r, got[i-1])) {
 			t.Fatalf("request %d (%s) repeated or out of order", i, r.ID)
 		}
 		seen[r.ID] = true

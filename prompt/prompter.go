@@ -16,7 +16,7 @@ const ArmDelay = 600 * time.Millisecond
 // WindowTitle prefixes every prompt window's title.
 const WindowTitle = "pathgrant: approve access"
 
-// Prompter implements ipc.Approver with Fyne windows and notifications. It
+// Prompter implements engine.Approver with Fyne windows and notifications. It
 // keeps one window per pending request (a queue the user works through in
 // any order), never one modal at a time.
 type Prompter struct {
@@ -41,7 +41,7 @@ type Prompter struct {
 	notifyOnce sync.Once
 }
 
-// Show implements ipc.Approver: it notifies and opens the prompt, which
+// Show implements engine.Approver: it notifies and opens the prompt, which
 // shows the approval code (the notification never does). It never blocks
 // the daemon.
 func (p *Prompter) Show(r wire.Request, code string) {
@@ -58,7 +58,7 @@ func (p *Prompter) Show(r wire.Request, code string) {
 	})
 }
 
-// Withdraw implements ipc.Approver: the request was decided or expired.
+// Withdraw implements engine.Approver: the request was decided or expired.
 func (p *Prompter) Withdraw(id string) {
 	p.mu.Lock()
 	delete(p.pending, id)

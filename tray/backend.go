@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/grantsadmin"
-	"pathgrant/ipc"
 	"pathgrant/wire"
 )
 
@@ -27,12 +27,12 @@ type Backend interface {
 
 // Local is the daemon running in this process.
 type Local struct {
-	Server *ipc.Server
+	Engine *engine.Engine
 	Store  *grants.Store
 }
 
 // Pending implements Backend.
-func (l Local) Pending() ([]wire.Request, error) { return l.Server.Pending(), nil }
+func (l Local) Pending() ([]wire.Request, error) { return l.Engine.Pending(), nil }
 
 // Grants implements Backend.
 func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(everyGrant) }
@@ -44,18 +44,18 @@ var everyGrant = grants.Filter{IncludeRevoked: true, IncludeExpired: true}
 func (l Local) Audit(f grants.AuditFilter) ([]grants.Record, error) { return l.Store.AuditRecords(f) }
 
 // Revoke implements Backend.
-func (l Local) Revoke(id string) error { return l.Server.Revoke(id) }
+func (l Local) Revoke(id string) error { return l.Engine.Revoke(id) }
 
 // RevokeSession implements Backend through the daemon, so each revoked
 // grant's session hears of it.
 func (l Local) RevokeSession(session string) (int, error) {
-	ids, err := l.Server.RevokeSession(session)
+	ids, err := l.Engine.RevokeSession(session)
 	return len(ids), err
 }
 
 // Decide implements Backend.
 func (l Local) Decide(id string, d wire.Decision) error {
-	_, err := l.Server.Decide(id, d)
+	_, err := l.Engine.Decide(id, d)
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"pathgrant/assets"
 	"pathgrant/daemon"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/prompt"
@@ -43,7 +44,7 @@ func serveApp(socket, store string, log *slog.Logger, stderr io.Writer) error {
 	fa.SetIcon(fyne.NewStaticResource("pathgrant.png", assets.Icon))
 	ui := newAppUI(fa, log)
 	srv := ipc.New(d.Config(log, ui.prompter))
-	if err := startUI(func() { ui.wire(srv, d.Store) }); err != nil {
+	if err := startUI(func() { ui.wire(srv.Engine(), d.Store) }); err != nil {
 		if rerr := release(d); rerr != nil {
 			return errors.Join(err, rerr)
 		}
@@ -88,12 +89,12 @@ func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
 
 // wire connects the prompts and the tray to the daemon, and says how to
 // reach the windows when the desktop has no tray.
-func (ui *appUI) wire(srv *ipc.Server, store *grants.Store) {
+func (ui *appUI) wire(srv *engine.Engine, store *grants.Store) {
 	ui.prompter.Decide = func(id string, d wire.Decision) error { _, err := srv.Decide(id, d); return err }
 	level := func() string { return string(srv.Confinement()) }
 	ui.prompter.Confinement = level
 	ui.confinement = level
-	settings := tray.NewSettings(ui.app, tray.Local{Server: srv, Store: store}, ui.prompter.Open)
+	settings := tray.NewSettings(ui.app, tray.Local{Engine: srv, Store: store}, ui.prompter.Open)
 	t, ok := tray.New(ui.app, tray.Actions{
 		ShowPending: ui.prompter.ShowAll, ShowSettings: settings.Show, SetPaused: srv.SetPaused, Quit: ui.app.Quit,
 	})

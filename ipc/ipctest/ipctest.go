@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/wire"
@@ -66,7 +67,7 @@ type Person struct {
 
 // Approver returns an ipc.Approver that logs each new request with its
 // code to p's log.
-func (p *Person) Approver() ipc.Approver {
+func (p *Person) Approver() engine.Approver {
 	return personLog{p: p, log: slog.New(slog.NewTextHandler(p, nil))}
 }
 

@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 // markToolProcess returns what marks the sandbox process a tool call of
 // session started as that session's agent process, so everything below it
@@ -6,9 +6,9 @@ package ipc
 // process that outlives the sandbox's own is still below the daemon, its
 // child subreaper, and so still refused (belowDaemon), its session then
 // unknown.
-func (s *Server) markToolProcess(session string) func(pid int) {
+func (s *Engine) markToolProcess(session string) func(pid int) {
 	return func(pid int) {
-		if _, p, _, err := procInfo(int32(pid)); err == nil {
+		if _, p, _, err := ProcInfo(int32(pid)); err == nil {
 			s.agents.add([]Proc{p}, session, s.rootsOfSession(session))
 		}
 	}

@@ -1,7 +1,6 @@
-package ipc
+package engine
 
 import (
-	"net/http"
 	"sync"
 
 	"pathgrant/grants"
@@ -51,7 +50,7 @@ func (o *sessionOwners) live(isLive func(string) bool) []ownedSession {
 // of anyone. A registration that would need a registered (token) session
 // ended is refused instead: those belong to a launcher that is running.
 // Called with admitMu held.
-func (s *Server) admitSession(owner Proc) *apiError {
+func (s *Engine) admitSession(owner Proc) *Error {
 	live := s.owners.live(s.sessionLive)
 	mine := 0
 	for _, o := range live {
@@ -61,14 +60,14 @@ func (s *Server) admitSession(owner Proc) *apiError {
 	}
 	if mine >= s.cfg.MaxSessionsPerProcess {
 		if !s.endOldestHookOnly(live, func(o ownedSession) bool { return o.owner == owner }) {
-			return errorf(http.StatusTooManyRequests, "",
+			return errorf(TooMany, "",
 				"too many live sessions for this process (%d): end one before registering another", s.cfg.MaxSessionsPerProcess)
 		}
 		return nil
 	}
 	if len(live) >= s.cfg.MaxSessions {
 		if !s.endOldestHookOnly(live, func(ownedSession) bool { return true }) {
-			return errorf(http.StatusTooManyRequests, "",
+			return errorf(TooMany, "",
 				"too many live sessions (%d): end some before registering more", s.cfg.MaxSessions)
 		}
 	}
@@ -76,14 +75,14 @@ func (s *Server) admitSession(owner Proc) *apiError {
 }
 
 // endOldestHookOnly ends the oldest hook-only session that pick accepts.
-func (s *Server) endOldestHookOnly(live []ownedSession, pick func(ownedSession) bool) bool {
+func (s *Engine) endOldestHookOnly(live []ownedSession, pick func(ownedSession) bool) bool {
 	for _, o := range live {
 		if o.hookOnly && pick(o) {
 			s.sessions.end(o.id)
 			if _, err := s.cfg.Store.EndSession(o.id); err != nil {
 				s.log.Error("end session to make room", "session", o.id, "err", err)
 			}
-			s.audit(grants.Record{Kind: grants.KindStale, Session: o.id, Reason: "session ended to make room: too many live sessions"})
+			s.Audit(grants.Record{Kind: grants.KindStale, Session: o.id, Reason: "session ended to make room: too many live sessions"})
 			return true
 		}
 	}

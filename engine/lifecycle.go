@@ -1,11 +1,10 @@
-package ipc
+package engine
 
 import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 
 	"pathgrant/grants"
@@ -34,7 +33,7 @@ func (w pollingProcs) wait(ctx context.Context, p Proc) bool { return pollProc(c
 
 // watchSession ends sess when the process it is bound to exits. The watch
 // stops when the session ends some other way, or the daemon stops.
-func (s *Server) watchSession(sess *session) {
+func (s *Engine) watchSession(sess *session) {
 	p := sess.bound()
 	if p == (Proc{}) {
 		return
@@ -58,13 +57,13 @@ func (s *Server) watchSession(sess *session) {
 // each step is audited and published. Decisions are held off meanwhile,
 // so no grant can be made in a session that is ending. It returns how many
 // grants of sess itself ended.
-func (s *Server) endSession(sess *session, why grants.EndReason) (int, error) {
+func (s *Engine) endSession(sess *session, why grants.EndReason) (int, error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	return s.endLocked(sess, why)
 }
 
-func (s *Server) endLocked(sess *session, why grants.EndReason) (int, error) {
+func (s *Engine) endLocked(sess *session, why grants.EndReason) (int, error) {
 	for _, child := range s.sessions.children(sess.ID) {
 		if _, err := s.endLocked(child, grants.EndReasonParentEnded); err != nil {
 			s.log.Error("end child session", "session", child.ID, "parent", sess.ID, "err", err)
@@ -78,7 +77,7 @@ func (s *Server) endLocked(sess *session, why grants.EndReason) (int, error) {
 	s.endRequests(sess.ID, why)
 	if first {
 		s.log.Info("session ended", "session", sess.ID, "agent", sess.Agent, "reason", string(why), "grants_ended", len(ended))
-		s.audit(grants.Record{Kind: grants.KindExpire, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
+		s.Audit(grants.Record{Kind: grants.KindExpire, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 			Reason: "session ended (" + string(why) + ")"})
 		s.hub.publish(wire.Event{Type: wire.EventSessionEnded, Time: s.now(), Session: sess.ID})
 	}
@@ -90,7 +89,7 @@ func (s *Server) endLocked(sess *session, why grants.EndReason) (int, error) {
 
 // endRequests ends the session's pending approval requests as denials.
 // Called with decideMu held.
-func (s *Server) endRequests(session string, why grants.EndReason) {
+func (s *Engine) endRequests(session string, why grants.EndReason) {
 	for _, r := range s.queue.pending() {
 		if r.Session != session {
 			continue
@@ -111,29 +110,16 @@ func endedReason(sess *session) string {
 	return "the session ended (" + string(why) + "): denied"
 }
 
-// handleEndSession ends the resolved session at its own request: the
-// launcher with its token, or a hook-only client's session-end hook from
-// under the agent process the session is bound to (the resolver refuses
-// any other caller, 403, and audits it).
-func (s *Server) handleEndSession(w http.ResponseWriter, _ *http.Request, c sessionCall) {
-	ended, err := s.endSession(c.sess, grants.EndReasonSessionEnd)
-	if err != nil {
-		writeError(w, errorf(http.StatusInternalServerError, "", "end session: %v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": c.sess.ID, "grants_ended": ended})
-}
-
 // bindLauncher makes a session registered with end_with_launcher end with
 // the process that registered it (`pathgrant run`): it must be
 // identifiable, or the registration is refused.
-func bindLauncher(sess *session, req wire.SessionRequest, lineage *lineageOf) *apiError {
+func bindLauncher(sess *session, req wire.SessionRequest, lineage *Lineage) *Error {
 	if !req.EndWithLauncher {
 		return nil
 	}
 	p := peerProc(lineage)
 	if p == (Proc{}) {
-		return errorf(http.StatusForbidden, grants.KindForged, "cannot identify the launcher process to end the session with")
+		return errorf(Forbidden, grants.KindForged, "cannot identify the launcher process to end the session with")
 	}
 	sess.launcher = p
 	return nil
@@ -182,7 +168,7 @@ func (sess *session) record() grants.Session {
 // watched again. Parents come before their children, and a child whose
 // parent did not come back ends with it. Sessions the store keeps no spec
 // or process for are left as they are.
-func (s *Server) adoptSessions() {
+func (s *Engine) adoptSessions() {
 	live, err := s.cfg.Store.LiveSessions()
 	if err != nil {
 		s.log.Error("adopt sessions", "err", err)
@@ -202,13 +188,13 @@ func (s *Server) adoptSessions() {
 			s.log.Error("end session at start", "session", rec.ID, "err", err)
 			continue
 		}
-		s.audit(grants.Record{Kind: grants.KindExpire, Session: rec.ID, Workflow: rec.Workflow, Agent: rec.Agent,
+		s.Audit(grants.Record{Kind: grants.KindExpire, Session: rec.ID, Workflow: rec.Workflow, Agent: rec.Agent,
 			Reason: "session ended (" + string(why) + ") while the daemon was stopped"})
 	}
 }
 
 // adopt takes one stored session back, or says why it ends instead.
-func (s *Server) adopt(rec grants.Session) (grants.EndReason, error) {
+func (s *Engine) adopt(rec grants.Session) (grants.EndReason, error) {
 	if rec.Process != nil && !s.procs.alive(Proc{PID: rec.Process.PID, Start: rec.Process.Start}) {
 		return grants.EndReasonAgentExited, fmt.Errorf("process %d is gone", rec.Process.PID)
 	}
@@ -262,4 +248,16 @@ func restoreBinding(sess *session, rec grants.Session, spec sessionSpec) error {
 		return fmt.Errorf("no token and no agent process to bind it to")
 	}
 	return nil
+}
+
+// EndSession ends the call's session at its own request: the launcher with
+// its token, or a hook-only client's session-end hook from under the
+// agent process the session is bound to (the resolver refuses any other
+// caller). It returns how many grants ended with it.
+func (s *Engine) EndSession(c Call) (int, *Error) {
+	ended, err := s.endSession(c.sess, grants.EndReasonSessionEnd)
+	if err != nil {
+		return 0, errorf(Internal, "", "end session: %v", err)
+	}
+	return ended, nil
 }

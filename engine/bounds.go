@@ -1,9 +1,8 @@
-package ipc
+package engine
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,7 +65,7 @@ func (e *boundsError) Error() string { return e.msg }
 // configuration homes (moved by their variables or not), and every
 // protected path of the device policy. Each is canonicalised, and kept as
 // written too when that differs, so a link cannot hide one.
-func (s *Server) registrationBounds() []bound {
+func (s *Engine) registrationBounds() []bound {
 	home, getenv := s.cfg.Home, s.getenv()
 	noEnv := func(string) string { return "" }
 	var out []bound
@@ -106,7 +105,7 @@ func ownBound(path, home string) string {
 }
 
 // getenv is the daemon's environment as configured, else the process's.
-func (s *Server) getenv() appdirs.Getenv {
+func (s *Engine) getenv() appdirs.Getenv {
 	if s.cfg.Getenv != nil {
 		return s.cfg.Getenv
 	}
@@ -220,12 +219,12 @@ func projectConfigPart(root string) string {
 // registrationError is how a registering route answers newSession's
 // error: a root out of bounds is 403 (the caller audits it), anything
 // else 400.
-func registrationError(err error, what string) *apiError {
+func registrationError(err error, what string) *Error {
 	var be *boundsError
 	if errors.As(err, &be) {
-		return errorf(http.StatusForbidden, grants.KindDeny, "%s", be.msg)
+		return errorf(Forbidden, grants.KindDeny, "%s", be.msg)
 	}
-	return errorf(http.StatusBadRequest, "", "%s: %v", what, err)
+	return errorf(BadRequest, "", "%s: %v", what, err)
 }
 
 // boundsRoot is the root a bounds refusal names, or "".

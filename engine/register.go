@@ -1,9 +1,8 @@
-package ipc
+package engine
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"slices"
 
@@ -12,56 +11,13 @@ import (
 	"pathgrant/wire"
 )
 
-func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
-	var req wire.SessionRequest
-	if err := decodeStrict(r, &req); err != nil {
-		writeError(w, err)
-		return
-	}
-	lineage := s.lineage(r)
-	var parent *session
-	if req.Parent != "" {
-		p, err := s.resolveSession(idSources{Body: req.Parent}, r.Header.Get(wire.HeaderToken), lineage, nil)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		parent = p
-	}
-	if aerr := s.agentParent(r, parent); aerr != nil {
-		s.audit(grants.Record{Kind: aerr.kind, Agent: req.Agent, Workflow: req.Workflow, Reason: aerr.msg})
-		writeError(w, aerr)
-		return
-	}
-	sess, err := s.newSession(newID(), req, parent)
-	if err != nil {
-		aerr := registrationError(err, "register session")
-		if aerr.status == http.StatusForbidden {
-			s.audit(grants.Record{Kind: aerr.kind, Agent: req.Agent, Workflow: req.Workflow, Path: boundsRoot(err), Reason: aerr.msg})
-		}
-		writeError(w, aerr)
-		return
-	}
-	if aerr := bindLauncher(sess, req, lineage); aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	token, hash := newToken()
-	sess.tokenHash = hash
-	if err := s.addSession(sess, peerProc(lineage)); err != nil {
-		writeError(w, registerError(err, "register session"))
-		return
-	}
-	writeJSON(w, http.StatusCreated, wire.SessionResponse{ID: sess.ID, Token: token, Kind: sess.Kind, Expires: sess.Expires})
-}
-
 // registerHookSession registers a session first seen in a hook's check:
 // its workspace is the client's workspace roots or cwd, and it is bound to
 // the agent process the hook runs under.
-func (s *Server) registerHookSession(id string, req *wire.CheckRequest, lineage *lineageOf) (*session, *apiError) {
+func (s *Engine) registerHookSession(id string, req *wire.CheckRequest, lineage *Lineage) (*session, *Error) {
 	chain := lineage.chain()
 	if len(chain) < 2 {
-		return nil, errorf(http.StatusForbidden, grants.KindForged, "cannot identify the agent process behind session %s", id)
+		return nil, errorf(Forbidden, grants.KindForged, "cannot identify the agent process behind session %s", id)
 	}
 	roots := req.WorkspaceRoots
 	if len(roots) == 0 {
@@ -71,8 +27,8 @@ func (s *Server) registerHookSession(id string, req *wire.CheckRequest, lineage 
 	if err != nil {
 		// resolveSession audits the refusal.
 		aerr := registrationError(err, "register session "+id)
-		if aerr.status != http.StatusForbidden {
-			aerr.kind = grants.KindStale
+		if aerr.Code != Forbidden {
+			aerr.Kind = grants.KindStale
 		}
 		return nil, aerr
 	}
@@ -82,10 +38,10 @@ func (s *Server) registerHookSession(id string, req *wire.CheckRequest, lineage 
 	sess.agent = chain[len(chain)-1]
 	if err := s.addSession(sess, sess.agent); err != nil {
 		if errors.Is(err, errSessionExists) { // registered concurrently: resolve it as usual
-			return s.lookupSession(idSources{Body: id}, "", lineage, nil)
+			return s.lookupSession(IDs{Body: id}, "", lineage, nil)
 		}
 		if errors.Is(err, grants.ErrSessionEnded) { // ended before a restart: never revived
-			return nil, errorf(http.StatusGone, grants.KindStale, "session %s has ended", id)
+			return nil, errorf(Gone, grants.KindStale, "session %s has ended", id)
 		}
 		return nil, registerError(err, "register session "+id)
 	}
@@ -94,7 +50,7 @@ func (s *Server) registerHookSession(id string, req *wire.CheckRequest, lineage 
 
 // addSession admits sess within the session caps (see admitSession),
 // owned by owner, and records it.
-func (s *Server) addSession(sess *session, owner Proc) error {
+func (s *Engine) addSession(sess *session, owner Proc) error {
 	s.admitMu.Lock()
 	defer s.admitMu.Unlock()
 	if aerr := s.admitSession(owner); aerr != nil {
@@ -114,18 +70,18 @@ func (s *Server) addSession(sess *session, owner Proc) error {
 
 // registerError is a refusal from addSession as it is answered: a cap's
 // own status (429), else 500.
-func registerError(err error, what string) *apiError {
-	var ae *apiError
+func registerError(err error, what string) *Error {
+	var ae *Error
 	if errors.As(err, &ae) {
 		return ae
 	}
-	return errorf(http.StatusInternalServerError, "", "%s: %v", what, err)
+	return errorf(Internal, "", "%s: %v", what, err)
 }
 
 // peerProc is the process at the other end of the request, the first of
 // its lineage; the zero Proc when it cannot be read.
-func peerProc(l *lineageOf) Proc {
-	got := l.upTo(func(got []lineageEntry) bool { return len(got) > 0 })
+func peerProc(l *Lineage) Proc {
+	got := l.upTo(func(got []LineageEntry) bool { return len(got) > 0 })
 	if len(got) == 0 {
 		return Proc{}
 	}
@@ -135,7 +91,7 @@ func peerProc(l *lineageOf) Proc {
 // newSession validates a registration and compiles its policy. A child's
 // roots must lie inside its parent's, and it inherits the parent's
 // blocked-write paths, so it can never hold more than the parent.
-func (s *Server) newSession(id string, req wire.SessionRequest, parent *session) (*session, error) {
+func (s *Engine) newSession(id string, req wire.SessionRequest, parent *session) (*session, error) {
 	kind := req.Kind
 	if kind == "" && parent != nil {
 		kind = wire.KindBackground
@@ -172,7 +128,7 @@ func (s *Server) newSession(id string, req wire.SessionRequest, parent *session)
 
 // canonicalRoots resolves every root the way the guard will, so that the
 // breadth and parent checks judge the real locations.
-func (s *Server) canonicalRoots(req wire.SessionRequest) (guard.SessionPolicy, error) {
+func (s *Engine) canonicalRoots(req wire.SessionRequest) (guard.SessionPolicy, error) {
 	c := guard.Canonicalizer{Home: s.cfg.Home}
 	cwd, err := c.Canonical(req.Cwd, "/", true)
 	if err != nil {
@@ -214,7 +170,7 @@ func within(child, parent guard.SessionPolicy) error {
 
 // devicePolicy is the device policy plus the hook settings files of these
 // workspaces.
-func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
+func (s *Engine) devicePolicy(workspaces []string) guard.DevicePolicy {
 	d := s.cfg.Device
 	d.Protected = slices.Clone(d.Protected)
 	d.AllowProtected = s.deviceFile().AllowProtected
@@ -224,4 +180,41 @@ func (s *Server) devicePolicy(workspaces []string) guard.DevicePolicy {
 		}
 	}
 	return d
+}
+
+// Register registers a session (POST /v1/sessions) for a caller with
+// lineage l. A child names its parent, whose token it presents; a caller
+// under an agent may only register a child of its own session; the roots
+// must pass the registration bounds. The token is in the answer only: the
+// engine keeps its hash.
+func (s *Engine) Register(req wire.SessionRequest, token string, l *Lineage) (wire.SessionResponse, *Error) {
+	var parent *session
+	if req.Parent != "" {
+		p, err := s.resolveSession(IDs{Body: req.Parent}, token, l, nil)
+		if err != nil {
+			return wire.SessionResponse{}, err
+		}
+		parent = p
+	}
+	if aerr := s.agentParent(l, parent); aerr != nil {
+		s.Audit(grants.Record{Kind: aerr.Kind, Agent: req.Agent, Workflow: req.Workflow, Reason: aerr.Msg})
+		return wire.SessionResponse{}, aerr
+	}
+	sess, err := s.newSession(newID(), req, parent)
+	if err != nil {
+		aerr := registrationError(err, "register session")
+		if aerr.Code == Forbidden {
+			s.Audit(grants.Record{Kind: aerr.Kind, Agent: req.Agent, Workflow: req.Workflow, Path: boundsRoot(err), Reason: aerr.Msg})
+		}
+		return wire.SessionResponse{}, aerr
+	}
+	if aerr := bindLauncher(sess, req, l); aerr != nil {
+		return wire.SessionResponse{}, aerr
+	}
+	tok, hash := newToken()
+	sess.tokenHash = hash
+	if err := s.addSession(sess, peerProc(l)); err != nil {
+		return wire.SessionResponse{}, registerError(err, "register session")
+	}
+	return wire.SessionResponse{ID: sess.ID, Token: tok, Kind: sess.Kind, Expires: sess.Expires}, nil
 }

@@ -1,9 +1,8 @@
-package ipc
+package engine
 
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"pathgrant/grants"
@@ -14,33 +13,12 @@ import (
 // retryHint is what an agent is told when the user has not decided yet.
 const retryHint = "approval pending: retry after approving"
 
-func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	req := &c.body.(*checkBody).CheckRequest
-	s.markAgent(c.lineage, c.sess.ID)
-	ans, aerr := s.check(r.Context(), c.sess, *req)
-	if aerr != nil && aerr.status == http.StatusBadRequest && req.ExecAnyway && req.Command != "" {
-		// The guard could not judge the text; the kernel confines it.
-		ans, aerr = wire.Answer{Decision: guard.Deny, Reason: aerr.msg}, nil
-	}
-	if aerr != nil {
-		writeError(w, aerr)
-		return
-	}
-	if req.Command != "" {
-		ans.Exec = s.execInfo(c.sess, *req, ans)
-		if ans.Decision == guard.Allow && !ans.Exec.Confine {
-			ans.Reason += "; " + unconfinedWhy(ans.Exec.Level)
-		}
-	}
-	writeJSON(w, http.StatusOK, ans)
-}
-
 // check answers one request for a resolved session: evaluate, and on an
 // eligible denial queue an approval and (interactive sessions only) wait
 // for it up to wait_ms.
-func (s *Server) check(ctx context.Context, sess *session, req wire.CheckRequest) (wire.Answer, *apiError) {
+func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest) (wire.Answer, *Error) {
 	if (req.Command == "") == (req.Op == "" && req.Path == "") {
-		return wire.Answer{}, errorf(http.StatusBadRequest, "", "give either a command or an op and a path")
+		return wire.Answer{}, errorf(BadRequest, "", "give either a command or an op and a path")
 	}
 	ans, d, err := s.evaluate(sess, req)
 	if err != nil {
@@ -65,7 +43,7 @@ func (s *Server) check(ctx context.Context, sess *session, req wire.CheckRequest
 
 // await waits for the user's decision on ans.Pending. An approval answers
 // this very call (the tool then runs once, as asked); anything else denies.
-func (s *Server) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer) wire.Answer {
+func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer) wire.Answer {
 	wait := min(time.Duration(req.WaitMS)*time.Millisecond, s.cfg.MaxWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -85,7 +63,7 @@ func (s *Server) await(ctx context.Context, sess *session, req wire.CheckRequest
 	}
 	again, _, err := s.evaluate(sess, req)
 	if err != nil {
-		ans.Reason = err.msg
+		ans.Reason = err.Msg
 		return ans
 	}
 	again.Pending = ans.Pending
@@ -95,13 +73,13 @@ func (s *Server) await(ctx context.Context, sess *session, req wire.CheckRequest
 // evaluate runs the guard for sess and, on allow, records the use of the
 // grants that allowed it. A once grant spent by a concurrent request fails
 // the use; the request is then evaluated again, without it.
-func (s *Server) evaluate(sess *session, req wire.CheckRequest) (wire.Answer, guard.Decision, *apiError) {
+func (s *Engine) evaluate(sess *session, req wire.CheckRequest) (wire.Answer, guard.Decision, *Error) {
 	view := s.cfg.Store.View(sess.ID).WithRequest(req.Tool, req.RequestID)
 	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
 	for attempt := 0; ; attempt++ {
 		d, err := guard.Evaluate(sess.policy, view, greq)
 		if err != nil {
-			return wire.Answer{}, d, errorf(http.StatusBadRequest, "", "%v", err)
+			return wire.Answer{}, d, errorf(BadRequest, "", "%v", err)
 		}
 		ids := grantIDs(d)
 		if d.Verdict != guard.Allow || len(ids) == 0 {
@@ -132,7 +110,7 @@ func grantIDs(d guard.Decision) []string {
 
 // answer builds the one structured answer from a decision: the first
 // denied access names the path, op and rule.
-func (s *Server) answer(sess *session, req wire.CheckRequest, d guard.Decision) wire.Answer {
+func (s *Engine) answer(sess *session, req wire.CheckRequest, d guard.Decision) wire.Answer {
 	ans := wire.Answer{
 		Decision: d.Verdict, Session: sess.ID, Workflow: sess.Workflow, Execution: req.Execution,
 		Tool: req.Tool, RequestID: req.RequestID, Reason: d.Reason, Eligible: d.Eligible, Suggested: d.Suggested,
@@ -150,8 +128,32 @@ func (s *Server) answer(sess *session, req wire.CheckRequest, d guard.Decision) 
 	return ans
 }
 
-func (s *Server) publishUses(session string, ids []string) {
+func (s *Engine) publishUses(session string, ids []string) {
 	for _, id := range ids {
 		s.hub.publish(wire.Event{Type: wire.EventGrantUsed, Time: s.now(), Session: session, GrantID: id})
 	}
+}
+
+// Check answers one check for a resolved call and remembers its caller as
+// the session's agent. A shell command's answer says how it is to run
+// (ExecInfo), with the capability its rewritten command presents when the
+// caller asked for one; a text the guard could not judge, sent to run
+// through the one door anyway (ExecAnyway), is a denial the kernel
+// confines rather than a refusal.
+func (s *Engine) Check(ctx context.Context, c Call, req wire.CheckRequest) (wire.Answer, *Error) {
+	s.markAgent(c.caller, c.sess.ID)
+	ans, err := s.check(ctx, c.sess, req)
+	if err != nil && err.Code == BadRequest && req.ExecAnyway && req.Command != "" {
+		ans, err = wire.Answer{Decision: guard.Deny, Reason: err.Msg}, nil
+	}
+	if err != nil {
+		return ans, err
+	}
+	if req.Command != "" {
+		ans.Exec = s.execInfo(c.sess, req, ans)
+		if ans.Decision == guard.Allow && !ans.Exec.Confine {
+			ans.Reason += "; " + unconfinedWhy(ans.Exec.Level)
+		}
+	}
+	return ans, nil
 }

@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 import (
 	"slices"
@@ -57,7 +57,7 @@ func sameRoots(a, b guard.SessionPolicy) bool {
 }
 
 // first is the entry of the first agent process in lineage.
-func (a *agentSet) first(lineage []lineageEntry) *agentEntry {
+func (a *agentSet) first(lineage []LineageEntry) *agentEntry {
 	for _, e := range lineage {
 		if entry, ok := a.procs[e.Proc]; ok {
 			return entry
@@ -67,7 +67,7 @@ func (a *agentSet) first(lineage []lineageEntry) *agentEntry {
 }
 
 // holds returns the sessions of the first agent process in lineage.
-func (a *agentSet) holds(lineage []lineageEntry) (string, bool) {
+func (a *agentSet) holds(lineage []LineageEntry) (string, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.first(lineage)
@@ -84,7 +84,7 @@ func (a *agentSet) holds(lineage []lineageEntry) (string, bool) {
 
 // holdsSession reports whether the first agent process in lineage acted
 // for session id.
-func (a *agentSet) holdsSession(lineage []lineageEntry, id string) bool {
+func (a *agentSet) holdsSession(lineage []LineageEntry, id string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.first(lineage)
@@ -97,7 +97,7 @@ func (a *agentSet) holdsSession(lineage []lineageEntry, id string) bool {
 
 // rootsOf returns the distinct roots of the sessions the first agent
 // process in lineage acted for, and whether there is one.
-func (a *agentSet) rootsOf(lineage []lineageEntry) ([]guard.SessionPolicy, bool) {
+func (a *agentSet) rootsOf(lineage []LineageEntry) ([]guard.SessionPolicy, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.first(lineage)
@@ -128,6 +128,6 @@ func (a *agentSet) prune(alive func(Proc) bool) {
 // procAlive reports whether p still runs: its pid exists and has the
 // same start time.
 func procAlive(p Proc) bool {
-	_, now, _, err := procInfo(p.PID)
+	_, now, _, err := ProcInfo(p.PID)
 	return err == nil && now.Start == p.Start
 }

@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func (s *session) hookOnly() bool {
 // descendant of the launcher already inherits the token); or, for
 // hook-only sessions, its lineage holds the agent the session was first
 // seen from. A wrong token is never made up for by the lineage.
-func (s *session) boundTo(token string, lineage *lineageOf) bool {
+func (s *session) boundTo(token string, lineage *Lineage) bool {
 	if s.tokenHash != ([32]byte{}) {
 		if token != "" || s.launcher == (Proc{}) {
 			return s.tokenMatches(token)
@@ -91,12 +91,12 @@ func (s *session) boundTo(token string, lineage *lineageOf) bool {
 
 // lineageHolds reports whether p is in the requester's process lineage;
 // a lineage that cannot be read holds nothing.
-func lineageHolds(lineage *lineageOf, p Proc) bool {
+func lineageHolds(lineage *Lineage, p Proc) bool {
 	if p == (Proc{}) {
 		return false
 	}
-	is := func(e lineageEntry) bool { return e.Proc == p }
-	lin := lineage.upTo(func(got []lineageEntry) bool { return len(got) > 0 && is(got[len(got)-1]) })
+	is := func(e LineageEntry) bool { return e.Proc == p }
+	lin := lineage.upTo(func(got []LineageEntry) bool { return len(got) > 0 && is(got[len(got)-1]) })
 	return slices.ContainsFunc(lin, is)
 }
 

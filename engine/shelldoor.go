@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // command that failed are explained in process as POST /v1/exec/report
 // explains them.
 type toolShell struct {
-	s    *Server
+	s    *Engine
 	sess *session
 }
 
@@ -71,13 +71,13 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 // toolConfiner is what execute_shell_command of sess runs under: always
 // the one door; without a Launcher shell commands are refused, never run
 // unconfined.
-func (s *Server) toolConfiner(sess *session) tools.Confiner { return toolShell{s: s, sess: sess} }
+func (s *Engine) toolConfiner(sess *session) tools.Confiner { return toolShell{s: s, sess: sess} }
 
 var _ tools.Confiner = toolShell{}
 
 // usedScopes are the scopes of the grants ids (a check's) as the store
 // has them.
-func (s *Server) usedScopes(ids []string) []guard.Scope {
+func (s *Engine) usedScopes(ids []string) []guard.Scope {
 	var used []guard.Scope
 	for _, id := range ids {
 		if g, err := s.cfg.Store.Get(id); err == nil {

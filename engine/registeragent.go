@@ -1,7 +1,6 @@
-package ipc
+package engine
 
 import (
-	"net/http"
 	"slices"
 
 	"pathgrant/grants"
@@ -19,18 +18,18 @@ import (
 
 // agentParent refuses a POST /v1/sessions from under an agent whose
 // parent is not one of the agent's sessions or below one.
-func (s *Server) agentParent(r *http.Request, parent *session) *apiError {
-	v := s.judgeLineage(s.lineage(r), !s.cfg.HooksBelow)
+func (s *Engine) agentParent(l *Lineage, parent *session) *Error {
+	v := s.judgeLineage(l, !s.cfg.HooksBelow)
 	if v.why == "" {
 		return nil
 	}
-	lin, _ := s.lineage(r).whole()
+	lin, _ := l.whole()
 	for p := parent; p != nil && v.session != ""; p = p.Parent {
 		if s.agents.holdsSession(lin, p.ID) {
 			return nil
 		}
 	}
-	return errorf(http.StatusForbidden, grants.KindForged,
+	return errorf(Forbidden, grants.KindForged,
 		"refused: the caller %s, so it may only register a child of its own session", v.why)
 }
 
@@ -38,7 +37,7 @@ func (s *Server) agentParent(r *http.Request, parent *session) *apiError {
 // when lineage holds an agent none of whose sessions' roots hold all of
 // sess's. The client opening a new session in the same project (a
 // cleared conversation) stays within its old one's.
-func (s *Server) agentBounds(l *lineageOf, sess *session) *apiError {
+func (s *Engine) agentBounds(l *Lineage, sess *session) *Error {
 	v := s.judgeLineage(l, !s.cfg.HooksBelow)
 	if v.why == "" {
 		return nil
@@ -49,6 +48,6 @@ func (s *Server) agentBounds(l *lineageOf, sess *session) *apiError {
 	}) {
 		return nil
 	}
-	return errorf(http.StatusForbidden, grants.KindForged,
+	return errorf(Forbidden, grants.KindForged,
 		"refused: session %s is first seen from a caller that %s, and its roots lie outside that agent's sessions", sess.ID, v.why)
 }

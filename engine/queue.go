@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 import (
 	"context"
@@ -194,10 +194,11 @@ func (q *queue) wait(ctx context.Context, id string) (wire.Request, bool) {
 // sortRequests orders requests oldest first, by id within one instant,
 // so that a page cursor names one place in the order.
 func sortRequests(rs []wire.Request) {
-	sort.Slice(rs, func(i, j int) bool { return requestBefore(rs[i], rs[j]) })
+	sort.Slice(rs, func(i, j int) bool { return RequestBefore(rs[i], rs[j]) })
 }
 
-func requestBefore(a, b wire.Request) bool {
+// RequestBefore orders approval requests: oldest first, then by id.
+func RequestBefore(a, b wire.Request) bool {
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}

@@ -1,7 +1,6 @@
-package ipc
+package engine
 
 import (
-	"net/http"
 	"slices"
 
 	"pathgrant/devicepolicy"
@@ -10,26 +9,14 @@ import (
 	"pathgrant/wire"
 )
 
-// handlePolicy returns the resolved session's effective permissions now:
-// its roots, the device's protected paths, and the read grants it may use.
-// `pathgrant exec` builds its kernel ruleset from exactly this.
-func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionCall) {
-	pol, err := s.sessionPolicy(c.sess)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pol)
-}
-
 // sessionPolicy is sess's effective permissions now; with a device policy
 // file configured, also the file's toolchains, caches, read-only files,
 // ssh agent and confinement switches, so exec need not read the file
 // itself.
-func (s *Server) sessionPolicy(sess *session) (wire.Policy, *apiError) {
+func (s *Engine) sessionPolicy(sess *session) (wire.Policy, *Error) {
 	gs, err := s.usableGrants(sess.ID)
 	if err != nil {
-		return wire.Policy{}, errorf(http.StatusInternalServerError, "", "list grants: %v", err)
+		return wire.Policy{}, errorf(Internal, "", "list grants: %v", err)
 	}
 	d := s.devicePolicy(sess.roots.Workspace)
 	pol := wire.Policy{
@@ -46,7 +33,7 @@ func (s *Server) sessionPolicy(sess *session) (wire.Policy, *apiError) {
 
 // deviceFile is the device policy file in force; without one configured,
 // its defaults' switches (confined, no ssh agent) and no extra roots.
-func (s *Server) deviceFile() devicepolicy.Policy {
+func (s *Engine) deviceFile() devicepolicy.Policy {
 	if s.cfg.DeviceFile == nil {
 		return devicepolicy.Policy{Confinement: true}
 	}
@@ -55,7 +42,7 @@ func (s *Server) deviceFile() devicepolicy.Policy {
 
 // usableGrants lists the live grants the session may use: its own and this
 // device's, minus any bound to another device.
-func (s *Server) usableGrants(session string) ([]guard.Scope, error) {
+func (s *Engine) usableGrants(session string) ([]guard.Scope, error) {
 	own, err := s.cfg.Store.List(grants.Filter{Session: session})
 	if err != nil {
 		return nil, err
@@ -83,3 +70,7 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// Policy is the call's session's effective permissions now: its roots,
+// the device's protected paths, and the read grants it may use.
+func (s *Engine) Policy(c Call) (wire.Policy, *Error) { return s.sessionPolicy(c.sess) }

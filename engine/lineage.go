@@ -1,4 +1,4 @@
-package ipc
+package engine
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ type Proc struct {
 // maxLineage bounds the walk up the process tree.
 const maxLineage = 64
 
-// procInfo reads a process's parent, start time and command name from
+// ProcInfo reads a process's parent, start time and command name from
 // /proc/PID/stat.
-func procInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
+func ProcInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, Proc{}, "", err
@@ -43,57 +43,57 @@ func procInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
 	return int32(pp), Proc{PID: pid, Start: start}, string(data[open+1 : closing]), nil
 }
 
-// lineageEntry is one process on the way from a peer up to init.
-type lineageEntry struct {
+// LineageEntry is one process on the way from a peer up to init.
+type LineageEntry struct {
 	Proc
 	Comm string
 }
 
-// lineageOf is one peer's process lineage, read from /proc only as far up
+// Lineage is one peer's process lineage, read from /proc only as far up
 // as a question needs: which agent sent a check needs two or three levels,
 // whether an approver runs under an agent needs them all. A walk that
 // cannot finish (a process gone, /proc unreadable, the peer's pid now
 // naming another process, a lineage deeper than maxLineage) is failed:
 // the callers that guard decisions then treat the peer as an agent.
-type lineageOf struct {
+type Lineage struct {
 	mu     sync.Mutex
 	next   int32  // the pid to read next; 0 when done
 	start  uint64 // the peer's start time seen at accept; 0: unknown
-	got    []lineageEntry
+	got    []LineageEntry
 	failed bool
 }
 
 // newLineage starts a lazy walk up from pid.
-func newLineage(pid int32) *lineageOf { return &lineageOf{next: pid} }
+func newLineage(pid int32) *Lineage { return &Lineage{next: pid} }
 
 // peerLineage starts a lazy walk up from a peer whose start time was
 // pinned to its connection (connInfo.pinnedStart; 0 when it could not be):
 // if pid names another process by the time the walk starts, the lineage
 // is failed.
-func peerLineage(pid int32, start uint64) *lineageOf {
-	return &lineageOf{next: pid, start: start, failed: start == 0}
+func PeerLineage(pid int32, start uint64) *Lineage {
+	return &Lineage{next: pid, start: start, failed: start == 0}
 }
 
 // fixedLineage is a lineage already known (tests, and Config.Lineage); a
 // reader's error makes it failed.
-func fixedLineage(l []lineageEntry, err error) *lineageOf {
-	return &lineageOf{got: l, failed: err != nil}
+func FixedLineage(l []LineageEntry, err error) *Lineage {
+	return &Lineage{got: l, failed: err != nil}
 }
 
 // upTo reads ancestors until stop says enough, or init is reached.
-func (l *lineageOf) upTo(stop func([]lineageEntry) bool) []lineageEntry {
+func (l *Lineage) upTo(stop func([]LineageEntry) bool) []LineageEntry {
 	if l == nil {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.next > 1 && len(l.got) < maxLineage && !stop(l.got) {
-		ppid, p, comm, err := procInfo(l.next)
+		ppid, p, comm, err := ProcInfo(l.next)
 		if err != nil || (len(l.got) == 0 && l.start != 0 && p.Start != l.start) {
 			l.failed, l.next = true, 0
 			break
 		}
-		l.got = append(l.got, lineageEntry{Proc: p, Comm: comm})
+		l.got = append(l.got, LineageEntry{Proc: p, Comm: comm})
 		l.next = ppid
 	}
 	if l.next > 1 && len(l.got) >= maxLineage {
@@ -106,7 +106,7 @@ func (l *lineageOf) upTo(stop func([]lineageEntry) bool) []lineageEntry {
 }
 
 // whole is the whole lineage, and whether it could be read to the end.
-func (l *lineageOf) whole() ([]lineageEntry, bool) {
+func (l *Lineage) whole() ([]LineageEntry, bool) {
 	if l == nil {
 		return nil, false
 	}
@@ -117,13 +117,13 @@ func (l *lineageOf) whole() ([]lineageEntry, bool) {
 }
 
 // all is the whole lineage up to (not including) init.
-func (l *lineageOf) all() []lineageEntry {
-	return l.upTo(func([]lineageEntry) bool { return false })
+func (l *Lineage) all() []LineageEntry {
+	return l.upTo(func([]LineageEntry) bool { return false })
 }
 
 // chain is agentChain of the lineage, read only as far as it needs.
-func (l *lineageOf) chain() []Proc {
-	return agentChain(l.upTo(func(got []lineageEntry) bool {
+func (l *Lineage) chain() []Proc {
+	return agentChain(l.upTo(func(got []LineageEntry) bool {
 		n := len(got)
 		return n >= 2 && !shellNames[got[n-1].Comm]
 	}))
@@ -136,7 +136,7 @@ var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": 
 // agentChain returns the processes that act for the agent behind a
 // request: the peer (a hook), the shells between it and the agent, and the
 // agent itself. These may never approve or revoke.
-func agentChain(lin []lineageEntry) []Proc {
+func agentChain(lin []LineageEntry) []Proc {
 	var out []Proc
 	for i, e := range lin {
 		out = append(out, e.Proc)
