@@ -27,6 +27,10 @@ const (
 	DenyTool  = "deny"       // refuse it
 )
 
+// DefaultRetentionDays is how long audit records and ended sessions are
+// kept when the file does not say.
+const DefaultRetentionDays = 90
+
 // Policy is the device policy. Paths are absolute and clean once loaded.
 type Policy struct {
 	// EligibleReadOnly are the roots under which a denied read may be
@@ -77,7 +81,7 @@ func Defaults(env Env) Policy {
 		ReadOnlyFiles: []string{h(".gitconfig"), h(".config/git")},
 		UnknownTools:  AskClient,
 		Confinement:   true,
-		RetentionDays: 90,
+		RetentionDays: DefaultRetentionDays,
 	}
 }
 

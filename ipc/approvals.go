@@ -28,7 +28,7 @@ func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Reque
 		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
 		RequestID:      req.RequestID,
 		RequestContext: RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
-	}, ceilingFor(*d.Suggested, sess.policy.Offerable))
+	}, ceilingFor(*d.Suggested, s.offerable(sess)))
 	if err != nil {
 		rec.Reason = err.Error()
 		s.audit(rec)
@@ -99,7 +99,7 @@ func (s *Server) decide(id string, dec Decision, by authority) (Request, *apiErr
 	if sess == nil || !s.chainLive(sess) {
 		return Request{}, errorf(http.StatusGone, grants.KindStale, "session %s has ended", req.Session)
 	}
-	target, aerr := grantTarget(sess, req, dec.Kind)
+	target, aerr := grantTarget(s.offerable(sess), req, dec.Kind)
 	if aerr != nil {
 		return Request{}, aerr
 	}
@@ -118,7 +118,7 @@ func (s *Server) decide(id string, dec Decision, by authority) (Request, *apiErr
 // grantTarget is the scope the user chose: the suggested one, or (kind
 // folder) the folder holding the requested file. Whatever it is must still
 // be offerable to the session (read, eligible, not protected).
-func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope, *apiError) {
+func grantTarget(offerable func(op guard.Op, path string, tree bool) bool, req Request, kind guard.GrantKind) (guard.Scope, *apiError) {
 	t := req.Suggested
 	switch kind {
 	case "", t.Kind:
@@ -127,7 +127,7 @@ func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope,
 	default:
 		return t, errorf(http.StatusBadRequest, "", "kind %q cannot widen or change the suggested scope", kind)
 	}
-	if !sess.policy.Offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
+	if !offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
 		return t, errorf(http.StatusForbidden, "", "%s %s cannot be granted to this session", t.Op, t.Path)
 	}
 	return t, nil

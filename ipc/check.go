@@ -97,8 +97,12 @@ func (s *Server) await(ctx context.Context, sess *session, req CheckRequest, ans
 func (s *Server) evaluate(sess *session, req CheckRequest) (Answer, guard.Decision, *apiError) {
 	view := s.cfg.Store.View(sess.ID).WithRequest(req.Tool, req.RequestID)
 	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
+	pol, err := s.compiled(sess)
+	if err != nil {
+		return Answer{}, guard.Decision{}, errorf(http.StatusInternalServerError, "", "%v", err)
+	}
 	for attempt := 0; ; attempt++ {
-		d, err := guard.Evaluate(sess.policy, view, greq)
+		d, err := guard.Evaluate(pol, view, greq)
 		if err != nil {
 			return Answer{}, d, errorf(http.StatusBadRequest, "", "%v", err)
 		}
