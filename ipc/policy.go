@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync/atomic"
 
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
@@ -56,6 +57,10 @@ func (s *Server) deviceFile() devicepolicy.Policy {
 	}
 	return s.cfg.DeviceFile()
 }
+
+// livePolicy holds a session's compiledPolicy, replaced when the device
+// policy changes.
+type livePolicy = atomic.Pointer[compiledPolicy]
 
 // compiledPolicy is a session's guard policy and the device policy
 // settings it was compiled from.
