@@ -117,9 +117,10 @@ func (p Policy) check(home string, at func(value string) string) error {
 		{"eligible_read_only", p.EligibleReadOnly}, {"toolchains", p.Toolchains},
 		{"caches", p.Caches}, {"read_only_files", p.ReadOnlyFiles},
 	}
+	forbidden := Forbidden(home) // once: the hook checks the file at every MCP call
 	for _, f := range fields {
 		for _, path := range f.paths {
-			if bad := forbiddenOverlap(path, home); bad != "" {
+			if bad := forbiddenOverlap(path, forbidden); bad != "" {
 				return fmt.Errorf("%s%s: %s is never allowed: it holds or lies in %s (credentials, browser profiles or passwords)",
 					at(path), f.name, path, bad)
 			}
@@ -139,10 +140,10 @@ func (p Policy) check(home string, at func(value string) string) error {
 	return nil
 }
 
-// forbiddenOverlap returns the forbidden folder path is, lies in or
+// forbiddenOverlap returns the folder of forbidden path is, lies in or
 // holds, or "".
-func forbiddenOverlap(path, home string) string {
-	for _, f := range Forbidden(home) {
+func forbiddenOverlap(path string, forbidden []string) string {
+	for _, f := range forbidden {
 		if within(f, path) || within(path, f) {
 			return f
 		}

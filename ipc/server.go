@@ -20,7 +20,10 @@ import (
 
 // Config wires a Server. Store and Device are required.
 type Config struct {
-	Store    *grants.Store
+	Store *grants.Store
+	// Device holds the protected paths no session may write. Its eligible
+	// roots are used only without a DeviceFile; with one, the file's
+	// are, read at each check.
 	Device   guard.DevicePolicy
 	Home     string   // for `~` and for refusing over-broad workspaces
 	Approver Approver // nil: requests wait for the CLI (headless)

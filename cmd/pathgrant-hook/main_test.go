@@ -29,10 +29,15 @@ func build(t testing.TB, dir, out string, args ...string) {
 }
 
 // TestLeanDependencies: the hook links no UI, no store, no shell parser, no
-// third-party module and no net package, and builds without cgo.
+// file watcher (fsnotify, devicepolicy/watch), no third-party module but
+// the TOML parser the device policy file is read with (devicepolicy), and
+// no net package, and builds without cgo.
 func TestLeanDependencies(t *testing.T) {
 	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-hook")
 	forbidden := func(d string) bool {
+		if d == "github.com/BurntSushi/toml" || strings.HasPrefix(d, "github.com/BurntSushi/toml/") {
+			return false
+		}
 		for _, prefix := range []string{"fyne.io/", "go.etcd.io/", "github.com/", "mvdan.cc/", "golang.org/x/"} {
 			if strings.HasPrefix(d, prefix) {
 				return true
@@ -40,6 +45,7 @@ func TestLeanDependencies(t *testing.T) {
 		}
 		switch d {
 		case "pathgrant/ipc", "pathgrant/grants", "pathgrant/guard", "pathgrant/prompt", "pathgrant/tray",
+			"pathgrant/devicepolicy/watch", "github.com/fsnotify/fsnotify",
 			"net", "net/http", "runtime/cgo", "os/exec":
 			return true
 		}
@@ -50,8 +56,10 @@ func TestLeanDependencies(t *testing.T) {
 			t.Errorf("pathgrant-hook depends on %s", d)
 		}
 	}
-	if !slices.Contains(deps, "pathgrant/ipc/hooks") {
-		t.Errorf("pathgrant-hook does not use pathgrant/ipc/hooks: %v", deps)
+	for _, want := range []string{"pathgrant/ipc/hooks", "pathgrant/devicepolicy"} {
+		if !slices.Contains(deps, want) {
+			t.Errorf("pathgrant-hook does not use %s: %v", want, deps)
+		}
 	}
 	build(t, ".", filepath.Join(t.TempDir(), "pathgrant-hook"), ".")
 }
