@@ -10,6 +10,10 @@
 // (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh), browser profiles and password
 // stores (Forbidden). A file naming one of them, an unknown field or a bad
 // value is refused as a whole, with the line at fault.
+//
+// This package is the file's one parser and check: the hook reads it with
+// Read at each call it needs it for, the daemon keeps it current with
+// package devicepolicy/watch and reads every setting where it is used.
 package devicepolicy
 
 import (

@@ -136,3 +136,53 @@ func TestLocate(t *testing.T) {
 		})
 	}
 }
+
+// TestRead: the environment names the folder and the defaults' roots; what
+// Load refuses, Read refuses.
+func TestRead(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name, file, data string
+		noHome           bool
+		check            func(Policy) bool
+		wantErr          string
+	}{
+		{name: "no file: defaults under $HOME", check: func(p Policy) bool {
+			return slices.Equal(p.EligibleReadOnly, []string{home + "/Downloads"}) && p.UnknownTools == AskClient
+		}},
+		{name: "toml in XDG_CONFIG_HOME", file: TOMLName, data: "unknown_tools = \"deny\"\ncaches = [\"~/c\"]\n", check: func(p Policy) bool {
+			return p.UnknownTools == DenyTool && slices.Equal(p.Caches, []string{home + "/c"})
+		}},
+		{name: "json in XDG_CONFIG_HOME", file: JSONName, data: `{"retention_days": 7}`, check: func(p Policy) bool { return p.RetentionDays == 7 }},
+		{name: "a refused file", file: TOMLName, data: "caches = [\"~/.ssh\"]\n", wantErr: "never allowed"},
+		{name: "no $HOME", noHome: true, wantErr: "$HOME"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config := t.TempDir()
+			if tt.file != "" {
+				if err := os.MkdirAll(config+"/pathgrant", 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(config+"/pathgrant/"+tt.file, []byte(tt.data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": config}
+			if tt.noHome {
+				delete(env, "HOME")
+			}
+			p, err := Read(func(k string) string { return env[k] })
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !tt.check(p):
+				t.Errorf("policy %+v", p)
+			}
+		})
+	}
+}
