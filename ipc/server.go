@@ -18,12 +18,11 @@ import (
 	"pathgrant/sandbox/launch"
 )
 
-// Config wires a Server. Store and Device are required.
+// Config wires a Server. Store and Device are required. Device holds the
+// protected paths no session may write; its eligible roots are used only
+// without a DeviceFile (with one, the file's are, read at each check).
 type Config struct {
-	Store *grants.Store
-	// Device holds the protected paths no session may write. Its eligible
-	// roots are used only without a DeviceFile; with one, the file's
-	// are, read at each check.
+	Store    *grants.Store
 	Device   guard.DevicePolicy
 	Home     string   // for `~` and for refusing over-broad workspaces
 	Approver Approver // nil: requests wait for the CLI (headless)
