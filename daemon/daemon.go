@@ -14,6 +14,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
+	"pathgrant/devicepolicy/watch"
 	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
@@ -34,7 +35,7 @@ type Daemon struct {
 	// Policy is the device policy file, reloaded as it changes;
 	// Confinement what this machine offers confined commands. Together
 	// they decide whether agents' shell commands run confined.
-	Policy      *devicepolicy.Watcher
+	Policy      *watch.Watcher
 	Confinement sandbox.Confinement
 	stopWatch   context.CancelFunc
 	// Reaper keeps what the tool calls start below the daemon, detached
@@ -83,7 +84,7 @@ func (d *Daemon) watchPolicy(log *slog.Logger) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.Policy, err = devicepolicy.Watch(ctx, devicepolicy.Dir(d.Getenv, env.Home), env, log, func(p devicepolicy.Policy) {
+	d.Policy, err = watch.Watch(ctx, devicepolicy.Dir(d.Getenv, env.Home), env, log, func(p devicepolicy.Policy) {
 		logConfinement(log, d.Confinement, p)
 	})
 	if err != nil {
@@ -147,8 +148,8 @@ func (d *Daemon) Config(log *slog.Logger, approver engine.Approver) ipc.Config {
 		Logger: log, Approver: approver, Confinement: d.Confinement.Level,
 		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket, Exe: exe}}
 	if d.Policy != nil {
-		// The eligible roots are read at start; the rest of the file live.
-		cfg.Device.EligibleReadOnly = d.Policy.Policy().EligibleReadOnly
+		// Every setting of the file is read where it is used, so each
+		// one is live on reload.
 		cfg.DeviceFile = d.Policy.Policy
 	}
 	return cfg

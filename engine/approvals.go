@@ -28,7 +28,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
 		RequestID:      req.RequestID,
 		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
-	}, ceilingFor(*d.Suggested, sess.policy.Offerable))
+	}, ceilingFor(*d.Suggested, s.offerable(sess)))
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)
@@ -99,7 +99,7 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 	if sess == nil || !s.chainLive(sess) {
 		return wire.Request{}, errorf(Gone, grants.KindStale, "session %s has ended", req.Session)
 	}
-	target, aerr := grantTarget(sess, req, dec.Kind)
+	target, aerr := grantTarget(s.offerable(sess), req, dec.Kind)
 	if aerr != nil {
 		return wire.Request{}, aerr
 	}
@@ -118,7 +118,7 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 // grantTarget is the scope the user chose: the suggested one, or (kind
 // folder) the folder holding the requested file. Whatever it is must still
 // be offerable to the session (read, eligible, not protected).
-func grantTarget(sess *session, req wire.Request, kind guard.GrantKind) (guard.Scope, *Error) {
+func grantTarget(offerable func(op guard.Op, path string, tree bool) bool, req wire.Request, kind guard.GrantKind) (guard.Scope, *Error) {
 	t := req.Suggested
 	switch kind {
 	case "", t.Kind:
@@ -127,7 +127,7 @@ func grantTarget(sess *session, req wire.Request, kind guard.GrantKind) (guard.S
 	default:
 		return t, errorf(BadRequest, "", "kind %q cannot widen or change the suggested scope", kind)
 	}
-	if !sess.policy.Offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
+	if !offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
 		return t, errorf(Forbidden, "", "%s %s cannot be granted to this session", t.Op, t.Path)
 	}
 	return t, nil

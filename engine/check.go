@@ -76,8 +76,12 @@ func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest
 func (s *Engine) evaluate(sess *session, req wire.CheckRequest) (wire.Answer, guard.Decision, *Error) {
 	view := s.cfg.Store.View(sess.ID).WithRequest(req.Tool, req.RequestID)
 	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
+	pol, err := s.compiled(sess)
+	if err != nil {
+		return wire.Answer{}, guard.Decision{}, errorf(Internal, "", "%v", err)
+	}
 	for attempt := 0; ; attempt++ {
-		d, err := guard.Evaluate(sess.policy, view, greq)
+		d, err := guard.Evaluate(pol, view, greq)
 		if err != nil {
 			return wire.Answer{}, d, errorf(BadRequest, "", "%v", err)
 		}

@@ -32,7 +32,9 @@ func workspaceProtectedFor(open []string) []string {
 }
 
 // DefaultDevicePolicy is the device policy the daemon runs with. Reads
-// under the XDG Downloads folder are eligible for approval. Protected are
+// under the XDG Downloads folder are eligible for approval when no device
+// policy file is configured (Config.DeviceFile; with one, the file's
+// eligible_read_only, whose default is the same folder). Protected are
 // pathgrant's own state (the folders holding the store and the socket, and
 // its config folder) and the agents' global hook settings. getenv is the
 // daemon's environment, which moves the XDG folders and the agents' own.

@@ -13,7 +13,9 @@ import (
 	"time"
 )
 
-// Config wires an Engine (and the Server of package ipc that serves it). Store and Device are required.
+// Config wires an Engine (and the Server of package ipc that serves it). Store and Device are required. Device holds the
+// protected paths no session may write; its eligible roots are used only
+// without a DeviceFile (with one, the file's are, read at each check).
 type Config struct {
 	Store    *grants.Store
 	Device   guard.DevicePolicy
@@ -26,9 +28,6 @@ type Config struct {
 	PendingCap    int           // pending requests per session (default 32)
 	MaxWait       time.Duration // longest a check may wait for the user (default 5 min)
 	SessionMaxAge time.Duration // default 24 h
-	// Retention is how long ended sessions and audit records are kept
-	// (default 90 days); older ones are pruned at start and daily.
-	Retention time.Duration
 
 	// Lineage reads a peer's whole process lineage; nil means /proc, read
 	// lazily. Tests set it to play an agent and the user from one process;
@@ -48,9 +47,11 @@ type Config struct {
 
 	// Confinement is the machine's confinement level (sandbox.Probe's:
 	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
-	// is the device policy file in force (devicepolicy.Watcher.Policy);
-	// nil means its defaults without extra roots. Together they decide
-	// whether hooks rewrite shell commands to run confined.
+	// is the device policy file in force (watch.Watcher.Policy), read at
+	// every use: the guard's eligible roots and allow_protected, the
+	// confinement switch, what confined commands reach, and the audit's
+	// retention. nil means its defaults, with Device's eligible roots and
+	// no extra roots.
 	Confinement wire.Level
 	DeviceFile  func() devicepolicy.Policy
 	// Launcher prepares the sandbox of every agent command the daemon
@@ -90,9 +91,6 @@ func (c Config) withDefaults() Config {
 	if c.SessionMaxAge <= 0 {
 		c.SessionMaxAge = 24 * time.Hour
 	}
-	if c.Retention <= 0 {
-		c.Retention = DefaultRetention
-	}
 	c.PendingTotal = orDefault(c.PendingTotal, 4096)
 	c.MaxConns = orDefault(c.MaxConns, 1024)
 	c.MaxConnsPerPeer = orDefault(c.MaxConnsPerPeer, 256)
@@ -107,9 +105,6 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// DefaultRetention is how long ended sessions and audit records are kept
-// unless Config.Retention says otherwise.
-const DefaultRetention = 90 * 24 * time.Hour
 
 // pruneEvery is how often, by the server's clock, old sessions and audit
 // records are pruned.
@@ -130,6 +125,7 @@ type Engine struct {
 	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
+	prunedAt int        // the retention, in days, of the last prune; owned as pruneDue
 	decideMu sync.Mutex // one decision at a time: exactly one wins
 	admitMu  sync.Mutex // one session admission at a time, so the caps hold
 	owners   *sessionOwners
@@ -194,7 +190,7 @@ func (s *Engine) sweep() {
 			}
 			s.agents.prune(s.cfg.ProcAlive)
 			s.sessions.dropGone()
-			if !s.now().Before(s.pruneDue) {
+			if !s.now().Before(s.pruneDue) || s.retentionDays() != s.prunedAt {
 				s.prune()
 			}
 		}
@@ -202,18 +198,30 @@ func (s *Engine) sweep() {
 }
 
 // prune removes ended sessions and audit records older than the
-// retention (the store audits what it removed) and schedules the next.
+// retention of the device policy in force (the store audits what it
+// removed) and schedules the next. The sweeper also prunes at once when a
+// reload changes the retention.
 func (s *Engine) prune() {
-	now := s.now()
-	s.pruneDue = now.Add(pruneEvery)
-	p, err := s.cfg.Store.Prune(now.Add(-s.cfg.Retention))
+	now, days := s.now(), s.retentionDays()
+	s.pruneDue, s.prunedAt = now.Add(pruneEvery), days
+	retention := time.Duration(days) * 24 * time.Hour
+	p, err := s.cfg.Store.Prune(now.Add(-retention))
 	if err != nil {
 		s.log.Error("prune failed", "err", err)
 		return
 	}
 	if p != (grants.Pruned{}) {
-		s.log.Info("pruned", "sessions", p.Sessions, "audit_records", p.Records, "retention", s.cfg.Retention)
+		s.log.Info("pruned", "sessions", p.Sessions, "audit_records", p.Records, "retention_days", days)
 	}
+}
+
+// retentionDays is the device policy's retention_days in force; a value
+// below one (never from a file, which is refused) keeps the default.
+func (s *Engine) retentionDays() int {
+	if d := s.deviceFile().RetentionDays; d >= 1 {
+		return d
+	}
+	return devicepolicy.DefaultRetentionDays
 }
 
 func (s *Engine) now() time.Time { return s.cfg.Now() }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
@@ -31,13 +33,59 @@ func (s *Engine) sessionPolicy(sess *session) (wire.Policy, *Error) {
 	return pol, nil
 }
 
-// deviceFile is the device policy file in force; without one configured,
-// its defaults' switches (confined, no ssh agent) and no extra roots.
+// deviceFile is the device policy file in force, read at each use so that
+// every setting is live on reload. Without one configured (a server in a
+// test), it is the defaults' switches (confined, no ssh agent, unknown
+// tools left to the client, the default retention), Config.Device's
+// eligible roots and no extra roots.
 func (s *Engine) deviceFile() devicepolicy.Policy {
 	if s.cfg.DeviceFile == nil {
-		return devicepolicy.Policy{Confinement: true}
+		return devicepolicy.Policy{Confinement: true, UnknownTools: devicepolicy.AskClient,
+			RetentionDays: devicepolicy.DefaultRetentionDays, EligibleReadOnly: s.cfg.Device.EligibleReadOnly}
 	}
 	return s.cfg.DeviceFile()
+}
+
+// livePolicy holds a session's compiledPolicy, replaced when the device
+// policy changes.
+type livePolicy = atomic.Pointer[compiledPolicy]
+
+// compiledPolicy is a session's guard policy and the device policy
+// settings it was compiled from.
+type compiledPolicy struct {
+	eligible, allowProtected []string
+	c                        *guard.Compiled
+}
+
+// compiled is sess's guard policy under the device policy file in force:
+// the one compiled before while the file's eligible roots and
+// allow_protected are unchanged, else compiled again, so a reload reaches
+// the next check of every session. A policy that does not compile is an
+// error (the caller refuses), never the old one.
+func (s *Engine) compiled(sess *session) (*guard.Compiled, error) {
+	file := s.deviceFile()
+	if p := sess.policy.Load(); p != nil && slices.Equal(p.eligible, file.EligibleReadOnly) &&
+		slices.Equal(p.allowProtected, file.AllowProtected) {
+		return p.c, nil
+	}
+	d := s.devicePolicyOf(file, sess.roots.Workspace)
+	c, err := guard.Policy{SessionPolicy: sess.roots, DevicePolicy: d}.Compile(s.cfg.Home)
+	if err != nil {
+		return nil, fmt.Errorf("compile the policy of session %s: %w", sess.ID, err)
+	}
+	sess.policy.Store(&compiledPolicy{eligible: file.EligibleReadOnly, allowProtected: file.AllowProtected, c: c})
+	return c, nil
+}
+
+// offerable is sess's guard.Compiled.Offerable under the policy in force;
+// nothing is offerable when that policy does not compile.
+func (s *Engine) offerable(sess *session) func(op guard.Op, path string, tree bool) bool {
+	c, err := s.compiled(sess)
+	if err != nil {
+		s.log.Error("nothing is offerable", "session", sess.ID, "err", err)
+		return func(guard.Op, string, bool) bool { return false }
+	}
+	return c.Offerable
 }
 
 // usableGrants lists the live grants the session may use: its own and this

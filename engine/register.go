@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
@@ -116,14 +117,14 @@ func (s *Engine) newSession(id string, req wire.SessionRequest, parent *session)
 		}
 		sp.BlockedWrite = append(sp.BlockedWrite, parent.roots.BlockedWrite...)
 	}
-	policy, err := guard.Policy{SessionPolicy: sp, DevicePolicy: s.devicePolicy(sp.Workspace)}.Compile(s.cfg.Home)
-	if err != nil {
+	sess := &session{
+		ID: id, Agent: req.Agent, Workflow: req.Workflow, Kind: kind, Parent: parent, Cwd: sp.Cwd,
+		Env: req.Env, Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp,
+	}
+	if _, err := s.compiled(sess); err != nil {
 		return nil, err
 	}
-	return &session{
-		ID: id, Agent: req.Agent, Workflow: req.Workflow, Kind: kind, Parent: parent, Cwd: sp.Cwd,
-		Env: req.Env, Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp, policy: policy,
-	}, nil
+	return sess, nil
 }
 
 // canonicalRoots resolves every root the way the guard will, so that the
@@ -168,12 +169,18 @@ func within(child, parent guard.SessionPolicy) error {
 	return nil
 }
 
-// devicePolicy is the device policy plus the hook settings files of these
-// workspaces.
+// devicePolicy is the device policy in force plus the hook settings
+// files of these workspaces.
 func (s *Engine) devicePolicy(workspaces []string) guard.DevicePolicy {
-	d := s.cfg.Device
-	d.Protected = slices.Clone(d.Protected)
-	d.AllowProtected = s.deviceFile().AllowProtected
+	return s.devicePolicyOf(s.deviceFile(), workspaces)
+}
+
+// devicePolicyOf is the guard's device policy: Config.Device's protected
+// paths, the file's eligible roots and allow_protected, and the hook
+// settings files of these workspaces.
+func (s *Engine) devicePolicyOf(file devicepolicy.Policy, workspaces []string) guard.DevicePolicy {
+	d := guard.DevicePolicy{EligibleReadOnly: file.EligibleReadOnly, Protected: slices.Clone(s.cfg.Device.Protected),
+		AllowProtected: file.AllowProtected}
 	for _, w := range workspaces {
 		for _, rel := range workspaceProtectedFor(d.AllowProtected) {
 			d.Protected = append(d.Protected, filepath.Join(w, rel))

@@ -35,7 +35,9 @@ type session struct {
 	tokenHash [32]byte            // set for sessions registered with a token
 	agent     Proc                // set for sessions bound to a process lineage
 	launcher  Proc                // set for token sessions that end with their launcher
-	policy    *guard.Compiled
+	// policy is the guard's policy under the device policy in force
+	// (Server.compiled).
+	policy    livePolicy
 	ended     atomic.Bool      // read by every request, set once by whatever ends it
 	endReason grants.EndReason // why it ended; written before ended is set, under the registry's lock
 	endedAt   time.Time        // when it ended, by the registry's clock; under the registry's lock

@@ -130,10 +130,14 @@ func (s *Engine) toolSession(sess *session) (*tools.Session, *Error) {
 	if err != nil {
 		return nil, errorf(Internal, "", "list grants: %v", err)
 	}
+	compiled, err := s.compiled(sess)
+	if err != nil {
+		return nil, errorf(Internal, "", "%v", err)
+	}
 	return &tools.Session{
 		ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent, Cwd: sess.Cwd, Env: sess.Env, Home: s.cfg.Home,
 		Policy:   guard.Policy{SessionPolicy: sess.roots, DevicePolicy: s.devicePolicy(sess.roots.Workspace)},
-		Compiled: sess.policy, Grants: s.cfg.Store.View(sess.ID), Usable: usable, Owner: sess.ID,
+		Compiled: compiled, Grants: s.cfg.Store.View(sess.ID), Usable: usable, Owner: sess.ID,
 		Confiner: s.toolConfiner(sess), Audit: s.auditTool,
 	}, nil
 }

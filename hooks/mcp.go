@@ -2,16 +2,13 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
 	"pathgrant/wire"
 )
 
@@ -22,8 +19,8 @@ const BridgeServer = "pathgrant"
 // The values of the device policy's unknown_tools setting: what a hook
 // does with another server's MCP tool, whose file accesses it cannot know.
 const (
-	AskClient = "ask-client" // no decision: the client's own permission flow decides
-	DenyTool  = "deny"       // refuse it
+	AskClient = devicepolicy.AskClient // no decision: the client's own permission flow decides
+	DenyTool  = devicepolicy.DenyTool  // refuse it
 )
 
 // mcpTool marks c as a call of an MCP tool of server (empty when the
@@ -84,74 +81,20 @@ func otherMCPVerdict(c Call, getenv appdirs.Getenv) (Verdict, error) {
 }
 
 // UnknownTools reads the device policy's unknown_tools setting from
-// $XDG_CONFIG_HOME/pathgrant/policy.toml (or policy.json) with the
-// standard library alone, since the hook must start fast: no file means
-// the default, AskClient. Both files, a value that is neither setting, or
-// a line it cannot read is an error, on which the caller denies.
+// $XDG_CONFIG_HOME/pathgrant/policy.toml (or policy.json), parsed and
+// checked by package devicepolicy as the daemon does: no file means the
+// default, AskClient. A file the daemon would refuse is an error, on which
+// the caller denies.
 func UnknownTools(getenv appdirs.Getenv) (string, error) {
-	home, err := appdirs.Home(getenv)
+	p, err := devicepolicy.Read(getenv)
 	if err != nil {
 		return "", err
 	}
-	dir := appdirs.ConfigDir(getenv, home)
-	tomlData, tomlErr := os.ReadFile(filepath.Join(dir, "policy.toml"))
-	jsonData, jsonErr := os.ReadFile(filepath.Join(dir, "policy.json"))
-	for _, err := range []error{tomlErr, jsonErr} {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("device policy: %w", err)
-		}
-	}
-	var v, file string
-	switch {
-	case tomlErr == nil && jsonErr == nil:
-		return "", fmt.Errorf("device policy: both policy.toml and policy.json exist in %s", dir)
-	case tomlErr == nil:
-		file = "policy.toml"
-		v, err = tomlUnknownTools(string(tomlData))
-	case jsonErr == nil:
-		file = "policy.json"
-		v, err = jsonUnknownTools(jsonData)
-	}
-	if err != nil {
-		return "", fmt.Errorf("device policy %s: %w", filepath.Join(dir, file), err)
-	}
-	switch v {
-	case "":
-		return AskClient, nil
-	case AskClient, DenyTool:
-		return v, nil
-	}
-	return "", fmt.Errorf("device policy in %s: unknown_tools %q is neither %q nor %q", dir, v, AskClient, DenyTool)
-}
-
-// tomlUnknownTools finds the top-level key unknown_tools in a TOML
-// document: one string value, at most once. The device policy has no
-// tables, so a table header is an error rather than a key skipped.
-func tomlUnknownTools(doc string) (string, error) {
-	value, found := "", false
-	for n, line := range strings.Split(doc, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") && !strings.Contains(t, "=") {
-			return "", fmt.Errorf("line %d: a table, which the device policy never has", n+1)
-		}
-		key, val, ok := strings.Cut(t, "=")
-		if !ok || strings.Trim(strings.TrimSpace(key), `"'`) != "unknown_tools" {
-			continue
-		}
-		v, err := tomlStringValue(strings.TrimSpace(val))
-		switch {
-		case err != nil:
-			return "", fmt.Errorf("line %d: unknown_tools: %w", n+1, err)
-		case found:
-			return "", fmt.Errorf("line %d: unknown_tools given twice", n+1)
-		}
-		value, found = v, true
-	}
-	return value, nil
+	return p.UnknownTools, nil
 }
 
 // tomlStringValue reads one basic or literal TOML string followed by nothing
-// but an optional comment.
+// but an optional comment: a value in a Codex config.toml (mcpconfig.go).
 func tomlStringValue(s string) (string, error) {
 	if s == "" || (s[0] != '"' && s[0] != '\'') {
 		return "", errors.New("not a string")
@@ -170,22 +113,6 @@ func tomlStringValue(s string) (string, error) {
 	v, err := strconv.Unquote(word)
 	if err != nil {
 		return "", fmt.Errorf("bad string %s", word)
-	}
-	return v, nil
-}
-
-func jsonUnknownTools(data []byte) (string, error) {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", err
-	}
-	raw, ok := doc["unknown_tools"]
-	if !ok {
-		return "", nil
-	}
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", errors.New("unknown_tools is not a string")
 	}
 	return v, nil
 }

@@ -91,7 +91,8 @@ func TestMCPTools(t *testing.T) {
 }
 
 // TestUnknownToolsSetting reads the one key the hook needs from the
-// device policy file, and refuses anything it cannot read for certain.
+// device policy file as the daemon reads the whole file (devicepolicy), and
+// refuses every file the daemon would refuse.
 func TestUnknownToolsSetting(t *testing.T) {
 	tests := []struct {
 		name, file, body, want, err string
@@ -103,10 +104,13 @@ func TestUnknownToolsSetting(t *testing.T) {
 		{name: "key inside a list is not the key", file: "policy.toml", body: "caches = [\n \"/x\", # unknown_tools = \"deny\"\n]\n", want: hooks.AskClient},
 		{name: "toml twice", file: "policy.toml", body: "unknown_tools = \"deny\"\nunknown_tools = \"deny\"\n", err: "twice"},
 		{name: "toml bad value", file: "policy.toml", body: "unknown_tools = \"allow\"\n", err: "neither"},
-		{name: "toml not a string", file: "policy.toml", body: "unknown_tools = true\n", err: "not a string"},
-		{name: "toml junk after", file: "policy.toml", body: "unknown_tools = \"deny\" x\n", err: "unexpected"},
+		{name: "toml not a string", file: "policy.toml", body: "unknown_tools = true\n", err: "line 1 (last key \"unknown_tools\"): incompatible types"},
+		{name: "toml junk after", file: "policy.toml", body: "unknown_tools = \"deny\" x\n", err: "line 1: expected a top-level item to end"},
 		{name: "json deny", file: "policy.json", body: `{"unknown_tools": "deny", "confinement": true}`, want: hooks.DenyTool},
-		{name: "json not a string", file: "policy.json", body: `{"unknown_tools": 1}`, err: "not a string"},
+		{name: "json not a string", file: "policy.json", body: `{"unknown_tools": 1}`, err: "cannot unmarshal number into Go struct field Policy.unknown_tools"},
+		{name: "a forbidden root elsewhere in the file", file: "policy.toml", body: "unknown_tools = \"ask-client\"\ntoolchains = [\"~/.ssh\"]\n", err: "line 2: toolchains"},
+		{name: "an unknown field", file: "policy.toml", body: "unknown_tools = \"deny\"\nconfinment = false\n", err: `line 2: unknown field "confinment"`},
+		{name: "a table", file: "policy.toml", body: "[x]\nunknown_tools = \"deny\"\n", err: "unknown field"},
 		{name: "json malformed", file: "policy.json", body: `{`, err: "policy.json"},
 		{name: "both files", file: "both", err: "both"},
 	}

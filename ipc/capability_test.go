@@ -57,8 +57,10 @@ func newCapEnv(t *testing.T) *capEnv {
 		c.Now = func() time.Time { return time.Unix(0, ce.clock.Load()) }
 		c.Confinement = "bwrap+landlock"
 		c.Launcher = ce.launcher
+		home, eligible := c.Home, c.Device.EligibleReadOnly // read by the server from Serve on
 		c.DeviceFile = func() devicepolicy.Policy {
-			return devicepolicy.Policy{Confinement: ce.confine.Load(), Toolchains: []string{"/opt/tc"}, Caches: []string{ce.home + "/.cache"}}
+			return devicepolicy.Policy{Confinement: ce.confine.Load(), Toolchains: []string{"/opt/tc"}, Caches: []string{home + "/.cache"},
+				EligibleReadOnly: eligible}
 		}
 	})
 	return ce

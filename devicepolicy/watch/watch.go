@@ -1,4 +1,9 @@
-package devicepolicy
+// Package watch keeps the device policy file current in a running daemon:
+// it reloads the file (package devicepolicy parses and checks it) as it
+// changes, and keeps the last good policy when a change does not load. It
+// is apart from devicepolicy so that what reads the file once (the hook,
+// the CLI) does not link fsnotify.
+package watch
 
 import (
 	"context"
@@ -10,6 +15,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"pathgrant/devicepolicy"
 )
 
 // settle is how long Watch waits after a change before reloading, so an
@@ -20,12 +27,12 @@ const settle = 100 * time.Millisecond
 // changes.
 type Watcher struct {
 	dir      string
-	env      Env
+	env      devicepolicy.Env
 	log      *slog.Logger
-	onChange func(Policy)
+	onChange func(devicepolicy.Policy)
 
 	mu  sync.Mutex
-	cur Policy
+	cur devicepolicy.Policy
 }
 
 // Watch loads the policy in dir and keeps reloading it as the file
@@ -35,8 +42,8 @@ type Watcher struct {
 // nil) is called with each new good policy. The folder is watched rather
 // than the file, because editors replace files by renaming; it is created
 // (0700) if missing.
-func Watch(ctx context.Context, dir string, env Env, log *slog.Logger, onChange func(Policy)) (*Watcher, error) {
-	p, err := Load(dir, env)
+func Watch(ctx context.Context, dir string, env devicepolicy.Env, log *slog.Logger, onChange func(devicepolicy.Policy)) (*Watcher, error) {
+	p, err := devicepolicy.Load(dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +64,7 @@ func Watch(ctx context.Context, dir string, env Env, log *slog.Logger, onChange 
 }
 
 // Policy is the policy in force: the last one that loaded.
-func (w *Watcher) Policy() Policy {
+func (w *Watcher) Policy() devicepolicy.Policy {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.cur
@@ -76,7 +83,7 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 			if !ok {
 				return
 			}
-			if name := filepath.Base(ev.Name); name == TOMLName || name == JSONName {
+			if name := filepath.Base(ev.Name); name == devicepolicy.TOMLName || name == devicepolicy.JSONName {
 				timer.Reset(settle)
 			}
 		case err, ok := <-fw.Errors:
@@ -92,7 +99,7 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 
 // reload loads the file again; a bad file keeps the last good policy.
 func (w *Watcher) reload() {
-	p, err := Load(w.dir, w.env)
+	p, err := devicepolicy.Load(w.dir, w.env)
 	if err != nil {
 		w.log.Error("device policy: the changed file is refused; the previous policy stays in force", "err", err)
 		return
