@@ -22,7 +22,6 @@ import (
 	"pathgrant/engine"
 	"pathgrant/guard"
 	"pathgrant/hooks"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
@@ -65,12 +64,12 @@ type doorRunner func(w *doorWalk, t *testing.T, script string) walked
 // once for each client whose hook rewrites shell commands.
 func doorRunners() map[engine.Door]doorRunner {
 	return map[engine.Door]doorRunner{
-		ipc.DoorHook:        nil, // one runner per rewriting client: hookRunner
-		ipc.DoorExecSession: (*doorWalk).viaExecSession,
-		ipc.DoorToolRoute:   (*doorWalk).viaToolRoute,
-		ipc.DoorSessionTool: (*doorWalk).viaSessionTool,
-		ipc.DoorMCP:         (*doorWalk).viaMCP,
-		ipc.DoorInProcess:   (*doorWalk).viaInProcess,
+		engine.DoorHook:        nil, // one runner per rewriting client: hookRunner
+		engine.DoorExecSession: (*doorWalk).viaExecSession,
+		engine.DoorToolRoute:   (*doorWalk).viaToolRoute,
+		engine.DoorSessionTool: (*doorWalk).viaSessionTool,
+		engine.DoorMCP:         (*doorWalk).viaMCP,
+		engine.DoorInProcess:   (*doorWalk).viaInProcess,
 	}
 }
 
@@ -83,7 +82,7 @@ var hookFixtures = map[string]string{
 	"pi":     "pi-tool_call-bash-downloads.json",
 }
 
-// walkDoors is every door to walk, by name: each of ipc.Doors, the hook
+// walkDoors is every door to walk, by name: each of engine.Doors, the hook
 // door once per rewriting client. A door without a runner, or a
 // rewriting client without a fixture, fails the test.
 func walkDoors(t *testing.T) (names []string, run map[string]doorRunner) {
@@ -94,7 +93,7 @@ func walkDoors(t *testing.T) (names []string, run map[string]doorRunner) {
 		switch {
 		case !ok:
 			t.Errorf("door %q has no runner in the door walk: add one to doorRunners", d)
-		case d == ipc.DoorHook:
+		case d == engine.DoorHook:
 			for _, client := range hooks.Clients() {
 				if !hooks.CanRewrite(client) {
 					continue
@@ -485,7 +484,7 @@ func (w *doorWalk) viaSessionTool(t *testing.T, script string) walked {
 func (w *doorWalk) viaInProcess(t *testing.T, script string) walked {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	return toolWalked(w.srv.RunTool(ctx, w.sess.ID, tools.ExecuteShellCommand, shellArgs(script)))
+	return toolWalked(w.srv.Engine().RunTool(ctx, w.sess.ID, tools.ExecuteShellCommand, shellArgs(script)))
 }
 
 // viaMCP is `pathgrant mcp` driven over stdio by an MCP client: its
@@ -601,7 +600,7 @@ func TestToolDoorTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
-	res, err := e.srv.RunTool(ctx, e.sess.ID, tools.ExecuteShellCommand, json.RawMessage(
+	res, err := e.srv.Engine().RunTool(ctx, e.sess.ID, tools.ExecuteShellCommand, json.RawMessage(
 		`{"command":"setsid -f sleep `+marker+`; sleep `+marker+`.5","timeout_ms":500}`))
 	if err != nil || !res.TimedOut {
 		t.Fatalf("RunTool = %+v, %v; want timed out", res, err)

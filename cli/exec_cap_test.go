@@ -143,7 +143,7 @@ func TestExecDetachedCannotApprove(t *testing.T) {
 			}
 		})
 	}
-	if pending := e.srv.Pending(); !slices.ContainsFunc(pending, func(r wire.Request) bool { return r.ID == ans.Pending }) {
+	if pending := e.srv.Engine().Pending(); !slices.ContainsFunc(pending, func(r wire.Request) bool { return r.ID == ans.Pending }) {
 		t.Errorf("request %s is no longer pending: %+v", ans.Pending, pending)
 	}
 	gs, err := e.store.List(grants.Filter{IncludeRevoked: true, IncludeExpired: true})

@@ -86,11 +86,11 @@ func TestExecExplainsRefusals(t *testing.T) {
 	}
 	id := regexp.MustCompile(`raised as request (\S+),`)
 	found := false
-	for _, req := range e.srv.Pending() {
+	for _, req := range e.srv.Engine().Pending() {
 		found = found || req.Path == e.dl+"/asked.csv"
 	}
 	if !found {
-		t.Errorf("no pending request for %s; pending %+v (%v)", e.dl+"/asked.csv", e.srv.Pending(), id)
+		t.Errorf("no pending request for %s; pending %+v (%v)", e.dl+"/asked.csv", e.srv.Engine().Pending(), id)
 	}
 }
 

@@ -266,7 +266,7 @@ func (e *execEnv) checkUntouched(t *testing.T, outsideTmp string) {
 			t.Errorf("%s exists", path)
 		}
 	}
-	if n := len(e.srv.Pending()); n != 1 {
+	if n := len(e.srv.Engine().Pending()); n != 1 {
 		t.Errorf("%d approval requests pending, want 1 (other.csv)", n)
 	}
 }
@@ -302,7 +302,7 @@ func TestExecWaitsForApproval(t *testing.T) {
 			done := make(chan execResult, 1)
 			go func() { done <- runCmd(t, cmd) }()
 			id := e.waitPending(t, e.dl+"/other.csv")
-			if _, err := e.srv.Decide(id, wire.Decision{Scope: tt.scope}); err != nil {
+			if _, err := e.srv.Engine().Decide(id, wire.Decision{Scope: tt.scope}); err != nil {
 				t.Fatalf("decide: %v", err)
 			}
 			r := <-done
@@ -317,7 +317,7 @@ func (e *execEnv) waitPending(t *testing.T, path string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, r := range e.srv.Pending() {
+		for _, r := range e.srv.Engine().Pending() {
 			if r.Path == path {
 				return r.ID
 			}

@@ -183,7 +183,7 @@ func pendingOf(t *testing.T, answer []byte) string {
 
 func (e *daemonEnv) request(t *testing.T, id string) wire.Request {
 	t.Helper()
-	r, ok := e.srv.Request(id) // the person, in the app
+	r, ok := e.srv.Engine().Request(id) // the person, in the app
 	if !ok {
 		t.Fatalf("no request %s", id)
 	}

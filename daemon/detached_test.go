@@ -71,7 +71,7 @@ func TestDetachedProcessCannotDecide(t *testing.T) {
 	if !strings.HasSuffix(got, "\n403") || !strings.Contains(got, "started by the daemon's own tools") {
 		t.Fatalf("detached decision answered %q, want 403 as the daemon's tools' process", got)
 	}
-	if r, _ := srv.Request(ans.Pending); r.State != wire.StatePending {
+	if r, _ := srv.Engine().Request(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("request %s after the detached decision, want pending", r.State)
 	}
 	r, err := apiclient.New(sock).Decide(ctx, ans.Pending, wire.Decision{Scope: "session", Code: code})

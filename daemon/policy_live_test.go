@@ -14,11 +14,13 @@ import (
 
 	"log/slog"
 
+	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/internal/buildcheck"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // liveDaemon is a daemon started by Start, as `pathgrant serve` starts
@@ -27,7 +29,7 @@ import (
 type liveDaemon struct {
 	root, home, work, sock, policyFile, hook string
 	d                                        *Daemon
-	client                                   *ipc.Client // the session's
+	client                                   *apiclient.Client // the session's
 	log                                      *syncLog
 }
 
@@ -51,7 +53,7 @@ func TestPolicyLive(t *testing.T) {
 			return !l.hasOldRecord(t) && l.pruned(t, "pruned 1 ended session(s)")
 		}},
 		{"eligible_read_only makes a denied read eligible", `eligible_read_only = ["` + data + `"]`, func(t *testing.T) bool {
-			ans := l.check(t, ipc.CheckRequest{Op: guard.OpRead, Path: data + "/report.csv"})
+			ans := l.check(t, wire.CheckRequest{Op: guard.OpRead, Path: data + "/report.csv"})
 			return ans.Decision == guard.Deny && ans.Eligible && ans.Pending != ""
 		}},
 		{"toolchains reach the session's policy", `toolchains = ["` + sdk + `"]`, func(t *testing.T) bool {
@@ -67,12 +69,12 @@ func TestPolicyLive(t *testing.T) {
 			return l.policy(t).SSHAgent
 		}},
 		{"allow_protected opens the member to the guard and in the policy", `allow_protected = [".vscode"]`, func(t *testing.T) bool {
-			ans := l.check(t, ipc.CheckRequest{Op: guard.OpWrite, Path: l.work + "/.vscode/tasks.json"})
+			ans := l.check(t, wire.CheckRequest{Op: guard.OpWrite, Path: l.work + "/.vscode/tasks.json"})
 			return ans.Decision == guard.Allow && !slices.Contains(l.policy(t).Protected, l.work+"/.vscode")
 		}},
 		{"confinement = false makes shell commands unconfined", "confinement = false", func(t *testing.T) bool {
-			ans := l.check(t, ipc.CheckRequest{Command: "ls", Cwd: l.work})
-			return ans.Exec != nil && ans.Exec.Level == ipc.LevelOff && !ans.Exec.Confine
+			ans := l.check(t, wire.CheckRequest{Command: "ls", Cwd: l.work})
+			return ans.Exec != nil && ans.Exec.Level == wire.LevelOff && !ans.Exec.Confine
 		}},
 		{`unknown_tools = "deny" makes the hook deny another server's tool`, `unknown_tools = "deny"`, func(t *testing.T) bool {
 			return strings.Contains(l.runHook(t), `"permissionDecision":"deny"`)
@@ -138,11 +140,11 @@ func startLive(t *testing.T) *liveDaemon {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sess, err := ipc.NewClient(l.sock).Register(ctx, ipc.SessionRequest{Agent: "a", Cwd: l.work, Workspace: []string{l.work}})
+	sess, err := apiclient.New(l.sock).Register(ctx, wire.SessionRequest{Agent: "a", Cwd: l.work, Workspace: []string{l.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.client = &ipc.Client{Socket: l.sock, Session: sess.ID, Token: sess.Token}
+	l.client = apiclient.ForSession(l.sock, sess.ID, sess.Token)
 	return l
 }
 
@@ -192,7 +194,7 @@ func (l *liveDaemon) write(t *testing.T, data string) {
 	}
 }
 
-func (l *liveDaemon) check(t *testing.T, req ipc.CheckRequest) ipc.Answer {
+func (l *liveDaemon) check(t *testing.T, req wire.CheckRequest) wire.Answer {
 	t.Helper()
 	ans, err := l.client.Check(context.Background(), req)
 	if err != nil {
@@ -201,7 +203,7 @@ func (l *liveDaemon) check(t *testing.T, req ipc.CheckRequest) ipc.Answer {
 	return ans
 }
 
-func (l *liveDaemon) policy(t *testing.T) ipc.Policy {
+func (l *liveDaemon) policy(t *testing.T) wire.Policy {
 	t.Helper()
 	p, err := l.client.Policy(context.Background())
 	if err != nil {

@@ -16,7 +16,7 @@ type callerVerdict struct {
 // judgeLineage is judgeCaller for a lineage already in hand (a hook's
 // first check); below says whether a process below the daemon counts.
 func (s *Engine) judgeLineage(l *Lineage, below bool) callerVerdict {
-	lin, readable := l.whole()
+	lin, readable := l.Whole()
 	session, marked := s.agents.holds(lin)
 	switch {
 	case marked:

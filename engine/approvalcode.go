@@ -19,12 +19,12 @@ import (
 const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 // codeLen is the length of an approval code: 40 bits, against at most
-// maxCodeTries guesses.
+// MaxCodeTries guesses.
 const codeLen = 8
 
-// maxCodeTries is how many wrong codes a request takes; the last one
+// MaxCodeTries is how many wrong codes a request takes; the last one
 // denies it.
-const maxCodeTries = 5
+const MaxCodeTries = 5
 
 // newApprovalCode returns a fresh code from crypto/rand.
 func newApprovalCode() string {

@@ -178,15 +178,15 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope)
 	}
 	c := s.queue.tryCode(req.ID, dec.Code)
 	switch {
-	case !c.ok && c.wrong >= maxCodeTries:
-		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, maxCodeTries)
+	case !c.ok && c.wrong >= MaxCodeTries:
+		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, MaxCodeTries)
 		s.Audit(rec)
-		_, _ = s.finish(req.ID, wire.StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", maxCodeTries))
-		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, maxCodeTries)
+		_, _ = s.finish(req.ID, wire.StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", MaxCodeTries))
+		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, MaxCodeTries)
 	case !c.ok:
-		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, maxCodeTries)
+		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, MaxCodeTries)
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s (%d tries left)", req.ID, maxCodeTries-c.wrong)
+		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s (%d tries left)", req.ID, MaxCodeTries-c.wrong)
 	case !c.ceiling.allows(scope, dec.Kind, req.Suggested):
 		rec.Reason = fmt.Sprintf("approval above what was offered refused: %s %s", scope, orFile(dec.Kind))
 		s.Audit(rec)

@@ -44,6 +44,7 @@ type Config struct {
 	MaxConnsPerPeer       int // open connections of one peer process (default 256)
 	MaxSessions           int // live sessions of this user (default 1024)
 	MaxSessionsPerProcess int // live sessions registered by, or bound to, one process (default 128)
+	MaxGone               int // ended sessions held in memory within their grace (default 1024)
 
 	// Confinement is the machine's confinement level (sandbox.Probe's:
 	// "bwrap+landlock", "landlock", "none"); "" counts as none. DeviceFile
@@ -96,6 +97,7 @@ func (c Config) withDefaults() Config {
 	c.MaxConnsPerPeer = orDefault(c.MaxConnsPerPeer, 256)
 	c.MaxSessions = orDefault(c.MaxSessions, 1024)
 	c.MaxSessionsPerProcess = orDefault(c.MaxSessionsPerProcess, 128)
+	c.MaxGone = orDefault(c.MaxGone, DefaultMaxGone)
 	if c.ProcAlive == nil {
 		c.ProcAlive = procAlive
 	}
@@ -104,7 +106,6 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
-
 
 // pruneEvery is how often, by the server's clock, old sessions and audit
 // records are pruned.
@@ -142,7 +143,7 @@ func New(cfg Config) *Engine {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
-		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), self: selfProc(),
 	}
@@ -226,10 +227,48 @@ func (s *Engine) retentionDays() int {
 
 func (s *Engine) now() time.Time { return s.cfg.Now() }
 
-func (s *Engine) sessionLive(id string) bool {
+// SessionLive reports whether session id and all its parents are live.
+func (s *Engine) SessionLive(id string) bool {
 	sess := s.sessions.get(id)
 	return sess != nil && s.chainLive(sess)
 }
+
+// Self is the daemon's own process: what its tool calls start runs below
+// it.
+func (s *Engine) Self() Proc { return s.self }
+
+// LiveSessions counts the live sessions, registered and hook-only: what
+// MaxSessions bounds.
+func (s *Engine) LiveSessions() int { return len(s.owners.live(s.SessionLive)) }
+
+// HeldSessions counts the sessions held in memory, ended ones within
+// their grace included: what Config.MaxGone bounds.
+func (s *Engine) HeldSessions() int { return s.sessions.held() }
+
+// End ends session id (and its children) for why, as its own end, its
+// launcher's exit or its agent's would; it returns how many grants ended
+// with it. An unknown session is NotFound.
+func (s *Engine) End(id string, why grants.EndReason) (int, error) {
+	sess := s.sessions.get(id)
+	if sess == nil {
+		return 0, errorf(NotFound, "", "unknown session %s", id)
+	}
+	return s.endSession(sess, why)
+}
+
+// EndReason is why session id ended ("" while it is live or unknown); a
+// child ended with its parent reads EndReasonParentEnded.
+func (s *Engine) EndReason(id string) grants.EndReason {
+	sess := s.sessions.get(id)
+	if sess == nil || s.chainLive(sess) {
+		return ""
+	}
+	return sess.reason()
+}
+
+// MarkAgent remembers the agent chain of lineage l as session's agent, as
+// a check or a tool call from it would.
+func (s *Engine) MarkAgent(l *Lineage, session string) { s.markAgent(l, session) }
 
 func orDefault(v, def int) int {
 	if v <= 0 {

@@ -45,7 +45,7 @@ func (h *hub) publish(ev wire.Event) {
 	}
 }
 
-// Subscribe streams the call's session's events until cancel is called.
-func (s *Engine) Subscribe(c Call) (events <-chan wire.Event, cancel func()) {
-	return s.hub.subscribe(c.sess.ID)
+// Subscribe streams session's events until cancel is called.
+func (s *Engine) Subscribe(session string) (events <-chan wire.Event, cancel func()) {
+	return s.hub.subscribe(session)
 }

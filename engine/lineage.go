@@ -105,8 +105,8 @@ func (l *Lineage) upTo(stop func([]LineageEntry) bool) []LineageEntry {
 	return l.got
 }
 
-// whole is the whole lineage, and whether it could be read to the end.
-func (l *Lineage) whole() ([]LineageEntry, bool) {
+// Whole is the whole lineage, and whether it could be read to the end.
+func (l *Lineage) Whole() ([]LineageEntry, bool) {
 	if l == nil {
 		return nil, false
 	}

@@ -23,7 +23,7 @@ func (s *Engine) agentParent(l *Lineage, parent *session) *Error {
 	if v.why == "" {
 		return nil
 	}
-	lin, _ := l.whole()
+	lin, _ := l.Whole()
 	for p := parent; p != nil && v.session != ""; p = p.Parent {
 		if s.agents.holdsSession(lin, p.ID) {
 			return nil
@@ -42,7 +42,7 @@ func (s *Engine) agentBounds(l *Lineage, sess *session) *Error {
 	if v.why == "" {
 		return nil
 	}
-	lin, _ := l.whole()
+	lin, _ := l.Whole()
 	if roots, ok := s.agents.rootsOf(lin); ok && slices.ContainsFunc(roots, func(own guard.SessionPolicy) bool {
 		return within(sess.roots, own) == nil
 	}) {

@@ -107,14 +107,14 @@ func lineageHolds(lineage *Lineage, p Proc) bool {
 type registry struct {
 	mu       sync.RWMutex
 	now      func() time.Time
-	maxGone  int // ended sessions held within goneGrace at most (maxGone; tests lower it)
+	maxGone  int // ended sessions held within GoneGrace at most (Config.MaxGone)
 	sessions map[string]*session
 	aliases  map[string]string             // client's own session id -> session id
 	watches  map[string]context.CancelFunc // session id -> stops the watch on its bound process
 }
 
-func newRegistry(now func() time.Time) *registry {
-	return &registry{now: now, maxGone: maxGone, sessions: map[string]*session{}, aliases: map[string]string{}, watches: map[string]context.CancelFunc{}}
+func newRegistry(now func() time.Time, held int) *registry {
+	return &registry{now: now, maxGone: held, sessions: map[string]*session{}, aliases: map[string]string{}, watches: map[string]context.CancelFunc{}}
 }
 
 // alias returns the session a client session id is bound to.
@@ -197,25 +197,25 @@ func (r *registry) endFor(id string, why grants.EndReason) bool {
 	return true
 }
 
-// Ended and expired sessions are kept in memory for goneGrace, so that a
+// Ended and expired sessions are kept in memory for GoneGrace, so that a
 // late request naming one is told it ended (410) rather than that it is
-// unknown, and at most maxGone of them, so that ending sessions in bulk
+// unknown, and at most Config.MaxGone of them (DefaultMaxGone), so that ending sessions in bulk
 // cannot grow the daemon. Dropping one revives nothing: the store
 // remembers every session it started, and refuses to start an ended or
 // expired id again until retention prunes it.
 const (
-	goneGrace = 10 * time.Minute
-	maxGone   = 1024
+	GoneGrace      = 10 * time.Minute
+	DefaultMaxGone = 1024
 )
 
-// dropGone forgets the sessions that ended or expired more than goneGrace
+// dropGone forgets the sessions that ended or expired more than GoneGrace
 // ago, and the oldest ended ones beyond maxGone, with the client session
 // ids bound to them and the watches on their processes. It returns how
 // many it dropped.
 func (r *registry) dropGone() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	before, cutoff := len(r.sessions), r.now().Add(-goneGrace)
+	before, cutoff := len(r.sessions), r.now().Add(-GoneGrace)
 	var ended []*session
 	for id, s := range r.sessions {
 		switch {

@@ -51,7 +51,7 @@ func (o *sessionOwners) live(isLive func(string) bool) []ownedSession {
 // ended is refused instead: those belong to a launcher that is running.
 // Called with admitMu held.
 func (s *Engine) admitSession(owner Proc) *Error {
-	live := s.owners.live(s.sessionLive)
+	live := s.owners.live(s.SessionLive)
 	mine := 0
 	for _, o := range live {
 		if o.owner == owner {

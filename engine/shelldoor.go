@@ -50,7 +50,7 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	}
 	l.Prepared.Session = t.sess.ID
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
-		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.markToolProcess(t.sess.ID)})
+		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID)})
 	switch {
 	case res.Err != nil:
 		return -1, res.Err

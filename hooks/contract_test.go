@@ -207,7 +207,7 @@ func TestCrossProviderContract(t *testing.T) {
 		if ans.Pending != "" {
 			// Read as the person, in process: over the socket this
 			// process is the agent that sent the check.
-			for _, req := range d.srv.Pending() {
+			for _, req := range d.srv.Engine().Pending() {
 				if req.ID == ans.Pending {
 					o.Owner = req.Session
 				}
@@ -295,7 +295,7 @@ func TestCrossProviderContract(t *testing.T) {
 	// Every provider's eligible read in the parent session is one approval
 	// request (coalesced), owned by the parent; the child's is its own.
 	owners := map[string]int{}
-	for _, r := range d.srv.Pending() {
+	for _, r := range d.srv.Engine().Pending() {
 		owners[r.Session]++
 	}
 	if owners[parent.ID] != 1 || owners[child.ID] != 1 || len(owners) != 2 {

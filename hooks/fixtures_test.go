@@ -186,7 +186,7 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("unexpected stderr %q", got.stderr)
 			}
 			if tc.mode != down {
-				if p := d.srv.Pending(); len(p) != tc.pending {
+				if p := d.srv.Engine().Pending(); len(p) != tc.pending {
 					t.Errorf("%d approval requests pending, want %d: %+v", len(p), tc.pending, p)
 				}
 			}

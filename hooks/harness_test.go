@@ -156,12 +156,12 @@ func (d *daemon) waitPending(n int) []wire.Request {
 	d.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if p := d.srv.Pending(); len(p) == n {
+		if p := d.srv.Engine().Pending(); len(p) == n {
 			return p
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	d.t.Fatalf("pending requests never reached %d: %+v", n, d.srv.Pending())
+	d.t.Fatalf("pending requests never reached %d: %+v", n, d.srv.Engine().Pending())
 	return nil
 }
 

@@ -120,7 +120,7 @@ func TestPiExtension(t *testing.T) {
 		var id string
 		deadline := time.Now().Add(20 * time.Second)
 		for id == "" && time.Now().Before(deadline) {
-			for _, r := range d.srv.Pending() {
+			for _, r := range d.srv.Engine().Pending() {
 				if strings.HasSuffix(r.Path, "/other.csv") {
 					id = r.ID
 				}

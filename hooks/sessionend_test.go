@@ -187,7 +187,7 @@ func TestAgentExitEndsSessionGrant(t *testing.T) {
 		"PATHGRANT_WAIT_MS=20000")
 	a.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
 	req := d.waitPending(1)[0]
-	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
+	if _, err := d.srv.Engine().Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatalf("approve for the session: %v", err)
 	}
 	if out := a.output(t, "out", 10*time.Second); !strings.Contains(out, `"permissionDecision":"allow"`) {
@@ -237,10 +237,10 @@ func TestAgentExitEndsPendingRequest(t *testing.T) {
 	if ans.Hook.Decision != "deny" || !strings.Contains(ans.Hook.Reason, "session ended (agent exited)") {
 		t.Errorf("hook answered %+v, want a deny saying the session ended", ans.Hook)
 	}
-	if p := d.srv.Pending(); len(p) != 0 {
+	if p := d.srv.Engine().Pending(); len(p) != 0 {
 		t.Errorf("requests still pending: %+v", p)
 	}
-	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
+	if _, err := d.srv.Engine().Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
 		t.Error("approving the ended request succeeded")
 	}
 	if gs, _ := d.store.List(grants.Filter{Session: req.Session, IncludeRevoked: true}); len(gs) != 0 {
@@ -395,7 +395,7 @@ func TestResumedConversationStartsAfresh(t *testing.T) {
 		"PATHGRANT_WAIT_MS=20000")
 	first.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
 	req := d.waitPending(1)[0]
-	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
+	if _, err := d.srv.Engine().Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatalf("approve for the session: %v", err)
 	}
 	<-first.done

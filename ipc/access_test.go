@@ -44,7 +44,7 @@ var agentCallers = []agentCaller{
 		return append([]engine.LineageEntry{{engine.Proc{PID: 4101, Start: 1}, "python3"}, {engine.Proc{PID: 4100, Start: 1}, "bash"}}, agentLineage[1:]...)
 	}},
 	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []engine.LineageEntry {
-		return []engine.LineageEntry{{engine.Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.self, "pathgrant"}, {engine.Proc{PID: 4200, Start: 1}, "bash"}}
+		return []engine.LineageEntry{{engine.Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.Engine().Self(), "pathgrant"}, {engine.Proc{PID: 4200, Start: 1}, "bash"}}
 	}},
 	{name: "a lineage that cannot be read", unreadable: true},
 }
@@ -159,14 +159,14 @@ func TestToolProcessMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	e.srv.markToolProcess("s1")(cmd.Process.Pid)
+	e.srv.Engine().MarkToolProcess("s1")(cmd.Process.Pid)
 	_, p, _, err := engine.ProcInfo(int32(cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
 	below := []engine.LineageEntry{{engine.Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
-	if s, ok := e.srv.agents.holds(below); !ok || s != "s1" {
-		t.Fatalf("a process under the tool's: %q %v, want session s1", s, ok)
+	if why, s := e.srv.Engine().JudgeCaller(engine.FixedLineage(below, nil)); why == "" || s != "s1" {
+		t.Fatalf("a process under the tool's: %q (%s), want an agent of session s1", s, why)
 	}
 }
 
@@ -176,7 +176,7 @@ func TestToolProcessMarked(t *testing.T) {
 func TestCallerIsAgent(t *testing.T) {
 	e := newTestEnv(t)
 	s := e.register(wire.SessionRequest{Agent: "a"})
-	e.srv.agents.add([]engine.Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
+	e.srv.Engine().MarkAgent(engine.FixedLineage(agentLineage[1:2], nil), s.ID)
 	tests := []struct {
 		name    string
 		lin     []engine.LineageEntry
@@ -184,20 +184,20 @@ func TestCallerIsAgent(t *testing.T) {
 		agent   bool
 	}{
 		{"the agent", agentLineage, s.ID, true},
-		{"below the daemon, its tool shell gone", []engine.LineageEntry{{engine.Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}}, "", true},
-		{"below the daemon and the agent", []engine.LineageEntry{{engine.Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}, agentLineage[1]}, s.ID, true},
-		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{engine.Proc{PID: 4303, Start: 1}, "sh"}, {engine.Proc{PID: e.srv.self.PID, Start: e.srv.self.Start + 1}, "x"}}, "", false},
+		{"below the daemon, its tool shell gone", []engine.LineageEntry{{engine.Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.Engine().Self(), "pathgrant"}}, "", true},
+		{"below the daemon and the agent", []engine.LineageEntry{{engine.Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.Engine().Self(), "pathgrant"}, agentLineage[1]}, s.ID, true},
+		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{engine.Proc{PID: 4303, Start: 1}, "sh"}, {engine.Proc{PID: e.srv.Engine().Self().PID, Start: e.srv.Engine().Self().Start + 1}, "x"}}, "", false},
 		{"the person", userLineage, "", false},
-		{"the daemon itself", []engine.LineageEntry{{e.srv.self, "pathgrant"}, {engine.Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
+		{"the daemon itself", []engine.LineageEntry{{e.srv.Engine().Self(), "pathgrant"}, {engine.Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, _ := http.NewRequest("GET", "/", nil)
 			r = r.WithContext(context.WithValue(r.Context(), peerKey{}, &connInfo{}))
 			e.as(tt.lin)
-			session, agent := e.srv.callerIsAgent(r)
-			if session != tt.session || agent != tt.agent {
-				t.Fatalf("callerIsAgent = %q %v, want %q %v", session, agent, tt.session, tt.agent)
+			why, session := e.srv.Engine().JudgeCaller(e.srv.lineage(r))
+			if agent := why != ""; session != tt.session || agent != tt.agent {
+				t.Fatalf("JudgeCaller = %q (%s), want %q agent %v", session, why, tt.session, tt.agent)
 			}
 		})
 	}

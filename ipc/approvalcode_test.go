@@ -15,58 +15,11 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
-
-// TestApprovalCodeAlphabet: codes are codeLen symbols of the unambiguous
-// alphabet, and differ from one request to the next.
-func TestApprovalCodeAlphabet(t *testing.T) {
-	seen := map[string]bool{}
-	for range 2000 {
-		c := newApprovalCode()
-		if len(c) != codeLen || strings.ContainsAny(c, "0O1Il") || strings.Trim(c, codeAlphabet) != "" {
-			t.Fatalf("code %q", c)
-		}
-		seen[c] = true
-	}
-	if len(seen) < 1990 {
-		t.Fatalf("%d distinct codes of 2000", len(seen))
-	}
-}
-
-// TestCeiling: a code allows what the prompt offered and nothing wider.
-func TestCeiling(t *testing.T) {
-	file := guard.Scope{Op: guard.OpRead, Path: "/d/x.csv", Kind: guard.KindFile}
-	folder := guard.Scope{Op: guard.OpRead, Path: "/d", Kind: guard.KindFolder}
-	yes := func(guard.Op, string, bool) bool { return true }
-	no := func(guard.Op, string, bool) bool { return false }
-	tests := []struct {
-		name  string
-		sug   guard.Scope
-		offer func(guard.Op, string, bool) bool
-		scope grants.Scope
-		kind  guard.GrantKind
-		want  bool
-	}{
-		{"once file", file, yes, grants.ScopeOnce, "", true},
-		{"device folder offered", file, yes, grants.ScopeDevice, guard.KindFolder, true},
-		{"folder not grantable", file, no, grants.ScopeOnce, guard.KindFolder, false},
-		{"file itself when the folder is not", file, no, grants.ScopeDevice, guard.KindFile, true},
-		{"suggested folder", folder, no, grants.ScopeSession, guard.KindFolder, true},
-		{"file of a folder", folder, yes, grants.ScopeOnce, guard.KindFile, false},
-		{"unknown scope", file, yes, grants.Scope("forever"), "", false},
-		{"device for a write", guard.Scope{Op: guard.OpWrite, Path: "/d/x", Kind: guard.KindFile}, yes, grants.ScopeDevice, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ceilingFor(tt.sug, tt.offer).allows(tt.scope, tt.kind, tt.sug); got != tt.want {
-				t.Fatalf("allows = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
 
 // codeEnv is a daemon with one session and a helper that makes a pending
 // request for a Downloads file, as the agent, and turns to the user.
@@ -97,7 +50,7 @@ func (e codeEnv) decide(id string, d wire.Decision) (wire.Request, int) {
 }
 
 func (e codeEnv) state(id string) string {
-	r, _, _ := e.srv.queue.get(id)
+	r, _ := e.srv.Engine().Request(id)
 	return r.State
 }
 
@@ -146,7 +99,7 @@ func TestApprovalCode(t *testing.T) {
 	t.Run("no code", func(t *testing.T) {
 		e := newCodeEnv(t)
 		id := e.pending("report.csv")
-		for range maxCodeTries + 1 {
+		for range engine.MaxCodeTries + 1 {
 			if _, st := e.decide(id, wire.Decision{Scope: "once"}); st != http.StatusForbidden {
 				t.Fatalf("no code: status %d", st)
 			}
@@ -166,17 +119,17 @@ func TestApprovalCode(t *testing.T) {
 			wrong = "HGFEDCBA"
 		}
 		before := auditCount(t, e.testEnv, grants.KindForged)
-		for i := 1; i <= maxCodeTries; i++ {
+		for i := 1; i <= engine.MaxCodeTries; i++ {
 			_, st := e.decide(id, wire.Decision{Scope: "once", Code: wrong})
 			want := wire.StatePending
-			if i == maxCodeTries {
+			if i == engine.MaxCodeTries {
 				want = wire.StateDenied
 			}
 			if st != http.StatusForbidden || e.state(id) != want {
 				t.Fatalf("wrong code %d: status %d, state %s; want 403, %s", i, st, e.state(id), want)
 			}
 		}
-		if n := auditCount(t, e.testEnv, grants.KindForged) - before; n != maxCodeTries {
+		if n := auditCount(t, e.testEnv, grants.KindForged) - before; n != engine.MaxCodeTries {
 			t.Fatalf("%d forged records, want one per wrong code", n)
 		}
 		if _, st := e.decide(id, wire.Decision{Scope: "once", Code: e.code(id)}); st != http.StatusConflict {

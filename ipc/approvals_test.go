@@ -53,8 +53,8 @@ func TestPendingCap(t *testing.T) {
 			t.Fatalf("check %d: %+v", i, ans)
 		}
 	}
-	if len(e.srv.Pending()) != 2 {
-		t.Fatalf("pending %d, want 2", len(e.srv.Pending()))
+	if len(e.srv.Engine().Pending()) != 2 {
+		t.Fatalf("pending %d, want 2", len(e.srv.Engine().Pending()))
 	}
 }
 

@@ -37,7 +37,7 @@ func newBoundsEnv(t testing.TB) *boundsEnv {
 	b.testEnv = newTestEnv(t, func(c *Config) {
 		b.layout = boundstest.NewLayout(t, filepath.Dir(c.Home))
 		c.Getenv = b.layout.Getenv
-		d := DefaultDevicePolicy(c.Getenv, c.Home, c.Store.Path(), b.layout.Socket())
+		d := engine.DefaultDevicePolicy(c.Getenv, c.Home, c.Store.Path(), b.layout.Socket())
 		d.EligibleReadOnly = c.Device.EligibleReadOnly
 		d.Protected = append(d.Protected, c.Device.Protected...)
 		c.Device = d
@@ -99,7 +99,7 @@ var registerRoutes = []registerRoute{
 	}},
 	{"POST /s/{session}/v1/check, a hook-only session's first check", "POST /s/{session}/v1/check", false, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, _ bool) (int, string) {
 		b.asNewAgent()
-		return b.hookCheck(newID(), append([]string{b.work}, extra.Workspace...))
+		return b.hookCheck(testID(), append([]string{b.work}, extra.Workspace...))
 	}},
 }
 
@@ -275,7 +275,7 @@ func (b *boundsEnv) mustRegister(t *testing.T, req wire.SessionRequest) wire.Ses
 // now, over roots.
 func (b *boundsEnv) hookSession(t *testing.T, roots []string) string {
 	t.Helper()
-	id := newID()
+	id := testID()
 	c := apiclient.New(b.sock)
 	defer c.CloseIdle()
 	if _, err := c.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: b.work, Agent: "claude", WorkspaceRoots: roots,
@@ -289,7 +289,7 @@ func (b *boundsEnv) hookSession(t *testing.T, roots []string) string {
 // played now: named in the body, or with inURL in the URL
 // (/s/{session}/v1/check).
 func (b *boundsEnv) hookCheck(inURL string, roots []string) (int, string) {
-	req := wire.CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots, Op: guard.OpRead, Path: b.work + "/main.go"}
+	req := wire.CheckRequest{SessionID: testID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots, Op: guard.OpRead, Path: b.work + "/main.go"}
 	if inURL == "" {
 		c := apiclient.New(b.sock)
 		defer c.CloseIdle()
@@ -363,14 +363,3 @@ func TestRegisterRoutesCovered(t *testing.T) {
 	}
 }
 
-// BenchmarkRegistrationBounds is what the bounds add to a registration:
-// listing and canonicalising the places, and checking two roots.
-func BenchmarkRegistrationBounds(bm *testing.B) {
-	b := newBoundsEnv(bm)
-	sp := guard.SessionPolicy{Workspace: []string{b.work}, ReadOnly: []string{b.dl}}
-	for bm.Loop() {
-		if err := checkBounds(sp, b.srv.registrationBounds()); err != nil {
-			bm.Fatal(err)
-		}
-	}
-}

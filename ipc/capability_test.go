@@ -273,7 +273,7 @@ func TestCapabilityExec(t *testing.T) {
 			wire.Decision{Scope: "session"}, nil); st == http.StatusOK {
 			t.Fatal("a decision with a capability was accepted")
 		}
-		if p := ce.srv.Pending(); len(p) != 1 || p[0].ID != denied.Pending {
+		if p := ce.srv.Engine().Pending(); len(p) != 1 || p[0].ID != denied.Pending {
 			t.Errorf("pending %+v; want %s still pending", p, denied.Pending)
 		}
 		if gs, _ := ce.store.List(grants.Filter{Session: denied.Session}); len(gs) != 0 {
@@ -308,7 +308,7 @@ func TestExecReport(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], "raised as request") || !strings.Contains(lines[1], "cannot be approved") {
 		t.Errorf("report %q: want the Downloads read raised and /etc/shadow final", lines)
 	}
-	if pending := ce.srv.Pending(); len(pending) != 1 || !strings.HasSuffix(pending[0].Path, "/other.csv") {
+	if pending := ce.srv.Engine().Pending(); len(pending) != 1 || !strings.HasSuffix(pending[0].Path, "/other.csv") {
 		t.Errorf("pending %+v; want one request for other.csv", pending)
 	}
 	if _, st := ce.report(t, p.Ticket, "bash ./x.sh", "cat: /x: Permission denied"); st != http.StatusForbidden {
@@ -330,31 +330,5 @@ func TestHealthConfinement(t *testing.T) {
 		if got["confinement"] != tt.want {
 			t.Errorf("confine %v: health %v; want confinement %q", tt.confine, got, tt.want)
 		}
-	}
-}
-
-// TestCapStoreKindsBoundedApart: report tickets filling their bound (a
-// day of commands that never failed) neither push out an exec capability
-// nor count against the exec capabilities' bound; each kind drops its
-// own entry closest to expiry.
-func TestCapStoreKindsBoundedApart(t *testing.T) {
-	cs := newCapStore()
-	now := time.Now()
-	execCap := cs.issue(capEntry{kind: engine.CapExec, session: "s", expires: now.Add(engine.CapabilityTTL)}, now)
-	var first string
-	for i := range maxCapabilities + 10 {
-		ticket := cs.issue(capEntry{kind: engine.CapReport, session: "s", expires: now.Add(engine.ReportTTL + time.Duration(i)*time.Second)}, now)
-		if i == 0 {
-			first = ticket
-		}
-	}
-	if e, ok := cs.consume(execCap); !ok || e.kind != engine.CapExec {
-		t.Errorf("the exec capability was pushed out by report tickets: %+v %v", e, ok)
-	}
-	if _, ok := cs.consume(first); ok {
-		t.Error("the report ticket closest to expiry was kept past the bound")
-	}
-	if n := len(cs.caps[engine.CapReport]); n != maxCapabilities {
-		t.Errorf("%d report tickets kept; want the bound, %d", n, maxCapabilities)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // the client goes away or the daemon shuts down.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c sessionCall) {
 	rc := http.NewResponseController(w)
-	events, cancel := s.e.Subscribe(c.Call)
+	events, cancel := s.e.Subscribe(c.SessionID())
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")

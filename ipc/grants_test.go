@@ -32,7 +32,7 @@ func TestRevokeSession(t *testing.T) {
 		put(grants.ScopeDevice, s.ID, e.dl+"/other.csv"),
 	}
 	kept := put(grants.ScopeSession, other.ID, e.dl+"/report.csv")
-	events, cancel := e.srv.hub.subscribe("")
+	events, cancel := e.srv.Engine().Subscribe("")
 	defer cancel()
 
 	tests := []struct {

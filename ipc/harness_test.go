@@ -2,6 +2,8 @@ package ipc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -173,11 +175,18 @@ func (e *testEnv) waitPending(n int) []wire.Request {
 	e.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if p := e.srv.Pending(); len(p) == n {
+		if p := e.srv.Engine().Pending(); len(p) == n {
 			return p
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	e.t.Fatalf("pending requests never reached %d: %+v", n, e.srv.Pending())
+	e.t.Fatalf("pending requests never reached %d: %+v", n, e.srv.Engine().Pending())
 	return nil
+}
+
+// testID is a fresh random session id, as the daemon mints them.
+func testID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -35,7 +35,7 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 				return g
 			}
 			sg, dg := put(grants.ScopeSession, e.dl+"/report.csv"), put(grants.ScopeDevice, e.dl+"/other.csv")
-			events, cancel := e.srv.hub.subscribe(parent.ID)
+			events, cancel := e.srv.Engine().Subscribe(parent.ID)
 			defer cancel()
 
 			waiting := make(chan wire.Answer, 1)
@@ -50,7 +50,7 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 			mustWrite(t, e.home+"/Downloads/third.csv", "x")
 			req := e.waitPending(1)[0]
 
-			if _, err := e.srv.endSession(e.srv.sessions.get(parent.ID), why); err != nil {
+			if _, err := e.srv.Engine().End(parent.ID, why); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -67,21 +67,21 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 			if got, _ := e.store.Get(dg.ID); got.State(time.Now()) != "live" {
 				t.Errorf("device grant state %q, want live", got.State(time.Now()))
 			}
-			if r, _, _ := e.srv.queue.get(req.ID); r.State != wire.StateEnded {
+			if r, _ := e.srv.Engine().Request(req.ID); r.State != wire.StateEnded {
 				t.Errorf("request state %q, want %q", r.State, wire.StateEnded)
 			}
 			if e.approver.withdrawn.Load() != 1 {
 				t.Errorf("prompt withdrawn %d times, want 1", e.approver.withdrawn.Load())
 			}
-			if c := e.srv.sessions.get(child.ID); e.srv.chainLive(c) || c.reason() != grants.EndReasonParentEnded {
-				t.Errorf("child session live=%v reason %q, want ended with its parent", e.srv.chainLive(c), c.reason())
+			if live, why := e.srv.Engine().SessionLive(child.ID), e.srv.Engine().EndReason(child.ID); live || why != grants.EndReasonParentEnded {
+				t.Errorf("child session live=%v reason %q, want ended with its parent", live, why)
 			}
 			if live, _ := e.store.LiveSessions(); slices.ContainsFunc(live, func(s grants.Session) bool {
 				return s.ID == parent.ID || s.ID == child.ID
 			}) {
 				t.Errorf("store sessions still live: %+v", live)
 			}
-			if _, err := e.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
+			if _, err := e.srv.Engine().Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
 				t.Error("the ended request was approved")
 			}
 			var types []string
@@ -93,7 +93,7 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 					t.Errorf("events %v lack %s", types, want)
 				}
 			}
-			if n, _ := e.srv.endSession(e.srv.sessions.get(parent.ID), grants.EndReasonSessionEnd); n != 0 {
+			if n, _ := e.srv.Engine().End(parent.ID, grants.EndReasonSessionEnd); n != 0 {
 				t.Errorf("ending again ended %d grants", n)
 			}
 		})

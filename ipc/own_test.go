@@ -33,7 +33,7 @@ func newOwnEnv(t *testing.T) ownEnv {
 		return ans.Pending
 	}
 	grant := func(c *apiclient.Client, file string) string {
-		r, err := e.srv.Decide(ask(c, file), wire.Decision{Scope: "session"}) // the person, in the app
+		r, err := e.srv.Engine().Decide(ask(c, file), wire.Decision{Scope: "session"}) // the person, in the app
 		if err != nil || r.Grant == "" {
 			t.Fatalf("approve %s: %+v %v", file, r, err)
 		}
@@ -77,11 +77,11 @@ func TestOwnSessionSeesOnlyItsOwn(t *testing.T) {
 			}
 		})
 	}
-	if r, _, _ := e.srv.queue.get(e.bReq); r.State != wire.StatePending {
+	if r, _ := e.srv.Engine().Request(e.bReq); r.State != wire.StatePending {
 		t.Fatalf("b's request is %s, want pending", r.State)
 	}
-	if g, _ := e.store.Get(e.bGrant); g.State(e.srv.now()) != "live" {
-		t.Fatalf("b's grant is %s, want live", g.State(e.srv.now()))
+	if g, _ := e.store.Get(e.bGrant); g.State(e.srv.Engine().Config().Now()) != "live" {
+		t.Fatalf("b's grant is %s, want live", g.State(e.srv.Engine().Config().Now()))
 	}
 	if r, err := e.a.Request(ctx, e.aReq); err != nil || r.ID != e.aReq {
 		t.Fatalf("own request: %+v %v", r, err)

@@ -88,7 +88,7 @@ func TestAgentCannotApprove(t *testing.T) {
 			t.Errorf("%s from the agent: %q, want 403 as the agent's", name, out)
 		}
 	}
-	if r, _ := e.srv.Request(ans.Pending); r.State != wire.StatePending {
+	if r, _ := e.srv.Engine().Request(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("request %s after the agent's decision, want pending", r.State)
 	}
 	if gs, _ := e.store.List(grants.Filter{Session: s.ID}); len(gs) != 1 {
@@ -251,7 +251,7 @@ func TestPeerPinned(t *testing.T) {
 				ci.peer.PID = int32(os.Getpid())
 			}
 			start := ci.pinnedStart()
-			_, complete := peerLineage(ci.peer.PID, start).whole()
+			_, complete := engine.PeerLineage(ci.peer.PID, start).Whole()
 			if tc.reaped != (start == 0) || tc.reaped == complete {
 				t.Fatalf("start %d, lineage complete %v", start, complete)
 			}

@@ -10,7 +10,6 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
-	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/wire"
 )
@@ -74,7 +73,7 @@ func TestRetentionAtStart(t *testing.T) {
 	e := newTestEnv(t)
 	e.endedSession()
 	later := &fakeClock{t: time.Now().Add(devicepolicy.DefaultRetentionDays*day + day)}
-	cfg := e.srv.cfg
+	cfg := e.srv.Engine().Config()
 	cfg.Now = later.Now
 	srv := New(cfg)
 	ln, err := Listen(e.sock + ".2")

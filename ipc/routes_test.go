@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/engine"
+	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
@@ -105,7 +106,7 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 	live := e.register(wire.SessionRequest{Agent: "a"})
 	other := e.register(wire.SessionRequest{Agent: "b"})
 	ended := e.register(wire.SessionRequest{Agent: "c"})
-	e.srv.sessions.end(ended.ID)
+	e.srv.Engine().End(ended.ID, grants.EndReasonSessionEnd)
 	c := rawClient(e.sock)
 	check := func(body, env, client string, agent bool) any {
 		if agent { // a check body has no place for it: an unknown field is refused
@@ -196,7 +197,7 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 		st, _ := send(t, c, method, path, hdr, body)
 		return st
 	}
-	declared := tc.sources.kinds()
+	declared := tc.sources.Kinds()
 	for _, k := range declared {
 		t.Run(k.String(), func(t *testing.T) {
 			unknown := map[engine.Source]string{k: "unknown-session"}
@@ -215,16 +216,16 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 			}
 		})
 	}
-	for _, n := range sourceNames {
-		if tc.sources&n.src != 0 {
+	for _, src := range (^engine.Source(0)).Kinds() {
+		if tc.sources&src != 0 {
 			continue
 		}
-		ids := map[engine.Source]string{declared[0]: live.ID, n.src: live.ID, srcToken: live.Token}
+		ids := map[engine.Source]string{declared[0]: live.ID, src: live.ID, srcToken: live.Token}
 		if _, _, _, _, ok := sessionRequest(rt, tc, ids); !ok {
 			continue // this route has no place for it at all
 		}
 		if st := do(ids); st != http.StatusBadRequest {
-			t.Errorf("session id in the undeclared %s source: %d, want 400", n.name, st)
+			t.Errorf("session id in the undeclared %s source: %d, want 400", src, st)
 		}
 	}
 	if tc.sources&engine.SrcURL == 0 {
@@ -241,7 +242,7 @@ func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, ot
 	// every declared source but the client's own id names the session
 	ids := func(id, tok string) map[engine.Source]string {
 		m := map[engine.Source]string{srcToken: tok}
-		for _, k := range tc.sources.kinds() {
+		for _, k := range tc.sources.Kinds() {
 			if k != engine.SrcClient && k != engine.SrcAgent { // neither names a session by its id
 				m[k] = id
 			}

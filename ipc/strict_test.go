@@ -102,7 +102,7 @@ func TestUnreadableLineage(t *testing.T) {
 	if err := e.client.Revoke(context.Background(), "g-x"); statusOf(err) != http.StatusForbidden {
 		t.Fatalf("revoke from an unreadable lineage: %v, want 403", err)
 	}
-	if r, _, _ := e.srv.queue.get(ans.Pending); r.State != wire.StatePending {
+	if r, _ := e.srv.Engine().Request(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("state %s, want pending", r.State)
 	}
 }

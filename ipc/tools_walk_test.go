@@ -212,7 +212,7 @@ func (e *walkEnv) routesFor(t *testing.T, id, token string, agentBridge bool) []
 		}},
 		{"in process", func(t *testing.T, tool string, args map[string]any) tools.Result {
 			raw, _ := json.Marshal(args)
-			res, err := e.srv.RunTool(context.Background(), id, tool, raw)
+			res, err := e.srv.Engine().RunTool(context.Background(), id, tool, raw)
 			if err != nil {
 				t.Fatalf("%s in process: %v", tool, err)
 			}
@@ -304,18 +304,18 @@ func TestToolRoutesWalk(t *testing.T) {
 			}
 			t.Run("approval raised for the session, grant serves every route", func(t *testing.T) {
 				var req wire.Request
-				for _, p := range e.srv.Pending() {
+				for _, p := range e.srv.Engine().Pending() {
 					if p.Session == s.id && strings.HasSuffix(p.Path, "/Downloads/report.csv") {
 						req = p
 					}
 				}
 				if req.ID == "" {
-					t.Fatalf("no pending request of session %s for the Downloads read: %+v", s.id, e.srv.Pending())
+					t.Fatalf("no pending request of session %s for the Downloads read: %+v", s.id, e.srv.Engine().Pending())
 				}
 				if req.Count < len(routes) {
 					t.Errorf("the request counted %d calls, want one per route (%d)", req.Count, len(routes))
 				}
-				if _, err := e.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
+				if _, err := e.srv.Engine().Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 					t.Fatal(err)
 				}
 				for _, rt := range routes {
@@ -418,7 +418,7 @@ func TestToolRoutesRefuseIdentities(t *testing.T) {
 	}
 	for _, id := range []string{"", "nope"} {
 		t.Run("in process "+id, func(t *testing.T) {
-			if _, err := e.srv.RunTool(ctx, id, tools.ExecuteShellCommand, args); err == nil {
+			if _, err := e.srv.Engine().RunTool(ctx, id, tools.ExecuteShellCommand, args); err == nil {
 				t.Fatalf("RunTool(%q) ran", id)
 			}
 			assertNoMarker(t, marker)
@@ -507,7 +507,7 @@ func TestHookGrantServesBridge(t *testing.T) {
 	if res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"}); res.Decision != guard.Deny {
 		t.Fatalf("the bridge read before any approval: %+v %s", res, text)
 	}
-	if _, err := e.srv.Decide(ans.Pending, wire.Decision{Scope: "session"}); err != nil {
+	if _, err := e.srv.Engine().Decide(ans.Pending, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatal(err)
 	}
 	res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"})
@@ -515,7 +515,7 @@ func TestHookGrantServesBridge(t *testing.T) {
 		t.Fatalf("the bridge after the hook's session grant: %+v %s", res, text)
 	}
 	raw, _ := json.Marshal(map[string]any{"path": "~/Downloads/report.csv"})
-	if res, err := e.srv.RunTool(ctx, other.ID, tools.ReadFile, raw); err != nil || res.Decision != guard.Deny {
+	if res, err := e.srv.Engine().RunTool(ctx, other.ID, tools.ReadFile, raw); err != nil || res.Decision != guard.Deny {
 		t.Errorf("another session used the grant: %+v, %v", res, err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"pathgrant/wire"
 )
 
-// Caller forwards one tool call to the daemon; *ipc.Client is one.
+// Caller forwards one tool call to the daemon; *apiclient.Client is one.
 type Caller interface {
 	Tool(ctx context.Context, tool string, req wire.ToolRequest) (tools.Result, error)
 }

@@ -186,11 +186,11 @@ func TestDownloadsThroughTheBridge(t *testing.T) {
 	if structured["session"] != e.session.ID || structured["eligible"] != true {
 		t.Errorf("denial %v, want eligible in session %s", structured, e.session.ID)
 	}
-	reqs := e.srv.Pending()
+	reqs := e.srv.Engine().Pending()
 	if len(reqs) != 1 || reqs[0].ID != pending || reqs[0].Session != e.session.ID || reqs[0].Path != report {
 		t.Fatalf("pending requests %+v, want one for %s in session %s", reqs, report, e.session.ID)
 	}
-	if _, err := e.srv.Decide(pending, wire.Decision{Scope: "session", Kind: guard.KindFile}); err != nil {
+	if _, err := e.srv.Engine().Decide(pending, wire.Decision{Scope: "session", Kind: guard.KindFile}); err != nil {
 		t.Fatal(err)
 	}
 	res, text, _ = e.call(t, "read_file", map[string]any{"path": "~/Downloads/report.csv"})

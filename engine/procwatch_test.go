@@ -1,23 +1,22 @@
-package ipc
+package engine
 
 import (
 	"context"
 	"os/exec"
-	"pathgrant/engine"
 	"testing"
 	"time"
 )
 
 // startSleeper runs a real process that lives until the test kills it,
 // and returns it with its identity.
-func startSleeper(t *testing.T) (*exec.Cmd, engine.Proc) {
+func startSleeper(t *testing.T) (*exec.Cmd, Proc) {
 	t.Helper()
 	cmd := exec.Command("sleep", "60")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	_, p, _, err := engine.ProcInfo(int32(cmd.Process.Pid))
+	_, p, _, err := ProcInfo(int32(cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,16 +27,16 @@ func startSleeper(t *testing.T) (*exec.Cmd, engine.Proc) {
 // poll the daemon falls back to without one.
 var waiters = []struct {
 	name string
-	wait func(ctx context.Context, p engine.Proc) bool
+	wait func(ctx context.Context, p Proc) bool
 }{
-	{"pidfd", func(ctx context.Context, p engine.Proc) bool {
+	{"pidfd", func(ctx context.Context, p Proc) bool {
 		exited, err := waitPidfd(ctx, p)
 		if err != nil {
 			panic(err) // every kernel this runs on has pidfd_open
 		}
 		return exited
 	}},
-	{"proc-poll", func(ctx context.Context, p engine.Proc) bool { return pollProc(ctx, p, kernelProcs{}.alive) }},
+	{"proc-poll", func(ctx context.Context, p Proc) bool { return pollProc(ctx, p, kernelProcs{}.alive) }},
 }
 
 // TestWaitSeesExit: a watched process that is killed is seen to exit
@@ -83,10 +82,10 @@ func TestWaitIdentity(t *testing.T) {
 	_, p := startSleeper(t)
 	cases := []struct {
 		name string
-		p    engine.Proc
+		p    Proc
 	}{
-		{"reused pid", engine.Proc{PID: p.PID, Start: p.Start + 1}},
-		{"no such pid", engine.Proc{PID: 1 << 30, Start: 1}},
+		{"reused pid", Proc{PID: p.PID, Start: p.Start + 1}},
+		{"no such pid", Proc{PID: 1 << 30, Start: 1}},
 	}
 	for _, w := range waiters {
 		for _, tc := range cases {

@@ -1,8 +1,7 @@
-package ipc
+package engine
 
 import (
 	"os"
-	"pathgrant/engine"
 	"testing"
 )
 
@@ -24,17 +23,17 @@ func TestLineage(t *testing.T) {
 }
 
 func TestAgentChain(t *testing.T) {
-	e := func(pid int32, comm string) engine.LineageEntry {
-		return engine.LineageEntry{engine.Proc{PID: pid, Start: 1}, comm}
+	e := func(pid int32, comm string) LineageEntry {
+		return LineageEntry{Proc{PID: pid, Start: 1}, comm}
 	}
 	tests := []struct {
 		name string
-		lin  []engine.LineageEntry
+		lin  []LineageEntry
 		want []int32
 	}{
-		{"hook under claude", []engine.LineageEntry{e(3, "pathgrant-hook"), e(2, "claude"), e(1, "bash")}, []int32{3, 2}},
-		{"hook through sh", []engine.LineageEntry{e(4, "pathgrant-hook"), e(3, "sh"), e(2, "node"), e(1, "bash")}, []int32{4, 3, 2}},
-		{"peer alone", []engine.LineageEntry{e(4, "curl")}, []int32{4}},
+		{"hook under claude", []LineageEntry{e(3, "pathgrant-hook"), e(2, "claude"), e(1, "bash")}, []int32{3, 2}},
+		{"hook through sh", []LineageEntry{e(4, "pathgrant-hook"), e(3, "sh"), e(2, "node"), e(1, "bash")}, []int32{4, 3, 2}},
+		{"peer alone", []LineageEntry{e(4, "curl")}, []int32{4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
