@@ -249,7 +249,7 @@ func TestSessionFlood(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	created, refused := 0, 0
 	for i := range n {
-		e.role.Store(&[]engine.LineageEntry{{engine.Proc{PID: int32(10000 + i%100), Start: 1}, "launcher"}})
+		e.role.Store(&[]engine.LineageEntry{{Proc: engine.Proc{PID: int32(10000 + i%100), Start: 1}, Comm: "launcher"}})
 		e.client.CloseIdle()
 		_, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "flood", Cwd: e.work, Workspace: []string{e.work}})
 		switch {
@@ -279,7 +279,7 @@ func TestSessionFlood(t *testing.T) {
 // registered session is never ended to make room.
 func TestHookOnlyEviction(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.MaxSessionsPerProcess, c.MaxSessions = 4, 6 })
-	agent := []engine.LineageEntry{{engine.Proc{PID: 777, Start: 1}, "pathgrant-hook"}, {engine.Proc{PID: 778, Start: 1}, "claude"}}
+	agent := []engine.LineageEntry{{Proc: engine.Proc{PID: 777, Start: 1}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: 778, Start: 1}, Comm: "claude"}}
 	check := func(id string) error {
 		e.as(agent)
 		_, err := e.client.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
@@ -300,7 +300,7 @@ func TestHookOnlyEviction(t *testing.T) {
 	for i := range 2 {
 		e.register(wire.SessionRequest{Agent: "launcher-" + strconv.Itoa(i)})
 	}
-	e.as([]engine.LineageEntry{{engine.Proc{PID: 900, Start: 1}, "launcher"}})
+	e.as([]engine.LineageEntry{{Proc: engine.Proc{PID: 900, Start: 1}, Comm: "launcher"}})
 	if _, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "x", Cwd: e.work, Workspace: []string{e.work}}); err != nil {
 		t.Fatalf("a registration over the user cap ends a hook-only session: %v", err)
 	}

@@ -41,10 +41,10 @@ type agentCaller struct {
 var agentCallers = []agentCaller{
 	{name: "the agent that sent checks", lineage: func(*testEnv) []engine.LineageEntry { return agentLineage }},
 	{name: "a script under the agent", lineage: func(*testEnv) []engine.LineageEntry {
-		return append([]engine.LineageEntry{{engine.Proc{PID: 4101, Start: 1}, "python3"}, {engine.Proc{PID: 4100, Start: 1}, "bash"}}, agentLineage[1:]...)
+		return append([]engine.LineageEntry{{Proc: engine.Proc{PID: 4101, Start: 1}, Comm: "python3"}, {Proc: engine.Proc{PID: 4100, Start: 1}, Comm: "bash"}}, agentLineage[1:]...)
 	}},
 	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []engine.LineageEntry {
-		return []engine.LineageEntry{{engine.Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.Engine().Self(), "pathgrant"}, {engine.Proc{PID: 4200, Start: 1}, "bash"}}
+		return []engine.LineageEntry{{Proc: engine.Proc{PID: 4201, Start: 1}, Comm: "curl"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, {Proc: engine.Proc{PID: 4200, Start: 1}, Comm: "bash"}}
 	}},
 	{name: "a lineage that cannot be read", unreadable: true},
 }
@@ -164,7 +164,7 @@ func TestToolProcessMarked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	below := []engine.LineageEntry{{engine.Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
+	below := []engine.LineageEntry{{Proc: engine.Proc{PID: 1 << 22, Start: 1}, Comm: "curl"}, {Proc: p, Comm: "sleep"}}
 	if why, s := e.srv.Engine().JudgeCaller(engine.FixedLineage(below, nil)); why == "" || s != "s1" {
 		t.Fatalf("a process under the tool's: %q (%s), want an agent of session s1", s, why)
 	}
@@ -184,11 +184,11 @@ func TestCallerIsAgent(t *testing.T) {
 		agent   bool
 	}{
 		{"the agent", agentLineage, s.ID, true},
-		{"below the daemon, its tool shell gone", []engine.LineageEntry{{engine.Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.Engine().Self(), "pathgrant"}}, "", true},
-		{"below the daemon and the agent", []engine.LineageEntry{{engine.Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.Engine().Self(), "pathgrant"}, agentLineage[1]}, s.ID, true},
-		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{engine.Proc{PID: 4303, Start: 1}, "sh"}, {engine.Proc{PID: e.srv.Engine().Self().PID, Start: e.srv.Engine().Self().Start + 1}, "x"}}, "", false},
+		{"below the daemon, its tool shell gone", []engine.LineageEntry{{Proc: engine.Proc{PID: 4301, Start: 1}, Comm: "sh"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}}, "", true},
+		{"below the daemon and the agent", []engine.LineageEntry{{Proc: engine.Proc{PID: 4302, Start: 1}, Comm: "sh"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, agentLineage[1]}, s.ID, true},
+		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{Proc: engine.Proc{PID: 4303, Start: 1}, Comm: "sh"}, {Proc: engine.Proc{PID: e.srv.Engine().Self().PID, Start: e.srv.Engine().Self().Start + 1}, Comm: "x"}}, "", false},
 		{"the person", userLineage, "", false},
-		{"the daemon itself", []engine.LineageEntry{{e.srv.Engine().Self(), "pathgrant"}, {engine.Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
+		{"the daemon itself", []engine.LineageEntry{{Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, {Proc: engine.Proc{PID: 4304, Start: 1}, Comm: "bash"}}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -242,7 +242,7 @@ func (b *boundsEnv) asPerson() { b.role.Store(&userLineage) }
 // asNewAgent plays a new agent process (and its hook), not yet marked.
 func (b *boundsEnv) asNewAgent() {
 	pid := b.pid.Add(2)
-	l := []engine.LineageEntry{{engine.Proc{PID: pid, Start: 1}, "pathgrant-hook"}, {engine.Proc{PID: pid + 1, Start: 1}, "claude"}}
+	l := []engine.LineageEntry{{Proc: engine.Proc{PID: pid, Start: 1}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: pid + 1, Start: 1}, Comm: "claude"}}
 	b.role.Store(&l)
 }
 

@@ -34,8 +34,8 @@ type testEnv struct {
 }
 
 var (
-	agentLineage = []engine.LineageEntry{{engine.Proc{PID: 4001, Start: 1}, "pathgrant-hook"}, {engine.Proc{PID: 4000, Start: 1}, "claude"}}
-	userLineage  = []engine.LineageEntry{{engine.Proc{PID: 5001, Start: 1}, "pathgrant"}, {engine.Proc{PID: 5000, Start: 1}, "bash"}}
+	agentLineage = []engine.LineageEntry{{Proc: engine.Proc{PID: 4001, Start: 1}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: 4000, Start: 1}, Comm: "claude"}}
+	userLineage  = []engine.LineageEntry{{Proc: engine.Proc{PID: 5001, Start: 1}, Comm: "pathgrant"}, {Proc: engine.Proc{PID: 5000, Start: 1}, Comm: "bash"}}
 )
 
 func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {

@@ -38,7 +38,7 @@ func TestResolveSession(t *testing.T) {
 	if _, err := resolve(engine.IDs{Body: "hook-1"}, "", agentLineage, hook); err != nil {
 		t.Fatalf("auto-register hook session: %v", err)
 	}
-	otherAgent := []engine.LineageEntry{{engine.Proc{PID: 7001, Start: 9}, "pathgrant-hook"}, {engine.Proc{PID: 7000, Start: 9}, "claude"}}
+	otherAgent := []engine.LineageEntry{{Proc: engine.Proc{PID: 7001, Start: 9}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: 7000, Start: 9}, Comm: "claude"}}
 
 	tests := []struct {
 		name    string
