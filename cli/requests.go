@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,12 +142,12 @@ func newDaemonFlags(name string) (*flag.FlagSet, *string) {
 // own refusal, or that nothing answers there.
 func daemonError(sock string, err error) error {
 	var ae *wire.DaemonError
-	var op *net.OpError
+	var ue *wire.UnreachableError
 	switch {
 	case errors.As(err, &ae):
 		return err
-	case errors.As(err, &op) && op.Op == "dial":
-		return fmt.Errorf("no daemon answers on %s: %w (start one with 'pathgrant serve --headless')", sock, op.Err)
+	case errors.As(err, &ue):
+		return fmt.Errorf("no daemon answers on %s: %w (start one with 'pathgrant serve --headless')", sock, ue.Err)
 	}
 	return fmt.Errorf("daemon on %s: %w", sock, err)
 }

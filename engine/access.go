@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"pathgrant/guard"
-	"pathgrant/wire"
 )
 
 // callerVerdict is why a caller counts as an agent ("" for the person),
@@ -83,9 +82,4 @@ func selfProc() Proc {
 func (s *Engine) JudgeCaller(l *Lineage) (why, session string) {
 	v := s.judgeLineage(l, true)
 	return v.why, v.session
-}
-
-// Health is the daemon's state for GET /v1/health.
-func (s *Engine) Health() wire.Health {
-	return wire.Health{OK: true, Pending: len(s.queue.pending()), Paused: s.paused.Load(), Confinement: s.confinementLevel()}
 }

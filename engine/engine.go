@@ -233,6 +233,11 @@ func (s *Engine) SessionLive(id string) bool {
 	return sess != nil && s.chainLive(sess)
 }
 
+// Health is the daemon's state for GET /v1/health.
+func (s *Engine) Health() wire.Health {
+	return wire.Health{OK: true, Pending: len(s.queue.pending()), Paused: s.paused.Load(), Confinement: s.confinementLevel()}
+}
+
 // Self is the daemon's own process: what its tool calls start runs below
 // it.
 func (s *Engine) Self() Proc { return s.self }

@@ -362,4 +362,3 @@ func TestRegisterRoutesCovered(t *testing.T) {
 		t.Errorf("registerRoutes names %s, which is not a route", p)
 	}
 }
-

@@ -323,11 +323,11 @@ func TestHealthConfinement(t *testing.T) {
 		want    wire.Level
 	}{{true, "bwrap+landlock"}, {false, wire.LevelOff}} {
 		ce.confine.Store(tt.confine)
-		var got map[string]any
+		var got wire.Health
 		if err := ce.client.Do(context.Background(), http.MethodGet, "/v1/health", nil, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got["confinement"] != tt.want {
+		if got.Confinement != tt.want {
 			t.Errorf("confine %v: health %v; want confinement %q", tt.confine, got, tt.want)
 		}
 	}

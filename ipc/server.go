@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"pathgrant/engine"
-	"pathgrant/wire"
 )
 
 // Config wires a Server: the engine's configuration (package engine),
@@ -56,69 +55,6 @@ func New(cfg Config) *Server {
 
 // Engine is the engine the server serves.
 func (s *Server) Engine() *engine.Engine { return s.e }
-
-// route is one API endpoint: a handler for routes that act for no session
-// (open to anyone, or for the person only: access.go), or a sessionRoute,
-// whose handler Handler calls only with the session resolved from the
-// sources the route declares.
-type route struct {
-	pattern string
-	handle  http.HandlerFunc
-	session *sessionRoute
-	access  access // who may call it; set by the constructor of its row
-	limit   int64  // the largest body the route reads; 0: maxBody
-}
-
-// acting declares a route that acts for a session named in sources.
-func acting(pattern string, sources engine.Source, act sessionHandler) route {
-	return route{pattern: pattern, session: &sessionRoute{sources: sources, act: act}, access: accessSession}
-}
-
-// withBody is acting for a route whose body is read (once) before the
-// session resolves, because it may name the session.
-func withBody(pattern string, sources engine.Source, body func() sessionBody, act sessionHandler) route {
-	return route{pattern: pattern, session: &sessionRoute{sources: sources, body: body, act: act}, access: accessSession}
-}
-
-// ownSources are where a session's own view of its requests and grants
-// takes its id: the URL, and the header that must agree with it.
-const ownSources = engine.SrcURL | engine.SrcHeader
-
-func newCheckBody() sessionBody { return &checkBody{} }
-
-// checkSources are where a check may name its session besides the URL.
-const checkSources = engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcClient
-
-func (s *Server) routes() []route {
-	return []route{
-		anyone("GET /v1/health", s.handleHealth),
-		anyone("POST /v1/sessions", s.handleRegister),
-		acting("DELETE /v1/sessions/{session}", engine.SrcURL|engine.SrcHeader, s.handleEndSession),
-		withBody("POST /v1/check", checkSources, newCheckBody, s.handleCheck),
-		withBody("POST /s/{session}/v1/check", engine.SrcURL|checkSources, newCheckBody, s.handleCheck),
-		acting("GET /v1/events", engine.SrcQuery|engine.SrcHeader, s.handleEvents),
-		acting("GET /s/{session}/v1/events", engine.SrcURL|engine.SrcQuery|engine.SrcHeader, s.handleEvents),
-		acting("GET /v1/policy", engine.SrcQuery|engine.SrcHeader, s.handlePolicy),
-		acting("GET /s/{session}/v1/policy", engine.SrcURL|engine.SrcQuery|engine.SrcHeader, s.handlePolicy),
-		capRoute("POST "+wire.PathExec, engine.CapExec, newExecBody, s.handleExec),
-		capRoute("POST "+wire.PathReport, engine.CapReport, newReportBody, s.handleExecReport),
-		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
-		toolRoute("POST /s/{session}/v1/tools/{tool}", engine.SrcURL|toolSources, s.handleTool),
-		acting("GET /s/{session}/v1/requests", ownSources, s.handleOwnRequests),
-		acting("GET /s/{session}/v1/requests/{id}", ownSources, s.handleOwnRequest),
-		acting("POST /s/{session}/v1/requests/{id}/deny", ownSources, s.handleOwnDeny),
-		acting("GET /s/{session}/v1/grants", ownSources, s.handleOwnGrants),
-		acting("DELETE /s/{session}/v1/grants/{id}", ownSources, s.handleOwnRevoke),
-		acting("DELETE /s/{session}/v1/grants", ownSources, s.handleOwnRevokeAll),
-		personOnly("GET /v1/requests", s.handleListRequests),
-		personOnly("GET /v1/requests/{id}", s.handleGetRequest),
-		personOnly("POST /v1/requests/{id}/decision", s.handleDecision),
-		personOnly("GET /v1/grants", s.handleListGrants),
-		personOnly("DELETE /v1/grants/{id}", s.handleRevoke),
-		personOnly("DELETE /v1/sessions/{id}/grants", s.handleRevokeSession),
-		personOnly("GET /v1/audit", s.handleAudit),
-	}
-}
 
 // Handler returns the API with peer checks in front of every route. A
 // session route's handler is reached only through serveSession, so no

@@ -27,7 +27,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("pathgrant daemon not reachable at %s: %v", e.Socket, e.Err)
+	return fmt.Sprintf("pathgrant daemon at %s: not reachable: %v", e.Socket, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"pathgrant/engine"
+	"pathgrant/grants"
 	"pathgrant/wire"
 )
 
@@ -17,15 +18,6 @@ type sessionBody interface {
 // client, which never learns the client's own session id).
 type agentBody interface {
 	agentProcess() bool
-}
-
-// checkBody is a check's body; toolBody a tool call's.
-type checkBody struct{ wire.CheckRequest }
-
-type toolBody struct{ wire.ToolRequest }
-
-func (r *checkBody) sessionIDs() (body, env, client string) {
-	return r.SessionID, r.EnvSession, r.ClientSession
 }
 
 // sessionCall is what a session route's handler gets: the call the
@@ -89,4 +81,18 @@ func requestIDs(r *http.Request, body sessionBody) engine.IDs {
 		ids.AgentProcess = ab.agentProcess()
 	}
 	return ids
+}
+
+// servePerson refuses h to a caller under an agent (Engine.JudgeCaller): 403,
+// one line, audited as forged.
+func (s *Server) servePerson(pattern string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if why, session := s.e.JudgeCaller(s.lineage(r)); why != "" {
+			msg := "refused: " + pattern + " is for the person, and the caller " + why + "; use it from your own terminal or the app"
+			s.e.Audit(grants.Record{Kind: grants.KindForged, Session: session, Reason: "person-only " + pattern + " from a caller that " + why})
+			writeError(w, errorf(http.StatusForbidden, grants.KindForged, "%s", msg))
+			return
+		}
+		h(w, r)
+	}
 }
