@@ -15,7 +15,7 @@ import (
 // present must agree, or it presents an exec capability that names the
 // session itself. Every refusal is audited.
 
-// source is one place a request may name its session. Each session route
+// Source is one place a request may name its session. Each session route
 // declares the sources it takes; a request naming its session anywhere
 // else is refused rather than having that id silently ignored.
 type Source uint8
@@ -69,13 +69,23 @@ type IDs struct {
 	AgentProcess                  bool
 }
 
+// source is one id and where it came from.
+type source struct {
+	src Source
+	v   string
+}
+
+// list is the one list of the places an id can come from, in the order
+// they are named in refusals. The agent-process ask carries no id.
+func (ids IDs) list() []source {
+	return []source{{SrcURL, ids.URL}, {SrcQuery, ids.Query}, {SrcHeader, ids.Header}, {SrcBody, ids.Body},
+		{SrcEnv, ids.Env}, {SrcClient, ids.Client}}
+}
+
 // Sources are the sources that carry an id.
 func (ids IDs) Sources() Source {
 	var got Source
-	for _, p := range []struct {
-		v   string
-		src Source
-	}{{ids.URL, SrcURL}, {ids.Query, SrcQuery}, {ids.Header, SrcHeader}, {ids.Body, SrcBody}, {ids.Env, SrcEnv}, {ids.Client, SrcClient}} {
+	for _, p := range ids.list() {
 		if p.v != "" {
 			got |= p.src
 		}
@@ -86,37 +96,46 @@ func (ids IDs) Sources() Source {
 	return got
 }
 
-// named reports whether any source but the client's own id and the
-// agent-process ask names a session.
-func (ids IDs) named() bool {
-	return ids.URL != "" || ids.Query != "" || ids.Header != "" || ids.Body != "" || ids.Env != ""
+// naming are the ids that name a pathgrant session: all but the client's
+// own id, which only a check binds to one.
+func (ids IDs) naming() []source {
+	var out []source
+	for _, p := range ids.list() {
+		if p.v != "" && p.src != SrcClient {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
-// first is the first id present but the client's own, for the audit
-// record of a refusal.
+// named reports whether any id names a pathgrant session.
+func (ids IDs) named() bool { return len(ids.naming()) > 0 }
+
+// first is the first id naming a session, for the audit record of a
+// refusal.
 func (ids IDs) first() string {
-	return firstNonEmpty(ids.URL, ids.Query, ids.Header, ids.Body, ids.Env)
+	if n := ids.naming(); len(n) > 0 {
+		return n[0].v
+	}
+	return ""
 }
 
 func (ids IDs) String() string {
 	var parts []string
-	for _, p := range []struct{ name, v string }{{"url", ids.URL}, {"query", ids.Query}, {"header", ids.Header}, {"body", ids.Body}, {"env", ids.Env}} {
-		if p.v != "" {
-			parts = append(parts, p.name+"="+p.v)
-		}
+	for _, p := range ids.naming() {
+		parts = append(parts, p.src.String()+"="+p.v)
 	}
 	return strings.Join(parts, " ")
 }
 
-// agree returns the one id all present sources but the client's own name.
+// agree returns the one id all the ids naming a session name.
 func (ids IDs) agree() (string, *Error) {
 	id := ""
-	for _, v := range []string{ids.URL, ids.Query, ids.Header, ids.Body, ids.Env} {
+	for _, p := range ids.naming() {
 		switch {
-		case v == "":
 		case id == "":
-			id = v
-		case v != id:
+			id = p.v
+		case p.v != id:
 			return "", errorf(Conflict, grants.KindConflict, "session ids disagree (%s): refusing to pick one", ids)
 		}
 	}

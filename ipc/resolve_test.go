@@ -21,9 +21,11 @@ func TestResolveSession(t *testing.T) {
 	client := func(id string) *wire.CheckRequest { return &wire.CheckRequest{ClientSession: id, Cwd: e.work} }
 	ended := e.register(wire.SessionRequest{Agent: "runner"})
 	e.srv.Engine().End(ended.ID, grants.EndReasonSessionEnd)
-	skew.Store(int64(-e.srv.Engine().Config().SessionMaxAge - time.Minute)) // registered a day and a minute ago
+	// expired: registered so that its day ends a moment from now.
+	skew.Store(int64(-e.srv.Engine().Config().SessionMaxAge + 300*time.Millisecond))
 	expired := e.register(wire.SessionRequest{Agent: "runner"})
 	skew.Store(0)
+	time.Sleep(400 * time.Millisecond)
 	parent := e.register(wire.SessionRequest{Agent: "runner"})
 	child, err := e.clientFor(parent).Register(t.Context(), wire.SessionRequest{Agent: "bg", Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
