@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"pathgrant/devicepolicy"
+	"pathgrant/engine"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
 )
 
@@ -109,14 +109,14 @@ func preferredLogFolder(d daemonProc, safe []string) string {
 // safeLogFolders are where a log file stays with the person: folders
 // both hidden from every confined command's view (sandbox.HiddenPaths,
 // which the daemon's Launcher hides) and protected by the daemon's guard
-// (ipc.DefaultDevicePolicy), whose reads the guard refuses outside a
+// (engine.DefaultDevicePolicy), whose reads the guard refuses outside a
 // workspace and never offers for approval. By default these are
 // pathgrant's state folder (the store's), its runtime (socket) folder and
 // its config folder. Canonical, sorted.
 func safeLogFolders(d daemonProc, socket string) []string {
 	hidden := sandbox.HiddenPaths(sandbox.Places{Getenv: d.Getenv, Home: d.Home, UID: d.UID, Socket: socket,
 		Forbidden: devicepolicy.Forbidden(d.Home)})
-	protected := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.Store, socket).Protected
+	protected := engine.DefaultDevicePolicy(d.Getenv, d.Home, d.Store, socket).Protected
 	var out []string
 	for _, h := range hidden {
 		h = canonical(h)

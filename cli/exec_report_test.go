@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 // paths to ask about.
 func TestReads(t *testing.T) {
-	in := sandbox.Input{TmpDir: "/t/s", Policy: ipc.Policy{Workspace: []string{"/w"}, ReadOnly: []string{"/ro"},
+	in := sandbox.Input{TmpDir: "/t/s", Policy: wire.Policy{Workspace: []string{"/w"}, ReadOnly: []string{"/ro"},
 		Grants: []guard.Scope{{Op: guard.OpRead, Path: "/d/f.csv", Kind: guard.KindFile},
 			{Op: guard.OpRead, Path: "/dd", Kind: guard.KindFolder}, {Op: guard.OpWrite, Path: "/wr", Kind: guard.KindFolder}}},
 		Device: sandbox.Device{Toolchains: []string{"/opt/go"}}}
@@ -86,11 +86,11 @@ func TestExecExplainsRefusals(t *testing.T) {
 	}
 	id := regexp.MustCompile(`raised as request (\S+),`)
 	found := false
-	for _, req := range e.srv.Pending() {
+	for _, req := range e.srv.Engine().Pending() {
 		found = found || req.Path == e.dl+"/asked.csv"
 	}
 	if !found {
-		t.Errorf("no pending request for %s; pending %+v (%v)", e.dl+"/asked.csv", e.srv.Pending(), id)
+		t.Errorf("no pending request for %s; pending %+v (%v)", e.dl+"/asked.csv", e.srv.Engine().Pending(), id)
 	}
 }
 

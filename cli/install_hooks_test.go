@@ -14,10 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/hooks"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/wire"
 )
 
 // installHooksEnv is a temporary home with a fake pathgrant-hook binary.
@@ -392,7 +395,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 	}
 	defer store.Close()
 	sock := root + "/run/pathgrant.sock"
-	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: e.home, Device: ipc.DefaultDevicePolicy(os.Getenv, e.home, root+"/state/pathgrant.db", sock),
+	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: e.home, Device: engine.DefaultDevicePolicy(os.Getenv, e.home, root+"/state/pathgrant.db", sock),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := ipc.Listen(sock)
 	if err != nil {
@@ -407,8 +410,8 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 		<-done
 	}()
 	ctx := context.Background()
-	c := ipc.NewClient(sock)
-	sess, err := c.Register(ctx, ipc.SessionRequest{Agent: "t", Cwd: e.project, Workspace: []string{e.project}})
+	c := apiclient.New(sock)
+	sess, err := c.Register(ctx, wire.SessionRequest{Agent: "t", Cwd: e.project, Workspace: []string{e.project}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +427,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 			}
 			path := settingsPath(t, client, e.home, project)
 			for _, op := range []string{"write", "delete"} {
-				ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.Op(op), Path: path})
+				ans, err := c.Check(ctx, wire.CheckRequest{Op: guard.Op(op), Path: path})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -29,7 +30,7 @@ func TestRunRegistrationBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := ipctest.OpenStore(t, storePath)
-	device := ipc.DefaultDevicePolicy(l.Getenv, l.Home, storePath, l.Socket())
+	device := engine.DefaultDevicePolicy(l.Getenv, l.Home, storePath, l.Socket())
 	device.Protected = append(device.Protected, root+"/state", root+"/run")
 	srv := ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: l.Home, Logger: ipctest.Quiet, Device: device, Getenv: l.Getenv})
 	ipctest.Serve(t, srv, sock)

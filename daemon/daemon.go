@@ -14,6 +14,8 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
+	"pathgrant/devicepolicy/watch"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
@@ -33,7 +35,7 @@ type Daemon struct {
 	// Policy is the device policy file, reloaded as it changes;
 	// Confinement what this machine offers confined commands. Together
 	// they decide whether agents' shell commands run confined.
-	Policy      *devicepolicy.Watcher
+	Policy      *watch.Watcher
 	Confinement sandbox.Confinement
 	stopWatch   context.CancelFunc
 	// Reaper keeps what the tool calls start below the daemon, detached
@@ -82,7 +84,7 @@ func (d *Daemon) watchPolicy(log *slog.Logger) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d.Policy, err = devicepolicy.Watch(ctx, devicepolicy.Dir(d.Getenv, env.Home), env, log, func(p devicepolicy.Policy) {
+	d.Policy, err = watch.Watch(ctx, devicepolicy.Dir(d.Getenv, env.Home), env, log, func(p devicepolicy.Policy) {
 		logConfinement(log, d.Confinement, p)
 	})
 	if err != nil {
@@ -133,8 +135,8 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 // its sandbox from the one sandbox.Launcher (package ipc cannot build it
 // itself: package sandbox imports it); the tool routes' inner step is the
 // pathgrant binary this daemon runs as, or the one next to it.
-func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
-	device := ipc.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
+func (d *Daemon) Config(log *slog.Logger, approver engine.Approver) ipc.Config {
+	device := engine.DefaultDevicePolicy(d.Getenv, d.Home, d.StorePath, d.Socket)
 	exe, err := os.Executable()
 	if err == nil {
 		exe = sandbox.FrontEndBinary(exe)
@@ -143,11 +145,11 @@ func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
 		log.Warn("no pathgrant-confine or pathgrant binary next to the daemon's: execute_shell_command is refused", "err", err)
 	}
 	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home, Getenv: d.Getenv,
-		Logger: log, Approver: approver, Confinement: string(d.Confinement.Level),
+		Logger: log, Approver: approver, Confinement: d.Confinement.Level,
 		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket, Exe: exe}}
 	if d.Policy != nil {
-		// The eligible roots are read at start; the rest of the file live.
-		cfg.Device.EligibleReadOnly = d.Policy.Policy().EligibleReadOnly
+		// Every setting of the file is read where it is used, so each
+		// one is live on reload.
 		cfg.DeviceFile = d.Policy.Policy
 	}
 	return cfg

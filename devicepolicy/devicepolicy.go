@@ -10,6 +10,10 @@
 // (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh), browser profiles and password
 // stores (Forbidden). A file naming one of them, an unknown field or a bad
 // value is refused as a whole, with the line at fault.
+//
+// This package is the file's one parser and check: the hook reads it with
+// Read at each call it needs it for, the daemon keeps it current with
+// package devicepolicy/watch and reads every setting where it is used.
 package devicepolicy
 
 import (
@@ -26,6 +30,10 @@ const (
 	AskClient = "ask-client" // let the agent's own permission prompt decide
 	DenyTool  = "deny"       // refuse it
 )
+
+// DefaultRetentionDays is how long audit records and ended sessions are
+// kept when the file does not say.
+const DefaultRetentionDays = 90
 
 // Policy is the device policy. Paths are absolute and clean once loaded.
 type Policy struct {
@@ -77,7 +85,7 @@ func Defaults(env Env) Policy {
 		ReadOnlyFiles: []string{h(".gitconfig"), h(".config/git")},
 		UnknownTools:  AskClient,
 		Confinement:   true,
-		RetentionDays: 90,
+		RetentionDays: DefaultRetentionDays,
 	}
 }
 
@@ -113,9 +121,10 @@ func (p Policy) check(home string, at func(value string) string) error {
 		{"eligible_read_only", p.EligibleReadOnly}, {"toolchains", p.Toolchains},
 		{"caches", p.Caches}, {"read_only_files", p.ReadOnlyFiles},
 	}
+	forbidden := Forbidden(home) // once: the hook checks the file at every MCP call
 	for _, f := range fields {
 		for _, path := range f.paths {
-			if bad := forbiddenOverlap(path, home); bad != "" {
+			if bad := forbiddenOverlap(path, forbidden); bad != "" {
 				return fmt.Errorf("%s%s: %s is never allowed: it holds or lies in %s (credentials, browser profiles or passwords)",
 					at(path), f.name, path, bad)
 			}
@@ -135,10 +144,10 @@ func (p Policy) check(home string, at func(value string) string) error {
 	return nil
 }
 
-// forbiddenOverlap returns the forbidden folder path is, lies in or
+// forbiddenOverlap returns the folder of forbidden path is, lies in or
 // holds, or "".
-func forbiddenOverlap(path, home string) string {
-	for _, f := range Forbidden(home) {
+func forbiddenOverlap(path string, forbidden []string) string {
+	for _, f := range forbidden {
 		if within(f, path) || within(path, f) {
 			return f
 		}

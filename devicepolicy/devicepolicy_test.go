@@ -1,16 +1,11 @@
 package devicepolicy
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 var testEnv = Env{Home: "/home/u", Downloads: "/home/u/Downloads"}
@@ -142,78 +137,52 @@ func TestLocate(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination the watcher goroutine writes while the
-// test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// TestWatch: a change is picked up; a bad file keeps the last good policy
-// and says why; a fixed file is picked up again.
-func TestWatch(t *testing.T) {
-	dir := t.TempDir()
-	write := func(data string) {
-		t.Helper()
-		// Written aside and renamed in, as editors do.
-		if err := os.WriteFile(dir+"/.tmp", []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(dir+"/.tmp", dir+"/"+TOMLName); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("retention_days = 10\n")
-	var logs syncBuffer
-	changed := make(chan Policy, 8)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w, err := Watch(ctx, dir, testEnv, slog.New(slog.NewTextHandler(&logs, nil)), func(p Policy) { changed <- p })
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		name, data string
-		want       int    // retention days in force after the change
-		log        string // in the log
+// TestRead: the environment names the folder and the defaults' roots; what
+// Load refuses, Read refuses.
+func TestRead(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name, file, data string
+		noHome           bool
+		check            func(Policy) bool
+		wantErr          string
 	}{
-		{"reload on change", "retention_days = 20\n", 20, "reloaded"},
-		{"bad file keeps the old", "retention_days = 30\nssh_agent = true\ntoolchains = [\"~/.ssh\"]\n", 20, "never allowed"},
-		{"fixed file", "retention_days = 40\n", 40, "reloaded"},
+		{name: "no file: defaults under $HOME", check: func(p Policy) bool {
+			return slices.Equal(p.EligibleReadOnly, []string{home + "/Downloads"}) && p.UnknownTools == AskClient
+		}},
+		{name: "toml in XDG_CONFIG_HOME", file: TOMLName, data: "unknown_tools = \"deny\"\ncaches = [\"~/c\"]\n", check: func(p Policy) bool {
+			return p.UnknownTools == DenyTool && slices.Equal(p.Caches, []string{home + "/c"})
+		}},
+		{name: "json in XDG_CONFIG_HOME", file: JSONName, data: `{"retention_days": 7}`, check: func(p Policy) bool { return p.RetentionDays == 7 }},
+		{name: "a refused file", file: TOMLName, data: "caches = [\"~/.ssh\"]\n", wantErr: "never allowed"},
+		{name: "no $HOME", noHome: true, wantErr: "$HOME"},
 	}
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			write(s.data)
-			waitFor(t, func() bool { return strings.Contains(logs.String(), s.log) && w.Policy().RetentionDays == s.want })
-			if p := w.Policy(); p.SSHAgent {
-				t.Errorf("the refused file's ssh_agent leaked into the policy: %+v", p)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config := t.TempDir()
+			if tt.file != "" {
+				if err := os.MkdirAll(config+"/pathgrant", 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(config+"/pathgrant/"+tt.file, []byte(tt.data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": config}
+			if tt.noHome {
+				delete(env, "HOME")
+			}
+			p, err := Read(func(k string) string { return env[k] })
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !tt.check(p):
+				t.Errorf("policy %+v", p)
 			}
 		})
-	}
-	if n := len(changed); n != 2 {
-		t.Errorf("onChange called %d times, want 2 (the good changes)", n)
-	}
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"pathgrant/appdirs"
 )
 
 // File names in the config folder; TOML is the one to write by hand.
@@ -21,55 +22,35 @@ const (
 	JSONName = "policy.json"
 )
 
-// Dir is pathgrant's config folder: $XDG_CONFIG_HOME/pathgrant (an
-// absolute XDG_CONFIG_HOME only, as the spec says), else
-// ~/.config/pathgrant.
+// Dir is pathgrant's config folder, where the policy file is:
+// $XDG_CONFIG_HOME/pathgrant (an absolute XDG_CONFIG_HOME only, as the
+// spec says), else ~/.config/pathgrant.
 func Dir(getenv func(string) string, home string) string {
-	if c := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(c) {
-		return filepath.Join(c, "pathgrant")
-	}
-	return filepath.Join(home, ".config", "pathgrant")
+	return appdirs.ConfigDir(getenv, home)
 }
 
 // Locate returns the home folder and Downloads folder from the
 // environment: $HOME must be absolute, Downloads is XDG_DOWNLOAD_DIR from
-// the user-dirs.dirs file (the last assignment wins), else ~/Downloads.
+// the user-dirs.dirs file (appdirs.Downloads), else ~/Downloads.
 func Locate(getenv func(string) string) (Env, error) {
 	home := getenv("HOME")
 	if !filepath.IsAbs(home) {
 		return Env{}, fmt.Errorf("device policy: $HOME %q is not an absolute path", home)
 	}
-	config := filepath.Dir(Dir(getenv, home))
-	return Env{Home: filepath.Clean(home), Downloads: downloads(filepath.Join(config, "user-dirs.dirs"), home)}, nil
+	home = filepath.Clean(home)
+	return Env{Home: home, Downloads: appdirs.Downloads(getenv, home)}, nil
 }
 
-// downloads reads XDG_DOWNLOAD_DIR from a user-dirs.dirs file: a double
-// quoted "$HOME/…" or absolute path. Anything else, or no file, gives
-// ~/Downloads; so does a value that is the home folder or holds it (the
-// spec's way of disabling a folder, and far too broad to offer).
-func downloads(file, home string) string {
-	dir := filepath.Join(home, "Downloads")
-	data, err := os.ReadFile(file)
+// Read is the policy in force for the environment getenv describes: the
+// file in Dir, read once, with the defaults Locate roots. What reads the
+// file once (the hook, the CLI) uses it; a running daemon keeps it
+// current with package devicepolicy/watch.
+func Read(getenv func(string) string) (Policy, error) {
+	env, err := Locate(getenv)
 	if err != nil {
-		return dir
+		return Policy{}, err
 	}
-	for line := range strings.Lines(string(data)) {
-		v, ok := strings.CutPrefix(strings.TrimSpace(line), "XDG_DOWNLOAD_DIR=")
-		if !ok {
-			continue
-		}
-		v, err := strconv.Unquote(strings.TrimSpace(v))
-		if err != nil {
-			continue
-		}
-		if rest, ok := strings.CutPrefix(v, "$HOME"); ok && (rest == "" || rest[0] == '/') {
-			v = home + rest
-		}
-		if filepath.IsAbs(v) && !within(filepath.Clean(v), filepath.Clean(home)) {
-			dir = filepath.Clean(v)
-		}
-	}
-	return dir
+	return Load(Dir(getenv, env.Home), env)
 }
 
 // Load reads the policy file in dir: policy.toml, else policy.json, else

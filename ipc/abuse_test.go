@@ -9,6 +9,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"pathgrant/apiclient"
+	"pathgrant/engine"
+	"pathgrant/wire"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -113,7 +116,7 @@ func TestIdleConnFlood(t *testing.T) {
 	p99 := l[len(l)*99/100]
 	t.Logf("%d connections from %d processes (%s); at most %d open in the daemon; health: %d probes, p50 %v, p99 %v, max %v; RSS idle %d KiB, after %d KiB",
 		flooders*each, flooders, strings.Join(dialed, ", "), maxOpen, len(l), l[len(l)/2], p99, l[len(l)-1], idle>>10, after>>10)
-	if limit := e.srv.cfg.MaxConns + reserveConns; maxOpen > limit {
+	if limit := e.srv.Engine().Config().MaxConns + reserveConns; maxOpen > limit {
 		t.Errorf("the daemon held %d connections, over its bound %d", maxOpen, limit)
 	}
 	if after > 2*idle {
@@ -181,7 +184,7 @@ func probeHealth(t *testing.T, sock string, done <-chan struct{}) []time.Duratio
 			return out
 		case <-tick.C:
 		}
-		c := NewClient(sock)
+		c := apiclient.New(sock)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		start := time.Now()
 		err := c.Health(ctx)
@@ -246,9 +249,9 @@ func TestSessionFlood(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	created, refused := 0, 0
 	for i := range n {
-		e.role.Store(&[]lineageEntry{{Proc{PID: int32(10000 + i%100), Start: 1}, "launcher"}})
+		e.role.Store(&[]engine.LineageEntry{{Proc: engine.Proc{PID: int32(10000 + i%100), Start: 1}, Comm: "launcher"}})
 		e.client.CloseIdle()
-		_, err := e.client.Register(context.Background(), SessionRequest{Agent: "flood", Cwd: e.work, Workspace: []string{e.work}})
+		_, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "flood", Cwd: e.work, Workspace: []string{e.work}})
 		switch {
 		case err == nil:
 			created++
@@ -263,8 +266,8 @@ func TestSessionFlood(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	growth := int64(after.HeapInuse) - int64(before.HeapInuse)
 	t.Logf("%d registrations: %d created, %d refused (429); heap in use grew %d KiB", n, created, refused, growth>>10)
-	if created != e.srv.cfg.MaxSessions || refused != n-created {
-		t.Errorf("%d created, %d refused; want %d live at most and the rest refused", created, refused, e.srv.cfg.MaxSessions)
+	if created != e.srv.Engine().Config().MaxSessions || refused != n-created {
+		t.Errorf("%d created, %d refused; want %d live at most and the rest refused", created, refused, e.srv.Engine().Config().MaxSessions)
 	}
 	if growth > 64<<20 {
 		t.Errorf("heap grew %d MiB for %d registrations", growth>>20, n)
@@ -276,10 +279,10 @@ func TestSessionFlood(t *testing.T) {
 // registered session is never ended to make room.
 func TestHookOnlyEviction(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.MaxSessionsPerProcess, c.MaxSessions = 4, 6 })
-	agent := []lineageEntry{{Proc{PID: 777, Start: 1}, "pathgrant-hook"}, {Proc{PID: 778, Start: 1}, "claude"}}
+	agent := []engine.LineageEntry{{Proc: engine.Proc{PID: 777, Start: 1}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: 778, Start: 1}, Comm: "claude"}}
 	check := func(id string) error {
 		e.as(agent)
-		_, err := e.client.Check(context.Background(), CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
+		_, err := e.client.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
 		return err
 	}
 	for i := range 5 {
@@ -287,21 +290,21 @@ func TestHookOnlyEviction(t *testing.T) {
 			t.Fatalf("hook session %d: %v", i, err)
 		}
 	}
-	if e.srv.sessionLive("hook-0") || !e.srv.sessionLive("hook-4") {
-		t.Fatalf("live: hook-0 %v, hook-4 %v; want the oldest ended, the newest live", e.srv.sessionLive("hook-0"), e.srv.sessionLive("hook-4"))
+	if e.srv.Engine().SessionLive("hook-0") || !e.srv.Engine().SessionLive("hook-4") {
+		t.Fatalf("live: hook-0 %v, hook-4 %v; want the oldest ended, the newest live", e.srv.Engine().SessionLive("hook-0"), e.srv.Engine().SessionLive("hook-4"))
 	}
 	if err := check("hook-0"); statusOf(err) != 410 {
 		t.Fatalf("the ended hook-only session: %v, want 410", err)
 	}
 	e.as(userLineage)
 	for i := range 2 {
-		e.register(SessionRequest{Agent: "launcher-" + strconv.Itoa(i)})
+		e.register(wire.SessionRequest{Agent: "launcher-" + strconv.Itoa(i)})
 	}
-	e.as([]lineageEntry{{Proc{PID: 900, Start: 1}, "launcher"}})
-	if _, err := e.client.Register(context.Background(), SessionRequest{Agent: "x", Cwd: e.work, Workspace: []string{e.work}}); err != nil {
+	e.as([]engine.LineageEntry{{Proc: engine.Proc{PID: 900, Start: 1}, Comm: "launcher"}})
+	if _, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "x", Cwd: e.work, Workspace: []string{e.work}}); err != nil {
 		t.Fatalf("a registration over the user cap ends a hook-only session: %v", err)
 	}
-	if live := len(e.srv.owners.live(e.srv.sessionLive)); live != 6 {
+	if live := e.srv.Engine().LiveSessions(); live != 6 {
 		t.Fatalf("%d live sessions, want the cap of 6", live)
 	}
 }
@@ -313,13 +316,22 @@ func TestHookOnlyEviction(t *testing.T) {
 // held; an ended id is never revived by dropping it, and memory stays
 // bounded.
 func TestEndedSessionsDropped(t *testing.T) {
-	n, keep := 10000, maxGone
+	n, keep := 10000, engine.DefaultMaxGone
 	if testing.Short() {
 		n, keep = 600, 100
 	}
 	var skew atomic.Int64
-	e := newTestEnv(t, func(c *Config) { c.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) } })
-	e.srv.sessions.maxGone = keep
+	e := newTestEnv(t, func(c *Config) {
+		c.Now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+		c.MaxGone = keep
+	})
+	// The sweeper drops what is past its grace or beyond the bound once a
+	// second: wait for it to have had its turn.
+	dropped := func(most int) {
+		for deadline := time.Now().Add(5 * time.Second); e.srv.Engine().HeldSessions() > most && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	heap := func() int64 {
 		runtime.GC()
 		var m runtime.MemStats
@@ -328,7 +340,7 @@ func TestEndedSessionsDropped(t *testing.T) {
 	}
 	before := heap()
 	check := func(id string) error {
-		_, err := e.client.Check(context.Background(), CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
+		_, err := e.client.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
 		return err
 	}
 	ctx := context.Background()
@@ -341,22 +353,22 @@ func TestEndedSessionsDropped(t *testing.T) {
 			t.Fatalf("end %d: %v", i, err)
 		}
 	}
-	e.srv.sessions.dropGone()
+	dropped(keep)
 	last := "hook-" + strconv.Itoa(n-1)
-	if held := e.srv.sessions.held(); held > keep || check(last) == nil || statusOf(check(last)) != 410 {
+	if held := e.srv.Engine().HeldSessions(); held > keep || check(last) == nil || statusOf(check(last)) != 410 {
 		t.Fatalf("%d ended sessions held (at most %d), the newest: %v (want 410)", held, keep, check(last))
 	}
 	grown := heap() - before
-	skew.Store(int64(goneGrace + time.Minute))
-	e.srv.sessions.dropGone()
+	skew.Store(int64(engine.GoneGrace + time.Minute))
+	dropped(2)
 	t.Logf("%d sessions registered and ended: %d held after the grace period; heap grew %d KiB while %d were held",
-		n, e.srv.sessions.held(), grown>>10, keep)
+		n, e.srv.Engine().HeldSessions(), grown>>10, keep)
 	for _, id := range []string{last, "hook-0"} {
-		if err := check(id); statusOf(err) != 410 || e.srv.sessionLive(id) {
-			t.Errorf("an ended session dropped from memory, then named again: %v, live %v; want 410, never revived", err, e.srv.sessionLive(id))
+		if err := check(id); statusOf(err) != 410 || e.srv.Engine().SessionLive(id) {
+			t.Errorf("an ended session dropped from memory, then named again: %v, live %v; want 410, never revived", err, e.srv.Engine().SessionLive(id))
 		}
 	}
-	if held := e.srv.sessions.held(); held > 2 {
+	if held := e.srv.Engine().HeldSessions(); held > 2 {
 		t.Errorf("%d sessions held after the grace period", held)
 	}
 	if grown > 32<<20 {

@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // openRoutes are the routes any caller on the socket may call.
@@ -32,17 +34,17 @@ var personRoutes = map[string]int{
 // agentCaller is one kind of caller that may act for an agent.
 type agentCaller struct {
 	name       string
-	lineage    func(e *testEnv) []lineageEntry
+	lineage    func(e *testEnv) []engine.LineageEntry
 	unreadable bool
 }
 
 var agentCallers = []agentCaller{
-	{name: "the agent that sent checks", lineage: func(*testEnv) []lineageEntry { return agentLineage }},
-	{name: "a script under the agent", lineage: func(*testEnv) []lineageEntry {
-		return append([]lineageEntry{{Proc{PID: 4101, Start: 1}, "python3"}, {Proc{PID: 4100, Start: 1}, "bash"}}, agentLineage[1:]...)
+	{name: "the agent that sent checks", lineage: func(*testEnv) []engine.LineageEntry { return agentLineage }},
+	{name: "a script under the agent", lineage: func(*testEnv) []engine.LineageEntry {
+		return append([]engine.LineageEntry{{Proc: engine.Proc{PID: 4101, Start: 1}, Comm: "python3"}, {Proc: engine.Proc{PID: 4100, Start: 1}, Comm: "bash"}}, agentLineage[1:]...)
 	}},
-	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []lineageEntry {
-		return []lineageEntry{{Proc{PID: 4201, Start: 1}, "curl"}, {e.srv.self, "pathgrant"}, {Proc{PID: 4200, Start: 1}, "bash"}}
+	{name: "a process a tool call detached, below the daemon", lineage: func(e *testEnv) []engine.LineageEntry {
+		return []engine.LineageEntry{{Proc: engine.Proc{PID: 4201, Start: 1}, Comm: "curl"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, {Proc: engine.Proc{PID: 4200, Start: 1}, Comm: "bash"}}
 	}},
 	{name: "a lineage that cannot be read", unreadable: true},
 }
@@ -58,15 +60,15 @@ func TestEveryRouteDeclaresItsCallers(t *testing.T) {
 	var unreadable atomic.Bool
 	e := newTestEnv(t, func(c *Config) {
 		played := c.Lineage
-		c.Lineage = func(pid int32) ([]lineageEntry, error) {
+		c.Lineage = func(pid int32) ([]engine.LineageEntry, error) {
 			if unreadable.Load() {
 				return nil, errors.New("peer gone")
 			}
 			return played(pid)
 		}
 	})
-	agent := e.clientFor(e.register(SessionRequest{Agent: "a"}))
-	if _, err := agent.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}); err != nil {
+	agent := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
+	if _, err := agent.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}); err != nil {
 		t.Fatal(err) // marks agentLineage as the session's agent
 	}
 	c := rawClient(e.sock)
@@ -109,7 +111,7 @@ func walkPersonOnly(t *testing.T, e *testEnv, c *http.Client, rt route, want int
 	path = strings.Replace(path, "{id}", "no-such-id", 1)
 	var body any
 	if method == http.MethodPost {
-		body = Decision{Scope: "deny"}
+		body = wire.Decision{Scope: "deny"}
 	}
 	for _, ac := range agentCallers {
 		t.Run(ac.name, func(t *testing.T) {
@@ -120,7 +122,7 @@ func walkPersonOnly(t *testing.T, e *testEnv, c *http.Client, rt route, want int
 			defer unreadable.Store(false)
 			before := forgedCount(t, e)
 			st, out := send(t, rawClient(e.sock), method, path, nil, body)
-			var ans Error
+			var ans wire.Error
 			if st != http.StatusForbidden || json.Unmarshal(out, &ans) != nil || ans.Kind != string(grants.KindForged) {
 				t.Fatalf("%d %s, want 403 forged", st, out)
 			}
@@ -157,14 +159,14 @@ func TestToolProcessMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	e.srv.markToolProcess("s1")(cmd.Process.Pid)
-	_, p, _, err := procInfo(int32(cmd.Process.Pid))
+	e.srv.Engine().MarkToolProcess("s1")(cmd.Process.Pid)
+	_, p, _, err := engine.ProcInfo(int32(cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	below := []lineageEntry{{Proc{PID: 1 << 22, Start: 1}, "curl"}, {p, "sleep"}}
-	if s, ok := e.srv.agents.holds(below); !ok || s != "s1" {
-		t.Fatalf("a process under the tool's: %q %v, want session s1", s, ok)
+	below := []engine.LineageEntry{{Proc: engine.Proc{PID: 1 << 22, Start: 1}, Comm: "curl"}, {Proc: p, Comm: "sleep"}}
+	if why, s := e.srv.Engine().JudgeCaller(engine.FixedLineage(below, nil)); why == "" || s != "s1" {
+		t.Fatalf("a process under the tool's: %q (%s), want an agent of session s1", s, why)
 	}
 }
 
@@ -173,29 +175,29 @@ func TestToolProcessMarked(t *testing.T) {
 // person and the daemon's own in-process client are not.
 func TestCallerIsAgent(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
-	e.srv.agents.add([]Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
+	s := e.register(wire.SessionRequest{Agent: "a"})
+	e.srv.Engine().MarkAgent(engine.FixedLineage(agentLineage[1:2], nil), s.ID)
 	tests := []struct {
 		name    string
-		lin     []lineageEntry
+		lin     []engine.LineageEntry
 		session string
 		agent   bool
 	}{
 		{"the agent", agentLineage, s.ID, true},
-		{"below the daemon, its tool shell gone", []lineageEntry{{Proc{PID: 4301, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}}, "", true},
-		{"below the daemon and the agent", []lineageEntry{{Proc{PID: 4302, Start: 1}, "sh"}, {e.srv.self, "pathgrant"}, agentLineage[1]}, s.ID, true},
-		{"a reused daemon pid is not the daemon", []lineageEntry{{Proc{PID: 4303, Start: 1}, "sh"}, {Proc{PID: e.srv.self.PID, Start: e.srv.self.Start + 1}, "x"}}, "", false},
+		{"below the daemon, its tool shell gone", []engine.LineageEntry{{Proc: engine.Proc{PID: 4301, Start: 1}, Comm: "sh"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}}, "", true},
+		{"below the daemon and the agent", []engine.LineageEntry{{Proc: engine.Proc{PID: 4302, Start: 1}, Comm: "sh"}, {Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, agentLineage[1]}, s.ID, true},
+		{"a reused daemon pid is not the daemon", []engine.LineageEntry{{Proc: engine.Proc{PID: 4303, Start: 1}, Comm: "sh"}, {Proc: engine.Proc{PID: e.srv.Engine().Self().PID, Start: e.srv.Engine().Self().Start + 1}, Comm: "x"}}, "", false},
 		{"the person", userLineage, "", false},
-		{"the daemon itself", []lineageEntry{{e.srv.self, "pathgrant"}, {Proc{PID: 4304, Start: 1}, "bash"}}, "", false},
+		{"the daemon itself", []engine.LineageEntry{{Proc: e.srv.Engine().Self(), Comm: "pathgrant"}, {Proc: engine.Proc{PID: 4304, Start: 1}, Comm: "bash"}}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, _ := http.NewRequest("GET", "/", nil)
 			r = r.WithContext(context.WithValue(r.Context(), peerKey{}, &connInfo{}))
 			e.as(tt.lin)
-			session, agent := e.srv.callerIsAgent(r)
-			if session != tt.session || agent != tt.agent {
-				t.Fatalf("callerIsAgent = %q %v, want %q %v", session, agent, tt.session, tt.agent)
+			why, session := e.srv.Engine().JudgeCaller(e.srv.lineage(r))
+			if agent := why != ""; session != tt.session || agent != tt.agent {
+				t.Fatalf("JudgeCaller = %q (%s), want %q agent %v", session, why, tt.session, tt.agent)
 			}
 		})
 	}

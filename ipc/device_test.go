@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"pathgrant/engine"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 )
 
 // TestDefaultDevicePolicyDownloads: reads under the user's Downloads
@@ -27,7 +27,7 @@ func TestDefaultDevicePolicyDownloads(t *testing.T) {
 				writeFile(t, filepath.Join(config, "user-dirs.dirs"), tc.dirs)
 			}
 			getenv := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": config}[k] }
-			got := ipc.DefaultDevicePolicy(getenv, home, "/s/state/pathgrant/pathgrant.db", "/run/user/1/pathgrant.sock")
+			got := engine.DefaultDevicePolicy(getenv, home, "/s/state/pathgrant/pathgrant.db", "/run/user/1/pathgrant.sock")
 			if !slices.Equal(got.EligibleReadOnly, []string{tc.want}) {
 				t.Errorf("eligible = %q, want [%q]", got.EligibleReadOnly, tc.want)
 			}
@@ -56,7 +56,7 @@ func TestDefaultDevicePolicyProtected(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": tc.configHome}[k] }
-			got := ipc.DefaultDevicePolicy(getenv, home, tc.store, tc.socket)
+			got := engine.DefaultDevicePolicy(getenv, home, tc.store, tc.socket)
 			for _, p := range slices.Concat(tc.want, hooks) {
 				if !slices.Contains(got.Protected, p) {
 					t.Errorf("protected %q lacks %s", got.Protected, p)
@@ -79,7 +79,7 @@ func TestDefaultDevicePolicyProtected(t *testing.T) {
 // TestDefaultDevicePolicyCompiles checks that the policy is usable as is.
 func TestDefaultDevicePolicyCompiles(t *testing.T) {
 	home := t.TempDir()
-	d := ipc.DefaultDevicePolicy(func(string) string { return "" }, home, filepath.Join(home, ".local/state/pathgrant/pathgrant.db"), filepath.Join(home, "run/pathgrant.sock"))
+	d := engine.DefaultDevicePolicy(func(string) string { return "" }, home, filepath.Join(home, ".local/state/pathgrant/pathgrant.db"), filepath.Join(home, "run/pathgrant.sock"))
 	if _, err := (guard.Policy{DevicePolicy: d}).Compile(home); err != nil {
 		t.Fatalf("compile %+v: %v", d, err)
 	}

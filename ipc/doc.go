@@ -1,7 +1,8 @@
 // Package ipc is the pathgrant daemon's local API: HTTP/1.1 over a Unix
-// socket that only the user's own processes may use. It resolves which
-// session a request belongs to (once, in one place), asks the guard, turns
-// eligible denials into approval requests, and publishes what happens as
-// server-sent events. It never imports a UI toolkit; prompt/ implements the
-// Approver interface defined here.
+// socket that only the user's own processes may use. It owns the
+// transport and nothing of the decisions: the listener and its connection
+// bounds, the peer's credentials and process lineage, strict decoding,
+// the route table (routes.go: who may call each route and where its
+// session id may come from) and thin handlers that decode, call the
+// engine (package engine) and encode. The wire types are package wire's.
 package ipc

@@ -4,56 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
-	"sync"
+	"pathgrant/wire"
 	"time"
 )
-
-// hub fans events out to the subscribers of each session. A subscriber that
-// does not keep up loses events rather than slowing the daemon down.
-type hub struct {
-	mu   sync.Mutex
-	subs map[string][]chan Event
-}
-
-func newHub() *hub { return &hub{subs: map[string][]chan Event{}} }
-
-// subscribe returns a channel of the session's events and a cancel func.
-func (h *hub) subscribe(session string) (<-chan Event, func()) {
-	ch := make(chan Event, 64)
-	h.mu.Lock()
-	h.subs[session] = append(h.subs[session], ch)
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.subs[session] = slices.DeleteFunc(h.subs[session], func(c chan Event) bool { return c == ch })
-		if len(h.subs[session]) == 0 {
-			delete(h.subs, session)
-		}
-	}
-}
-
-// publish sends ev to every subscriber of its session and of "" (all).
-func (h *hub) publish(ev Event) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, key := range []string{ev.Session, ""} {
-		for _, ch := range h.subs[key] {
-			select {
-			case ch <- ev:
-			default:
-			}
-		}
-	}
-}
 
 // handleEvents streams one session's events as server-sent events until
 // the client goes away or the daemon shuts down.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	sess := c.sess
 	rc := http.NewResponseController(w)
-	events, cancel := s.hub.subscribe(sess.ID)
+	events, cancel := s.e.Subscribe(c.SessionID())
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -77,7 +36,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c sessionC
 	}
 }
 
-func writeEvent(w http.ResponseWriter, rc *http.ResponseController, ev Event) error {
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, ev wire.Event) error {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package ipc
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // testEnv is a real daemon on a real socket over a real store, in a
@@ -24,13 +29,13 @@ type testEnv struct {
 	store                *grants.Store
 	srv                  *Server
 	approver             *recordingApprover
-	role                 atomic.Pointer[[]lineageEntry] // the lineage the next request comes from
-	client               *Client
+	role                 atomic.Pointer[[]engine.LineageEntry] // the lineage the next request comes from
+	client               *apiclient.Client
 }
 
 var (
-	agentLineage = []lineageEntry{{Proc{PID: 4001, Start: 1}, "pathgrant-hook"}, {Proc{PID: 4000, Start: 1}, "claude"}}
-	userLineage  = []lineageEntry{{Proc{PID: 5001, Start: 1}, "pathgrant"}, {Proc{PID: 5000, Start: 1}, "bash"}}
+	agentLineage = []engine.LineageEntry{{Proc: engine.Proc{PID: 4001, Start: 1}, Comm: "pathgrant-hook"}, {Proc: engine.Proc{PID: 4000, Start: 1}, Comm: "claude"}}
+	userLineage  = []engine.LineageEntry{{Proc: engine.Proc{PID: 5001, Start: 1}, Comm: "pathgrant"}, {Proc: engine.Proc{PID: 5000, Start: 1}, Comm: "bash"}}
 )
 
 func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
@@ -54,8 +59,8 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 		Store: e.store, Home: e.home, Approver: e.approver,
 		Device:    guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{root + "/state", root + "/run"}},
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Lineage:   func(int32) ([]lineageEntry, error) { return *e.role.Load(), nil },
-		ProcAlive: func(Proc) bool { return true }, // the played lineages are made up: they never exit
+		Lineage:   func(int32) ([]engine.LineageEntry, error) { return *e.role.Load(), nil },
+		ProcAlive: func(engine.Proc) bool { return true }, // the played lineages are made up: they never exit
 	}
 	for _, m := range mutate {
 		m(&cfg)
@@ -78,14 +83,14 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 		}
 		e.store.Close()
 	})
-	e.client = NewClient(e.sock)
+	e.client = apiclient.New(e.sock)
 	return e
 }
 
 // as runs the next requests of e.client from the given process lineage.
 // The daemon reads a peer's lineage once per connection, so the client's
 // open connections are closed: the next request is a new peer.
-func (e *testEnv) as(l []lineageEntry) {
+func (e *testEnv) as(l []engine.LineageEntry) {
 	e.role.Store(&l)
 	e.client.CloseIdle()
 }
@@ -93,7 +98,7 @@ func (e *testEnv) as(l []lineageEntry) {
 // register registers an interactive session over the socket, from the
 // person's lineage (a process under an agent may only register children
 // of the agent's session), then plays the lineage it found again.
-func (e *testEnv) register(req SessionRequest) SessionResponse {
+func (e *testEnv) register(req wire.SessionRequest) wire.SessionResponse {
 	e.t.Helper()
 	if req.Cwd == "" {
 		req.Cwd, req.Workspace = e.work, []string{e.work}
@@ -109,8 +114,8 @@ func (e *testEnv) register(req SessionRequest) SessionResponse {
 }
 
 // clientFor returns a client that presents the session's id and token.
-func (e *testEnv) clientFor(s SessionResponse) *Client {
-	c := NewClient(e.sock)
+func (e *testEnv) clientFor(s wire.SessionResponse) *apiclient.Client {
+	c := apiclient.New(e.sock)
 	c.Session, c.Token = s.ID, s.Token
 	return c
 }
@@ -129,11 +134,11 @@ func mustWrite(t testing.TB, path, content string) {
 // each request's approval code as the person reads it in the prompt.
 type recordingApprover struct {
 	shown, withdrawn atomic.Int64
-	last             atomic.Pointer[Request]
+	last             atomic.Pointer[wire.Request]
 	codes            sync.Map // request id -> code
 }
 
-func (a *recordingApprover) Show(r Request, code string) {
+func (a *recordingApprover) Show(r wire.Request, code string) {
 	a.codes.Store(r.ID, code)
 	a.shown.Add(1)
 	a.last.Store(&r)
@@ -158,7 +163,7 @@ func (e *testEnv) code(id string) string {
 }
 
 func statusOf(err error) int {
-	var ae *APIError
+	var ae *wire.DaemonError
 	if errors.As(err, &ae) {
 		return ae.Status
 	}
@@ -166,15 +171,22 @@ func statusOf(err error) int {
 }
 
 // waitPending polls until n requests are pending.
-func (e *testEnv) waitPending(n int) []Request {
+func (e *testEnv) waitPending(n int) []wire.Request {
 	e.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		if p := e.srv.Pending(); len(p) == n {
+		if p := e.srv.Engine().Pending(); len(p) == n {
 			return p
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	e.t.Fatalf("pending requests never reached %d: %+v", n, e.srv.Pending())
+	e.t.Fatalf("pending requests never reached %d: %+v", n, e.srv.Engine().Pending())
 	return nil
+}
+
+// testID is a fresh random session id, as the daemon mints them.
+func testID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

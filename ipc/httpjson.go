@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -32,7 +34,33 @@ func errorf(status int, kind grants.Kind, format string, args ...any) *apiError 
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
-	writeJSON(w, e.status, Error{Error: e.msg, Kind: string(e.kind)})
+	writeJSON(w, e.status, wire.Error{Error: e.msg, Kind: string(e.kind)})
+}
+
+// httpStatus is the HTTP status of each kind of engine refusal.
+var httpStatus = map[engine.Code]int{
+	engine.BadRequest: http.StatusBadRequest, engine.Forbidden: http.StatusForbidden, engine.NotFound: http.StatusNotFound,
+	engine.Conflict: http.StatusConflict, engine.Gone: http.StatusGone, engine.TooMany: http.StatusTooManyRequests,
+	engine.Unavailable: http.StatusServiceUnavailable, engine.Internal: http.StatusInternalServerError,
+}
+
+// fromEngine is an engine refusal as the socket answers it; a code with
+// no status is a 500.
+func fromEngine(e *engine.Error) *apiError {
+	status, ok := httpStatus[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return &apiError{status: status, kind: e.Kind, msg: e.Msg}
+}
+
+// reply answers v with status 200, or the engine's refusal.
+func reply(w http.ResponseWriter, v any, err *engine.Error) {
+	if err != nil {
+		writeError(w, fromEngine(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 // decodeStrict reads one JSON object with no unknown fields, no key named

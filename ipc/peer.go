@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 )
 
@@ -41,7 +42,7 @@ type connInfo struct {
 	raw     syscall.RawConn // the connection, for SO_PEERPIDFD; nil: none
 	start   uint64          // the peer's start time read at accept (no SO_PEERPIDFD); 0: not read
 	once    sync.Once
-	lineage *lineageOf
+	lineage *engine.Lineage
 }
 
 // peerConn is an admitted connection with what was learnt of its peer at
@@ -68,7 +69,7 @@ func newConnInfo(c net.Conn) (*connInfo, bool) {
 	}
 	ci := &connInfo{peer: p, raw: raw}
 	if !peerPidfdWorks() {
-		if _, proc, _, err := procInfo(p.PID); err == nil {
+		if _, proc, _, err := engine.ProcInfo(p.PID); err == nil {
 			ci.start = proc.Start
 		}
 	}
@@ -105,7 +106,7 @@ func (ci *connInfo) pinnedStart() uint64 {
 		return 0
 	}
 	defer unix.Close(pidfd)
-	_, proc, _, err := procInfo(ci.peer.PID)
+	_, proc, _, err := engine.ProcInfo(ci.peer.PID)
 	if err != nil || !pidfdAlive(pidfd) {
 		return 0
 	}
@@ -188,7 +189,7 @@ func (s *Server) checkPeer(next http.Handler) http.Handler {
 			if ok {
 				reason = fmt.Sprintf("peer uid %d is not this user", p.UID)
 			}
-			s.audit(grants.Record{Kind: grants.KindForged, Reason: reason})
+			s.e.Audit(grants.Record{Kind: grants.KindForged, Reason: reason})
 			writeError(w, errorf(http.StatusForbidden, grants.KindForged, "%s", reason))
 			return
 		}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // fakeClock is a settable clock for one test.
@@ -34,7 +38,7 @@ const day = 24 * time.Hour
 // and audits one more record for it: two records for a prune to remove.
 func (e *testEnv) endedSession() string {
 	e.t.Helper()
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	if err := e.clientFor(s).EndSession(context.Background(), s.ID); err != nil {
 		e.t.Fatal(err)
 	}
@@ -68,8 +72,8 @@ func (e *testEnv) newPrune(seq uint64, wait time.Duration) (grants.Record, bool)
 func TestRetentionAtStart(t *testing.T) {
 	e := newTestEnv(t)
 	e.endedSession()
-	later := &fakeClock{t: time.Now().Add(DefaultRetention + day)}
-	cfg := e.srv.cfg
+	later := &fakeClock{t: time.Now().Add(devicepolicy.DefaultRetentionDays*day + day)}
+	cfg := e.srv.Engine().Config()
 	cfg.Now = later.Now
 	srv := New(cfg)
 	ln, err := Listen(e.sock + ".2")
@@ -78,7 +82,7 @@ func TestRetentionAtStart(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	if err := NewClient(e.sock + ".2").Health(context.Background()); err != nil {
+	if err := apiclient.New(e.sock + ".2").Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rec, ok := e.newPrune(0, 0)
@@ -91,7 +95,7 @@ func TestRetentionAtStart(t *testing.T) {
 // clock, not at every tick, and only what is past the retention.
 func TestRetentionDaily(t *testing.T) {
 	clock := &fakeClock{t: time.Now()}
-	e := newTestEnv(t, func(c *Config) { c.Now = clock.Now; c.Retention = 30 * day })
+	e := newTestEnv(t, func(c *Config) { c.Now = clock.Now; c.DeviceFile = retentionFile(30) })
 	steps := []struct {
 		name    string
 		advance time.Duration
@@ -118,5 +122,34 @@ func TestRetentionDaily(t *testing.T) {
 			}
 			e.endedSession() // ended now (by the store's clock): past retention from here on
 		})
+	}
+}
+
+// retentionFile is a device policy file in force that keeps days of audit.
+func retentionFile(days int) func() devicepolicy.Policy {
+	return func() devicepolicy.Policy {
+		return devicepolicy.Policy{Confinement: true, UnknownTools: devicepolicy.AskClient, RetentionDays: days}
+	}
+}
+
+// TestRetentionReload: a reload that shortens the retention prunes at the
+// next tick with the new value, not a day later.
+func TestRetentionReload(t *testing.T) {
+	clock := &fakeClock{t: time.Now()}
+	var days atomic.Int32
+	days.Store(30)
+	e := newTestEnv(t, func(c *Config) {
+		c.Now = clock.Now
+		c.DeviceFile = func() devicepolicy.Policy { return retentionFile(int(days.Load()))() }
+	})
+	e.endedSession()
+	clock.Add(2 * day)
+	if rec, ok := e.newPrune(0, 1500*time.Millisecond); ok {
+		t.Fatalf("pruned within a 30-day retention: %+v", rec)
+	}
+	days.Store(1)
+	rec, ok := e.newPrune(0, 3*time.Second)
+	if !ok || !strings.Contains(rec.Reason, "pruned 1 ended session(s) and 2 audit record(s)") {
+		t.Fatalf("prune record after the retention changed to 1 day: %+v, %v", rec, ok)
 	}
 }

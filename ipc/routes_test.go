@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/engine"
+	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // rawClient sends hand-made requests over the socket.
@@ -48,48 +51,48 @@ func send(t *testing.T, c *http.Client, method, path string, hdr map[string]stri
 // session in its session_id, env_session and client_session, and asking
 // for the agent process's session (agent_process) when agent is set.
 type routeCase struct {
-	sources source
+	sources engine.Source
 	body    func(body, env, client string, agent bool) any
 }
 
 // sessionRequest builds a request to rt naming the session in the given
 // sources. It reports false when rt has no place for one of them (no
 // {session} in its path, or no body).
-func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path string, hdr map[string]string, body any, ok bool) {
+func sessionRequest(rt route, tc routeCase, ids map[engine.Source]string) (method, path string, hdr map[string]string, body any, ok bool) {
 	method, path, _ = strings.Cut(rt.pattern, " ")
 	path = strings.Replace(path, "{tool}", "read_file", 1) // the tool routes' other path values
 	path = strings.Replace(path, "{id}", "no-such-id", 1)
-	if v, set := ids[srcURL]; set {
+	if v, set := ids[engine.SrcURL]; set {
 		if !strings.Contains(path, "{session}") {
 			return "", "", nil, nil, false
 		}
 		path = strings.Replace(path, "{session}", v, 1)
 	}
-	if v, set := ids[srcQuery]; set {
+	if v, set := ids[engine.SrcQuery]; set {
 		path += "?session=" + url.QueryEscape(v)
 	}
 	hdr = map[string]string{}
-	if v, set := ids[srcHeader]; set {
-		hdr[HeaderSession] = v
+	if v, set := ids[engine.SrcHeader]; set {
+		hdr[wire.HeaderSession] = v
 	}
 	if v, set := ids[srcToken]; set {
-		hdr[HeaderToken] = v
+		hdr[wire.HeaderToken] = v
 	}
-	_, b := ids[srcBody]
-	_, e := ids[srcEnv]
-	_, c := ids[srcClient]
-	_, a := ids[srcAgent]
+	_, b := ids[engine.SrcBody]
+	_, e := ids[engine.SrcEnv]
+	_, c := ids[engine.SrcClient]
+	_, a := ids[engine.SrcAgent]
 	if tc.body == nil && (b || e || c || a) {
 		return "", "", nil, nil, false
 	}
 	if tc.body != nil {
-		body = tc.body(ids[srcBody], ids[srcEnv], ids[srcClient], a)
+		body = tc.body(ids[engine.SrcBody], ids[engine.SrcEnv], ids[engine.SrcClient], a)
 	}
 	return method, path, hdr, body, true
 }
 
 // srcToken is not a source: it carries the token in the walk's id maps.
-const srcToken source = 1 << 7
+const srcToken engine.Source = 1 << 7
 
 // TestEveryRouteResolvesOneSession walks the route table: every route that
 // acts for a session must declare where its id comes from, resolve it from
@@ -100,42 +103,42 @@ const srcToken source = 1 << 7
 // here fails the test, and so does a changed declaration.
 func TestEveryRouteResolvesOneSession(t *testing.T) {
 	e := newTestEnv(t)
-	live := e.register(SessionRequest{Agent: "a"})
-	other := e.register(SessionRequest{Agent: "b"})
-	ended := e.register(SessionRequest{Agent: "c"})
-	e.srv.sessions.end(ended.ID)
+	live := e.register(wire.SessionRequest{Agent: "a"})
+	other := e.register(wire.SessionRequest{Agent: "b"})
+	ended := e.register(wire.SessionRequest{Agent: "c"})
+	e.srv.Engine().End(ended.ID, grants.EndReasonSessionEnd)
 	c := rawClient(e.sock)
 	check := func(body, env, client string, agent bool) any {
 		if agent { // a check body has no place for it: an unknown field is refused
 			return map[string]any{"op": "read", "path": e.work + "/main.go", "session_id": body, "env_session": env,
 				"client_session": client, "agent_process": true}
 		}
-		return CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
+		return wire.CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
 	}
 	tool := func(body, env, client string, agent bool) any {
 		if client != "" { // a tool body has no place for it: an unknown field is refused
 			return map[string]any{"session_id": body, "env_session": env, "client_session": client, "agent_process": agent,
 				"args": map[string]any{"path": "main.go"}}
 		}
-		return ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
+		return wire.ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
 	}
 	cases := map[string]routeCase{
-		"DELETE /v1/sessions/{session}":     {sources: srcURL | srcHeader},
-		"POST /v1/check":                    {sources: srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"POST /s/{session}/v1/check":        {sources: srcURL | srcHeader | srcBody | srcEnv | srcClient, body: check},
-		"GET /v1/events":                    {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/events":        {sources: srcURL | srcQuery | srcHeader},
-		"GET /v1/policy":                    {sources: srcQuery | srcHeader},
-		"GET /s/{session}/v1/policy":        {sources: srcURL | srcQuery | srcHeader},
-		"POST /v1/tools/{tool}":             {sources: srcHeader | srcBody | srcEnv | srcAgent, body: tool},
-		"POST /s/{session}/v1/tools/{tool}": {sources: srcURL | srcHeader | srcBody | srcEnv | srcAgent, body: tool},
+		"DELETE /v1/sessions/{session}":     {sources: engine.SrcURL | engine.SrcHeader},
+		"POST /v1/check":                    {sources: engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcClient, body: check},
+		"POST /s/{session}/v1/check":        {sources: engine.SrcURL | engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcClient, body: check},
+		"GET /v1/events":                    {sources: engine.SrcQuery | engine.SrcHeader},
+		"GET /s/{session}/v1/events":        {sources: engine.SrcURL | engine.SrcQuery | engine.SrcHeader},
+		"GET /v1/policy":                    {sources: engine.SrcQuery | engine.SrcHeader},
+		"GET /s/{session}/v1/policy":        {sources: engine.SrcURL | engine.SrcQuery | engine.SrcHeader},
+		"POST /v1/tools/{tool}":             {sources: engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcAgent, body: tool},
+		"POST /s/{session}/v1/tools/{tool}": {sources: engine.SrcURL | engine.SrcHeader | engine.SrcBody | engine.SrcEnv | engine.SrcAgent, body: tool},
 		// a session's own requests and grants (own.go)
-		"GET /s/{session}/v1/requests":            {sources: srcURL | srcHeader},
-		"GET /s/{session}/v1/requests/{id}":       {sources: srcURL | srcHeader},
-		"POST /s/{session}/v1/requests/{id}/deny": {sources: srcURL | srcHeader},
-		"GET /s/{session}/v1/grants":              {sources: srcURL | srcHeader},
-		"DELETE /s/{session}/v1/grants/{id}":      {sources: srcURL | srcHeader},
-		"DELETE /s/{session}/v1/grants":           {sources: srcURL | srcHeader},
+		"GET /s/{session}/v1/requests":            {sources: engine.SrcURL | engine.SrcHeader},
+		"GET /s/{session}/v1/requests/{id}":       {sources: engine.SrcURL | engine.SrcHeader},
+		"POST /s/{session}/v1/requests/{id}/deny": {sources: engine.SrcURL | engine.SrcHeader},
+		"GET /s/{session}/v1/grants":              {sources: engine.SrcURL | engine.SrcHeader},
+		"DELETE /s/{session}/v1/grants/{id}":      {sources: engine.SrcURL | engine.SrcHeader},
+		"DELETE /s/{session}/v1/grants":           {sources: engine.SrcURL | engine.SrcHeader},
 	}
 	for _, rt := range e.srv.routes() {
 		if rt.session == nil {
@@ -157,7 +160,7 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			if rt.session.sources != tc.sources {
 				t.Fatalf("route declares %s, the test expects %s", rt.session.sources, tc.sources)
 			}
-			if hasURL := strings.Contains(rt.pattern, "{session}"); hasURL != (tc.sources&srcURL != 0) {
+			if hasURL := strings.Contains(rt.pattern, "{session}"); hasURL != (tc.sources&engine.SrcURL != 0) {
 				t.Fatalf("a {session} in the path (%v) must be declared as the url source", hasURL)
 			}
 			walkSources(t, c, rt, tc, live, other)
@@ -169,13 +172,13 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 // walkCapabilityOnly checks that a route whose session comes from a
 // capability alone declares no other source, and refuses a request that
 // names its session with an id and token, or names none, without one.
-func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live SessionResponse) {
+func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live wire.SessionResponse) {
 	t.Helper()
 	if rt.session.sources != 0 {
 		t.Fatalf("route declares %s besides its capability", rt.session.sources)
 	}
 	method, path, _ := strings.Cut(rt.pattern, " ")
-	for _, hdr := range []map[string]string{{HeaderSession: live.ID, HeaderToken: live.Token}, {}} {
+	for _, hdr := range []map[string]string{{wire.HeaderSession: live.ID, wire.HeaderToken: live.Token}, {}} {
 		if st, out := send(t, c, method, path, hdr, map[string]any{}); st != http.StatusBadRequest {
 			t.Errorf("no capability, headers %v: %d %s, want 400", hdr, st, out)
 		}
@@ -184,9 +187,9 @@ func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live SessionResp
 
 // walkSources checks every declared source is resolved and every
 // undeclared one refused.
-func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other SessionResponse) {
+func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other wire.SessionResponse) {
 	t.Helper()
-	do := func(ids map[source]string) int {
+	do := func(ids map[engine.Source]string) int {
 		method, path, hdr, body, ok := sessionRequest(rt, tc, ids)
 		if !ok {
 			t.Fatalf("cannot place %v in a request to %s", ids, rt.pattern)
@@ -194,12 +197,12 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 		st, _ := send(t, c, method, path, hdr, body)
 		return st
 	}
-	declared := tc.sources.kinds()
+	declared := tc.sources.Kinds()
 	for _, k := range declared {
 		t.Run(k.String(), func(t *testing.T) {
-			unknown := map[source]string{k: "unknown-session"}
-			if tc.sources&srcURL != 0 {
-				unknown[srcURL] = "unknown-session"
+			unknown := map[engine.Source]string{k: "unknown-session"}
+			if tc.sources&engine.SrcURL != 0 {
+				unknown[engine.SrcURL] = "unknown-session"
 			}
 			if st := do(unknown); st != http.StatusNotFound {
 				t.Errorf("unknown session from %s: %d, want 404", k, st)
@@ -208,25 +211,25 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 			if partner == k {
 				partner = declared[1]
 			}
-			if st := do(map[source]string{k: live.ID, partner: other.ID, srcToken: live.Token}); st != http.StatusConflict {
+			if st := do(map[engine.Source]string{k: live.ID, partner: other.ID, srcToken: live.Token}); st != http.StatusConflict {
 				t.Errorf("%s and %s disagree: %d, want 409", k, partner, st)
 			}
 		})
 	}
-	for _, n := range sourceNames {
-		if tc.sources&n.src != 0 {
+	for _, src := range (^engine.Source(0)).Kinds() {
+		if tc.sources&src != 0 {
 			continue
 		}
-		ids := map[source]string{declared[0]: live.ID, n.src: live.ID, srcToken: live.Token}
+		ids := map[engine.Source]string{declared[0]: live.ID, src: live.ID, srcToken: live.Token}
 		if _, _, _, _, ok := sessionRequest(rt, tc, ids); !ok {
 			continue // this route has no place for it at all
 		}
 		if st := do(ids); st != http.StatusBadRequest {
-			t.Errorf("session id in the undeclared %s source: %d, want 400", n.name, st)
+			t.Errorf("session id in the undeclared %s source: %d, want 400", src, st)
 		}
 	}
-	if tc.sources&srcURL == 0 {
-		if st := do(map[source]string{}); st != http.StatusBadRequest {
+	if tc.sources&engine.SrcURL == 0 {
+		if st := do(map[engine.Source]string{}); st != http.StatusBadRequest {
 			t.Errorf("no session: %d, want 400", st)
 		}
 	}
@@ -234,19 +237,19 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 
 // walkIdentity checks forged and stale identities are refused and a good
 // one acted for.
-func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended SessionResponse) {
+func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended wire.SessionResponse) {
 	t.Helper()
 	// every declared source but the client's own id names the session
-	ids := func(id, tok string) map[source]string {
-		m := map[source]string{srcToken: tok}
-		for _, k := range tc.sources.kinds() {
-			if k != srcClient && k != srcAgent { // neither names a session by its id
+	ids := func(id, tok string) map[engine.Source]string {
+		m := map[engine.Source]string{srcToken: tok}
+		for _, k := range tc.sources.Kinds() {
+			if k != engine.SrcClient && k != engine.SrcAgent { // neither names a session by its id
 				m[k] = id
 			}
 		}
 		return m
 	}
-	do := func(m map[source]string) (int, []byte) {
+	do := func(m map[engine.Source]string) (int, []byte) {
 		method, path, hdr, body, _ := sessionRequest(rt, tc, m)
 		return send(t, c, method, path, hdr, body)
 	}
@@ -269,10 +272,10 @@ func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, ot
 // refused before anything is decided or granted.
 func TestRequestLimits(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	c := rawClient(e.sock)
-	hdr := map[string]string{HeaderSession: s.ID, HeaderToken: s.Token}
-	big := CheckRequest{Command: "echo " + strings.Repeat("x", maxBody)}
+	hdr := map[string]string{wire.HeaderSession: s.ID, wire.HeaderToken: s.Token}
+	big := wire.CheckRequest{Command: "echo " + strings.Repeat("x", maxBody)}
 	tests := []struct {
 		name, method, path string
 		body               any
@@ -281,14 +284,14 @@ func TestRequestLimits(t *testing.T) {
 		// The registrations first: a check marks its sender as an agent,
 		// which may then register only children of its session.
 		{"unknown field in session", "POST", "/v1/sessions", map[string]any{"cwd": e.work, "workspace": []string{e.work}, "admin": true}, 400},
-		{"workspace containing home", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 403},
-		{"relative cwd", "POST", "/v1/sessions", SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
-		{"unknown kind", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
+		{"workspace containing home", "POST", "/v1/sessions", wire.SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 403},
+		{"relative cwd", "POST", "/v1/sessions", wire.SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
+		{"unknown kind", "POST", "/v1/sessions", wire.SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
 		{"body over 64 KiB", "POST", "/v1/check", big, 413},
 		{"malformed", "POST", "/v1/check", json.RawMessage(`{"command": `), 400},
 		{"unknown field in check", "POST", "/v1/check", map[string]any{"command": "ls", "sudo": true}, 400},
 		{"neither command nor path", "POST", "/v1/check", map[string]any{"op": "read"}, 400},
-		{"unparsable shell", "POST", "/v1/check", CheckRequest{Command: "cat 'x"}, 400},
+		{"unparsable shell", "POST", "/v1/check", wire.CheckRequest{Command: "cat 'x"}, 400},
 		{"unknown route", "GET", "/v1/nope", nil, 404},
 	}
 	for _, tt := range tests {

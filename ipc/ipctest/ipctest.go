@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Quiet is a logger that discards everything.
@@ -65,7 +67,7 @@ type Person struct {
 
 // Approver returns an ipc.Approver that logs each new request with its
 // code to p's log.
-func (p *Person) Approver() ipc.Approver {
+func (p *Person) Approver() engine.Approver {
 	return personLog{p: p, log: slog.New(slog.NewTextHandler(p, nil))}
 }
 
@@ -131,7 +133,7 @@ type personLog struct {
 	log *slog.Logger
 }
 
-func (l personLog) Show(r ipc.Request, code string) {
+func (l personLog) Show(r wire.Request, code string) {
 	l.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path)
 }
 

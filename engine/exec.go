@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"pathgrant/grants"
+	"pathgrant/sandbox"
+	"strings"
+
+	"pathgrant/devicepolicy"
+	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
+)
+
+// Launcher prepares the sandbox a hook's rewritten command runs in, from
+// the session's policy (with the grants the hook's check used), the
+// device policy file in force and what the front end sent. The daemon
+// prepares it, not the front end, because the daemon is already running:
+// a fresh process would spend milliseconds of start-up and cold caches on
+// it before every agent shell command.
+type Launcher interface {
+	Launch(pol wire.Policy, device devicepolicy.Policy, req wire.ExecRequest) (sandbox.Launch, error)
+}
+
+// explainRefusals is what to tell the agent about the refused paths
+// lines name (of a confined command's stderr), one line per path: each
+// path outside its view (outside, when known; at most
+// launch.MaxReported) is checked as a read for the session, which raises
+// an approval request where one can be given. Every door's refusals are
+// explained here: over PathReport for a front end process, in process for
+// the daemon's own tool calls.
+func (s *Engine) explainRefusals(ctx context.Context, sess *session, lines []string, outside func([]string) []string) []string {
+	if len(lines) > launch.MaxRefusalLines {
+		lines = lines[:launch.MaxRefusalLines]
+	}
+	paths := launch.RefusedPaths(lines)
+	if outside != nil {
+		paths = outside(paths)
+	}
+	out := []string{}
+	for _, p := range paths[:min(len(paths), launch.MaxReported)] {
+		ans, aerr := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
+		var err error
+		if aerr != nil {
+			err = aerr
+		}
+		out = append(out, refusalLine(p, ans, err))
+	}
+	return out
+}
+
+// refusalLine is what the agent is told about one path its confined
+// command was refused: whether reading it can be approved, and the
+// request raised for it.
+func refusalLine(p string, ans wire.Answer, err error) string {
+	const outside = "pathgrant: %s is outside this session's permissions"
+	switch {
+	case err != nil:
+		return fmt.Sprintf(outside+" (could not ask whether it can be approved: %s)", p, oneLine(err.Error()))
+	case ans.Decision == guard.Allow:
+		return fmt.Sprintf("pathgrant: %s may be read now (approved since the command started): retry", p)
+	case ans.Eligible && ans.Pending != "":
+		return fmt.Sprintf(outside+"; reading it can be approved: raised as request %s, retry after approving", p, ans.Pending)
+	case ans.Eligible:
+		return fmt.Sprintf(outside+"; reading it can be approved, but no request was raised: %s", p, oneLine(ans.Reason))
+	}
+	return fmt.Sprintf(outside+" and cannot be approved", p)
+}
+
+// oneLine folds s onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Exec prepares the sandbox of the command the call's exec capability was
+// issued for, and issues the report ticket that may explain its refusals.
+func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
+	if s.cfg.Launcher == nil {
+		return wire.Prepared{}, errorf(Unavailable, "", "this daemon does not prepare sandboxes")
+	}
+	if c.cap == nil || c.cap.kind != CapExec {
+		return wire.Prepared{}, errorf(Forbidden, grants.KindForged, "preparing a sandbox takes an exec capability")
+	}
+	pol, aerr := s.sessionPolicy(c.sess)
+	if aerr != nil {
+		return wire.Prepared{}, aerr
+	}
+	pol.Used = c.cap.used
+	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), req)
+	if err != nil {
+		return wire.Prepared{}, errorf(Conflict, "", "%v", err)
+	}
+	l.Prepared.Session = c.sess.ID
+	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
+		expires: s.now().Add(ReportTTL)}, s.now())
+	return l.Prepared, nil
+}
+
+// ExplainReport explains the refusals a failed confined command's stderr
+// names: each path outside its view (at most launch.MaxReported) is
+// checked as a read for the session, which raises an approval request
+// where one can be given, and the answer says so, one line per path. It
+// asks nothing the agent could not ask through its hook.
+func (s *Engine) ExplainReport(ctx context.Context, c Call, lines []string) (wire.Report, *Error) {
+	if c.cap == nil || c.cap.kind != CapReport {
+		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report takes a report ticket")
+	}
+	return wire.Report{Lines: s.explainRefusals(ctx, c.sess, lines, c.cap.outside)}, nil
+}

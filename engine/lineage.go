@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+)
+
+// Proc identifies one process for its whole life: a pid alone is reused,
+// a pid with its start time (in clock ticks since boot) is not.
+type Proc struct {
+	PID   int32
+	Start uint64
+}
+
+// maxLineage bounds the walk up the process tree.
+const maxLineage = 64
+
+// ProcInfo reads a process's parent, start time and command name from
+// /proc/PID/stat.
+func ProcInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, Proc{}, "", err
+	}
+	// The command name is in parentheses and may itself contain ") ".
+	open, closing := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+	if open < 0 || closing < open {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed", pid)
+	}
+	fields := bytes.Fields(data[closing+1:])
+	// fields[0] is state (field 3); ppid is field 4, starttime field 22.
+	if len(fields) < 20 {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	pp, err1 := strconv.ParseInt(string(fields[1]), 10, 32)
+	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed numbers", pid)
+	}
+	return int32(pp), Proc{PID: pid, Start: start}, string(data[open+1 : closing]), nil
+}
+
+// LineageEntry is one process on the way from a peer up to init.
+type LineageEntry struct {
+	Proc
+	Comm string
+}
+
+// Lineage is one peer's process lineage, read from /proc only as far up
+// as a question needs: which agent sent a check needs two or three levels,
+// whether an approver runs under an agent needs them all. A walk that
+// cannot finish (a process gone, /proc unreadable, the peer's pid now
+// naming another process, a lineage deeper than maxLineage) is failed:
+// the callers that guard decisions then treat the peer as an agent.
+type Lineage struct {
+	mu     sync.Mutex
+	next   int32  // the pid to read next; 0 when done
+	start  uint64 // the peer's start time seen at accept; 0: unknown
+	got    []LineageEntry
+	failed bool
+}
+
+// newLineage starts a lazy walk up from pid.
+func newLineage(pid int32) *Lineage { return &Lineage{next: pid} }
+
+// peerLineage starts a lazy walk up from a peer whose start time was
+// pinned to its connection (connInfo.pinnedStart; 0 when it could not be):
+// if pid names another process by the time the walk starts, the lineage
+// is failed.
+func PeerLineage(pid int32, start uint64) *Lineage {
+	return &Lineage{next: pid, start: start, failed: start == 0}
+}
+
+// fixedLineage is a lineage already known (tests, and Config.Lineage); a
+// reader's error makes it failed.
+func FixedLineage(l []LineageEntry, err error) *Lineage {
+	return &Lineage{got: l, failed: err != nil}
+}
+
+// upTo reads ancestors until stop says enough, or init is reached.
+func (l *Lineage) upTo(stop func([]LineageEntry) bool) []LineageEntry {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.next > 1 && len(l.got) < maxLineage && !stop(l.got) {
+		ppid, p, comm, err := ProcInfo(l.next)
+		if err != nil || (len(l.got) == 0 && l.start != 0 && p.Start != l.start) {
+			l.failed, l.next = true, 0
+			break
+		}
+		l.got = append(l.got, LineageEntry{Proc: p, Comm: comm})
+		l.next = ppid
+	}
+	if l.next > 1 && len(l.got) >= maxLineage {
+		l.failed = true
+	}
+	if l.next <= 1 || len(l.got) >= maxLineage {
+		l.next = 0
+	}
+	return l.got
+}
+
+// Whole is the whole lineage, and whether it could be read to the end.
+func (l *Lineage) Whole() ([]LineageEntry, bool) {
+	if l == nil {
+		return nil, false
+	}
+	got := l.all()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return got, !l.failed
+}
+
+// all is the whole lineage up to (not including) init.
+func (l *Lineage) all() []LineageEntry {
+	return l.upTo(func([]LineageEntry) bool { return false })
+}
+
+// chain is agentChain of the lineage, read only as far as it needs.
+func (l *Lineage) chain() []Proc {
+	return agentChain(l.upTo(func(got []LineageEntry) bool {
+		n := len(got)
+		return n >= 2 && !shellNames[got[n-1].Comm]
+	}))
+}
+
+// shellNames are the interpreters agent clients run hooks through; the
+// agent is the first ancestor of a hook that is not one of them.
+var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "env": true}
+
+// agentChain returns the processes that act for the agent behind a
+// request: the peer (a hook), the shells between it and the agent, and the
+// agent itself. These may never approve or revoke.
+func agentChain(lin []LineageEntry) []Proc {
+	var out []Proc
+	for i, e := range lin {
+		out = append(out, e.Proc)
+		if i > 0 && !shellNames[e.Comm] {
+			break
+		}
+	}
+	return out
+}

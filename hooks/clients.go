@@ -1,0 +1,191 @@
+package hooks
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"pathgrant/appdirs"
+)
+
+// Installer writes the pathgrant hook command argv into the settings file
+// at path, or with uninstall removes exactly what it wrote. changed says
+// whether the file changed; backup names the copy of the previous file,
+// if one was saved.
+type Installer func(path string, argv []string, uninstall bool) (changed bool, backup string, err error)
+
+// Client is one agent client pathgrant guards, with everything that
+// differs between clients: how its hook talks, where its settings live and
+// which of its files a session must never write (a session that could
+// rewrite them could switch its own guard off). Adding a client is adding
+// a row to clients.
+type Client struct {
+	Name    string
+	adapter adapter
+	// Rewrites: the client's hook can replace a shell tool's command, so
+	// a command it lets through runs confined under `pathgrant-confine
+	// exec`. Claude Code and Codex through PreToolUse updatedInput with
+	// an explicit allow (Codex 0.169 accepts nothing else with it),
+	// Gemini CLI through hookSpecificOutput.tool_input, Pi through its
+	// extension setting the call's input.command. Cursor's
+	// beforeShellExecution answers only allow or deny.
+	Rewrites bool
+	// DirEnv is the environment variable that moves the client's user
+	// folder, when it has one; Dir resolves it.
+	DirEnv string
+	// dir is the user folder relative to home, used unless DirEnv is set.
+	dir string
+	// envHome: DirEnv names a replacement home folder (dir is then below
+	// it) rather than the user folder itself.
+	envHome bool
+	// Settings is the file install-hooks edits, relative to Dir;
+	// ProjectSettings relative to a project (the personal, uncommitted
+	// file where a client has one, since the hook's path is this
+	// machine's).
+	Settings, ProjectSettings string
+	Install                   Installer
+	// ProjectNote is what a person must still do after install-hooks
+	// writes a project's hooks, when the client needs a step of its own
+	// before it runs them ("" when it needs none).
+	ProjectNote string
+	// Protected are the files carrying hooks, relative to Dir;
+	// ProjectProtected relative to a workspace.
+	Protected, ProjectProtected []string
+
+	// MCPConfig is the file registering the client's MCP servers, which
+	// `pathgrant install-mcp` edits: relative to Dir, or (mcpBesideDir)
+	// to the home folder, or to DirEnv's folder when that is set.
+	// ProjectMCPConfig is relative to a project. Both are protected like
+	// the hook settings (a session that could add a server named
+	// pathgrant would be trusted as pathgrant's bridge). Empty, with
+	// noMCP saying why, for a client without MCP servers.
+	MCPConfig, ProjectMCPConfig string
+	mcpBesideDir                bool
+	mcpTOML                     bool      // the file is TOML (else JSON)
+	InstallMCP                  Installer // registers argv as the server BridgeServer
+	noMCP                       string
+}
+
+// clients is the client table.
+var clients = []Client{
+	{Name: "claude", Rewrites: true, adapter: claudeAdapter{}, DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
+		Settings: "settings.json", ProjectSettings: ".claude/settings.local.json", Install: jsonSettings(editClaude),
+		Protected:        []string{"settings.json", "settings.local.json"},
+		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"},
+		MCPConfig:        ".claude.json", mcpBesideDir: true, ProjectMCPConfig: ".mcp.json", InstallMCP: jsonMCP},
+	{Name: "codex", Rewrites: true, adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
+		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
+		ProjectNote:      "Codex runs a project's hooks only once you trust the project in Codex: open codex in it and choose to trust it",
+		Protected:        []string{"hooks.json", "config.toml"},
+		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"},
+		MCPConfig:        "config.toml", ProjectMCPConfig: ".codex/config.toml", mcpTOML: true, InstallMCP: codexMCP},
+	{Name: "gemini", Rewrites: true, adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
+		Settings: "settings.json", ProjectSettings: ".gemini/settings.json", Install: jsonSettings(editGemini),
+		Protected: []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
+		MCPConfig: "settings.json", ProjectMCPConfig: ".gemini/settings.json", InstallMCP: jsonMCP},
+	{Name: "cursor", adapter: cursorAdapter{}, dir: ".cursor",
+		Settings: "hooks.json", ProjectSettings: ".cursor/hooks.json", Install: jsonSettings(editCursor),
+		Protected: []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
+		MCPConfig: "mcp.json", ProjectMCPConfig: ".cursor/mcp.json", InstallMCP: jsonMCP},
+	{Name: "pi", Rewrites: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
+		Settings: "extensions/pathgrant.ts", ProjectSettings: ".pi/extensions/pathgrant.ts", Install: installPiExtension,
+		Protected:        []string{"extensions", "settings.json"},
+		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"},
+		noMCP:            "Pi has no MCP client"},
+}
+
+// Clients lists the supported clients' names, sorted.
+func Clients() []string {
+	out := make([]string, 0, len(clients))
+	for _, c := range clients {
+		out = append(out, c.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// LookupClient returns the named client's row; an unknown name is an
+// error naming the known ones.
+func LookupClient(name string) (Client, error) {
+	for _, c := range clients {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return Client{}, fmt.Errorf("unknown client %q (want %s)", name, strings.Join(Clients(), ", "))
+}
+
+// Dir is the client's user folder: where DirEnv points when it is set to
+// an absolute path, else its folder under home.
+func (c Client) Dir(getenv appdirs.Getenv, home string) string {
+	env := ""
+	if c.DirEnv != "" {
+		env = getenv(c.DirEnv)
+	}
+	switch {
+	case !filepath.IsAbs(env):
+		return filepath.Join(home, c.dir)
+	case c.envHome:
+		return filepath.Join(env, c.dir)
+	}
+	return filepath.Clean(env)
+}
+
+// SettingsPath is the file install-hooks edits: the project's when
+// project is set, else the user's.
+func (c Client) SettingsPath(getenv appdirs.Getenv, home, project string) string {
+	if project != "" {
+		return filepath.Join(project, c.ProjectSettings)
+	}
+	return filepath.Join(c.Dir(getenv, home), c.Settings)
+}
+
+// GlobalProtected are the absolute paths of every client's user hook
+// settings: under each client's default folder and, when its DirEnv moves
+// it, under the folder it points to as well (the client may be started
+// with or without that variable).
+func GlobalProtected(getenv appdirs.Getenv, home string) []string {
+	noEnv := func(string) string { return "" }
+	var out []string
+	for _, c := range clients {
+		dirs := []string{c.Dir(noEnv, home)}
+		if d := c.Dir(getenv, home); d != dirs[0] {
+			dirs = append(dirs, d)
+		}
+		for _, d := range dirs {
+			for _, rel := range c.Protected {
+				out = append(out, filepath.Join(d, rel))
+			}
+		}
+		for _, ge := range []appdirs.Getenv{noEnv, getenv} {
+			if p := c.MCPPath(ge, home, ""); p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// ProjectProtected are every client's hook settings inside a workspace,
+// relative to it.
+func ProjectProtected() []string {
+	var out []string
+	for _, c := range clients {
+		out = append(out, c.ProjectProtected...)
+		if p := c.ProjectMCPConfig; p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// jsonSettings is the Installer for a client whose hooks live in a JSON
+// settings file that edit changes.
+func jsonSettings(edit func(doc *ihObject, command string, uninstall bool) error) Installer {
+	return func(path string, argv []string, uninstall bool) (bool, string, error) {
+		return editSettings(path, func(doc *ihObject) error {
+			return edit(doc, CommandLine(argv), uninstall)
+		})
+	}
+}

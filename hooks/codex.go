@@ -1,0 +1,190 @@
+package hooks
+
+import (
+	"encoding/json"
+	"pathgrant/wire"
+	"sort"
+	"strings"
+)
+
+// Codex CLI: PreToolUse and PermissionRequest command hooks (hooks.json).
+// Input as Claude Code's plus turn_id and model; tools are Bash
+// ({command}), apply_patch (the patch text in {command}; for a
+// PermissionRequest, the changes keyed by path) and MCP tools.
+//
+// PreToolUse honours only a deny (permissionDecision "deny" with a
+// non-empty reason); an "allow" without updatedInput or an "ask" is an
+// invalid answer, which Codex treats as a failed hook and runs the tool.
+// So an allow is no output at all, and a deny is the deny object.
+//
+// PermissionRequest is Codex's approval channel: decision.behavior
+// "allow" approves the call, "deny" refuses it, no output lets Codex ask
+// its user as usual. Codex asks about more than files (network, sandbox
+// escalation), so pathgrant approves only what the user granted through
+// pathgrant (a grant, or an approval while the hook waited), refuses what
+// its guard denies, and otherwise leaves the question to Codex.
+
+// codexInput is Claude Code's PreToolUse input plus Codex's turn id.
+type codexInput struct {
+	claudeInput
+	TurnID string `json:"turn_id"`
+}
+
+type codexAdapter struct{}
+
+func (codexAdapter) name() string { return "codex" }
+
+func (codexAdapter) parse(raw []byte) (Call, error) {
+	var in codexInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "PreToolUse" && in.Event != "PermissionRequest" {
+		return Call{}, malformed("event %q is not PreToolUse or PermissionRequest", in.Event)
+	}
+	c := Call{Client: "codex", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID,
+		Cwd: in.Cwd, RequestID: orDefault(in.ToolUseID, in.TurnID)}
+	if in.ToolName != "apply_patch" {
+		input := in.ToolInput
+		if in.Event == "PermissionRequest" && in.ToolName == "Bash" {
+			input = unwrapOwnExec(input, FindExecBinary)
+		}
+		return c, claudeTool(&c, in.ToolName, input)
+	}
+	paths, err := patchPaths(in.ToolInput)
+	if err != nil {
+		return Call{}, err
+	}
+	for _, p := range paths {
+		a := writeAccess(under(c.Cwd, p.path))
+		if p.delete {
+			a.Op = "delete"
+		}
+		c.Accesses = append(c.Accesses, a)
+	}
+	return c, nil
+}
+
+// unwrapOwnExec returns a Bash tool input whose command is the wrapper
+// this hook's PreToolUse made (Codex may ask its PermissionRequest about
+// the command as rewritten) with the wrapped command in its place, so the
+// command itself is judged, not `pathgrant exec`. Only the exact
+// ExecWrap shape naming this build's pathgrant (findBin) is unwrapped;
+// anything else is left as it is and judged as it stands.
+func unwrapOwnExec(input json.RawMessage, findBin func() (string, error)) json.RawMessage {
+	var f map[string]json.RawMessage
+	var command string
+	if json.Unmarshal(input, &f) != nil || json.Unmarshal(f["command"], &command) != nil ||
+		!strings.HasPrefix(command, wire.CapEnv+"=") {
+		return input
+	}
+	bin, err := findBin()
+	if err != nil {
+		return input
+	}
+	inner, ok := UnwrapExec(command, bin)
+	if !ok {
+		return input
+	}
+	raw, err := json.Marshal(inner)
+	if err != nil {
+		return input
+	}
+	f["command"] = raw
+	out, err := json.Marshal(f)
+	if err != nil {
+		return input
+	}
+	return out
+}
+
+type patchPath struct {
+	path   string
+	delete bool
+}
+
+// patchPaths lists the files an apply_patch call changes: from the patch
+// text (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`,
+// `*** Move to: P`), or from a map of changes keyed by path.
+func patchPaths(input json.RawMessage) ([]patchPath, error) {
+	var text string
+	if err := json.Unmarshal(input, &text); err != nil {
+		f, err := decodeObject(input, "tool_input")
+		if err != nil {
+			return nil, err
+		}
+		if text, err = f.str("command", "patch", "input"); err != nil {
+			return nil, err
+		}
+		if text == "" {
+			var changes map[string]json.RawMessage
+			if raw, ok := f["changes"]; ok {
+				_ = json.Unmarshal(raw, &changes)
+			} else {
+				changes = f
+			}
+			var out []patchPath
+			for p := range changes {
+				out = append(out, patchPath{path: p})
+			}
+			sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+			if len(out) == 0 {
+				return nil, malformed("apply_patch: no files in the changes")
+			}
+			return out, nil
+		}
+	}
+	var out []patchPath
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
+				out = append(out, patchPath{path: strings.TrimSpace(p), delete: prefix == "*** Delete File: "})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, malformed("apply_patch: no file headers in the patch")
+	}
+	return out, nil
+}
+
+type codexPreOutput struct {
+	Hook claudeHookOutput `json:"hookSpecificOutput"`
+}
+
+type codexPermissionOutput struct {
+	Hook codexPermission `json:"hookSpecificOutput"`
+}
+
+type codexPermission struct {
+	Event    string        `json:"hookEventName"`
+	Decision codexBehavior `json:"decision"`
+}
+
+type codexBehavior struct {
+	Behavior string `json:"behavior"`
+	Message  string `json:"message,omitempty"`
+}
+
+func (codexAdapter) render(c Call, v Verdict) Output {
+	if v.Defer { // no output: Codex decides as it would without the hook
+		return Output{}
+	}
+	if c.Event == "PermissionRequest" {
+		switch {
+		case v.Allow && !v.Granted:
+			return Output{}
+		case v.Allow:
+			return jsonOutput(codexPermissionOutput{codexPermission{"PermissionRequest", codexBehavior{Behavior: "allow"}}})
+		}
+		return jsonOutput(codexPermissionOutput{codexPermission{"PermissionRequest", codexBehavior{"deny", v.Reason}}})
+	}
+	switch {
+	case v.Allow && v.Rewrite != nil: // Codex takes updatedInput only with an explicit allow
+		return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "allow", v.Reason, v.Rewrite}})
+	case v.Allow:
+		return Output{}
+	}
+	return jsonOutput(codexPreOutput{claudeHookOutput{"PreToolUse", "deny", v.Reason, nil}})
+}

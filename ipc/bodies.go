@@ -1,0 +1,39 @@
+package ipc
+
+import "pathgrant/wire"
+
+// The request bodies that can name a session: read once, before the
+// session resolves.
+
+// checkBody is a check's body; toolBody a tool call's.
+type checkBody struct{ wire.CheckRequest }
+
+type toolBody struct{ wire.ToolRequest }
+
+func (r *checkBody) sessionIDs() (body, env, client string) {
+	return r.SessionID, r.EnvSession, r.ClientSession
+}
+
+func newCheckBody() sessionBody { return &checkBody{} }
+
+func (r *toolBody) sessionIDs() (body, env, client string) {
+	return r.SessionID, r.EnvSession, ""
+}
+
+func (r *toolBody) agentProcess() bool { return r.AgentProcess }
+
+func newToolBody() sessionBody { return &toolBody{} }
+
+// execBody and reportBody are the exec routes' bodies; their session
+// comes from the capability alone.
+type execBody struct{ wire.ExecRequest }
+
+type reportBody struct{ wire.Report }
+
+func (*execBody) sessionIDs() (body, env, client string) { return "", "", "" }
+
+func (*reportBody) sessionIDs() (body, env, client string) { return "", "", "" }
+
+func newExecBody() sessionBody { return &execBody{} }
+
+func newReportBody() sessionBody { return &reportBody{} }

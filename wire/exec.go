@@ -1,0 +1,72 @@
+package wire
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// CapEnv carries the exec capability to the front end
+// (`pathgrant-confine exec`) of a hook's rewritten command.
+const CapEnv = "PATHGRANT_CAP"
+
+// ExecRequest is what the front end sends PathExec: the command, where
+// its program is, which binary the front end is (the inner step is that
+// binary or the one next to it), and its environment (where the desktop,
+// the tmp dir and the ssh agent are).
+type ExecRequest struct {
+	Path      string   `json:"path"`
+	Argv      []string `json:"argv"`
+	Exe       string   `json:"exe"`
+	Env       []string `json:"env"`
+	Terminals []string `json:"terminals,omitempty"`
+}
+
+// Prepared is the daemon's answer: how to run the command.
+//
+//   - Unconfined non-empty: the device policy turns confinement off; the
+//     command runs as it is, and Unconfined says so.
+//   - Bwrap non-empty: bubblewrap runs Args, then "--", then Inner with the
+//     descriptor of a memory file holding Job appended (the inner step
+//     restricts itself with Landlock and execs the command).
+//   - Bwrap empty: no bubblewrap on this machine; the front end runs
+//     Inner with the job's descriptor appended (Landlock alone).
+//
+// The command's environment is the front end's (the confined environment
+// with TmpDir and SSHAgent).
+type Prepared struct {
+	Session    string          `json:"session"`
+	Level      Level           `json:"level"`
+	Unconfined string          `json:"unconfined,omitempty"`
+	Bwrap      string          `json:"bwrap,omitempty"`
+	Args       []string        `json:"args,omitempty"`
+	Inner      []string        `json:"inner,omitempty"`
+	Job        json.RawMessage `json:"job,omitempty"`
+	TmpDir     string          `json:"tmpdir,omitempty"`
+	SSHAgent   bool            `json:"ssh_agent,omitempty"`
+	// Workspace are the session's workspace roots: where the front end's
+	// post-run checks look.
+	Workspace []string `json:"workspace,omitempty"`
+	// Placeholders are the empty places the view holds for absent
+	// protected members, removed again after the command; AllowProtected
+	// the members the device policy opens (afterrun.Verify leaves them).
+	Placeholders   []string `json:"placeholders,omitempty"`
+	AllowProtected []string `json:"allow_protected,omitempty"`
+	// Ticket is presented (HeaderCapability) to PathReport after the
+	// command failed.
+	Ticket string `json:"ticket,omitempty"`
+}
+
+// Report is PathReport's request (the stderr lines of the failed command
+// that name a refusal) and its answer (what to tell the agent, one line
+// per refused path).
+type Report struct {
+	Lines []string `json:"lines"`
+}
+
+// CommandHash is the hex SHA-256 of shell text, as HeaderCommandHash
+// carries it.
+func CommandHash(text string) string {
+	h := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(h[:])
+}
