@@ -19,9 +19,9 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/grants"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
 )
 
@@ -86,7 +86,7 @@ func systemDoctorEnv() doctorEnv {
 		Getenv: os.Getenv, Version: buildVersion, Executable: os.Executable, LookPath: exec.LookPath,
 		Stat: os.Stat, ReadFile: os.ReadFile,
 		Health: func(ctx context.Context, socket string) error {
-			c := ipc.NewClient(socket)
+			c := apiclient.New(socket)
 			defer c.CloseIdle()
 			return c.Health(ctx)
 		},

@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pathgrant/appdirs"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // clientCommands are the commands each agent client is started with, to

@@ -15,9 +15,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // serveHeadless runs the real `pathgrant serve --headless` on the
@@ -48,7 +49,7 @@ func (f *doctorFixture) serveHeadless(t *testing.T, stdout, stderr io.Writer) {
 			<-exited
 		}
 	})
-	c := ipc.NewClient(f.sock)
+	c := apiclient.New(f.sock)
 	defer c.CloseIdle()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		select {
@@ -237,14 +238,14 @@ func TestDoctorSafeLogFolders(t *testing.T) {
 	if fmt.Sprint(safe) != fmt.Sprint(want) {
 		t.Errorf("safe folders %q, want %q", safe, want)
 	}
-	c := ipc.NewClient(f.sock)
+	c := apiclient.New(f.sock)
 	defer c.CloseIdle()
 	ctx := context.Background()
 	work := f.home + "/work"
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := c.Register(ctx, ipc.SessionRequest{Agent: "doctor-test", Cwd: work, Workspace: []string{work}})
+	sess, err := c.Register(ctx, wire.SessionRequest{Agent: "doctor-test", Cwd: work, Workspace: []string{work}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestDoctorSafeLogFolders(t *testing.T) {
 	} {
 		t.Run(p[len(f.root):], func(t *testing.T) {
 			writeExecFile(t, p, logSecret+"\n")
-			ans, err := c.Check(ctx, ipc.CheckRequest{Tool: "Read", Op: "read", Path: p})
+			ans, err := c.Check(ctx, wire.CheckRequest{Tool: "Read", Op: "read", Path: p})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +280,7 @@ func TestDoctorSafeLogFolders(t *testing.T) {
 const logSecret = "CODE7K3M"
 
 // confinedCat runs `cat path` as the session's confined command.
-func confinedCat(t *testing.T, f *doctorFixture, sess ipc.SessionResponse, work, path string) (string, error) {
+func confinedCat(t *testing.T, f *doctorFixture, sess wire.SessionResponse, work, path string) (string, error) {
 	t.Helper()
 	requireFullConfinement(t)
 	cmd := exec.Command(buildBinary(t), "exec", "--socket", f.sock, "--", "cat", path)

@@ -17,13 +17,15 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // escaped is what every escape and every piece of real work prints when
@@ -48,7 +50,7 @@ type doorWalk struct {
 	*execEnv
 	bin   string
 	agent int // the fake agent process's pid
-	other ipc.SessionResponse
+	other wire.SessionResponse
 	mcp   *sdk.ClientSession
 	x11   string
 	mu    sync.Mutex
@@ -72,7 +74,7 @@ func doorRunners() map[ipc.Door]doorRunner {
 }
 
 // hookFixtures are a shell tool call of each client whose hook rewrites
-// (ipc/hooks' testdata): the command and cwd are replaced.
+// (hooks' testdata): the command and cwd are replaced.
 var hookFixtures = map[string]string{
 	"claude": "claude-code-2.1.328-pretooluse-bash.json",
 	"codex":  "codex-pretooluse-bash-workspace.json",
@@ -187,7 +189,7 @@ func newDoorWalkAt(t *testing.T, conf sandbox.Confinement) *doorWalk {
 	writeExecFile(t, w.home+"/other/.keep", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	other, err := ipc.NewClient(w.sock).Register(ctx, ipc.SessionRequest{Agent: "other-agent", Cwd: w.home + "/other",
+	other, err := apiclient.New(w.sock).Register(ctx, wire.SessionRequest{Agent: "other-agent", Cwd: w.home + "/other",
 		Workspace: []string{w.home + "/other"}})
 	if err != nil {
 		t.Fatal(err)
@@ -211,13 +213,13 @@ func (w *doorWalk) script(t *testing.T, text string) string {
 
 // pending raises a Downloads read request of session and returns its
 // id.
-func (w *doorWalk) pending(t *testing.T, session ipc.SessionResponse, file string) string {
+func (w *doorWalk) pending(t *testing.T, session wire.SessionResponse, file string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c := &ipc.Client{Socket: w.sock, Session: session.ID, Token: session.Token}
+	c := apiclient.ForSession(w.sock, session.ID, session.Token)
 	defer c.CloseIdle()
-	ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.OpRead, Path: w.dl + "/" + file, Tool: "Read"})
+	ans, err := c.Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: w.dl + "/" + file, Tool: "Read"})
 	if err != nil || ans.Pending == "" {
 		t.Fatalf("raise a request for %s: %+v, %v", file, ans, err)
 	}
@@ -230,7 +232,7 @@ func (w *doorWalk) stillPending(t *testing.T, id string) {
 	time.Sleep(300 * time.Millisecond) // a detached process had its chance
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	reqs, err := ipc.NewClient(w.sock).Pending(ctx)
+	reqs, err := apiclient.New(w.sock).Pending(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,14 +457,14 @@ func (w *doorWalk) viaToolRoute(t *testing.T, script string) walked {
 	defer cancel()
 	c := w.client()
 	defer c.CloseIdle()
-	return toolWalked(c.Tool(ctx, tools.ExecuteShellCommand, ipc.ToolRequest{Args: shellArgs(script)}))
+	return toolWalked(c.Tool(ctx, tools.ExecuteShellCommand, wire.ToolRequest{Args: shellArgs(script)}))
 }
 
 // viaSessionTool is POST /s/{session}/v1/tools/execute_shell_command.
 func (w *doorWalk) viaSessionTool(t *testing.T, script string) walked {
-	body, _ := json.Marshal(ipc.ToolRequest{Args: shellArgs(script)})
+	body, _ := json.Marshal(wire.ToolRequest{Args: shellArgs(script)})
 	req, _ := http.NewRequest(http.MethodPost, "http://pathgrant/s/"+w.sess.ID+"/v1/tools/"+tools.ExecuteShellCommand, bytes.NewReader(body))
-	req.Header.Set(ipc.HeaderToken, w.sess.Token)
+	req.Header.Set(wire.HeaderToken, w.sess.Token)
 	hc := &http.Client{Timeout: 3 * time.Minute, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", w.sock)
 	}}}
@@ -526,7 +528,7 @@ func (w *doorWalk) startMCP(t *testing.T) *sdk.ClientSession {
 // command, then the command it rewrote run as the client runs it.
 func hookRunner(client string) doorRunner {
 	return func(w *doorWalk, t *testing.T, script string) walked {
-		data, err := os.ReadFile(filepath.Join("..", "ipc", "hooks", "testdata", hookFixtures[client]))
+		data, err := os.ReadFile(filepath.Join("..", "hooks", "testdata", hookFixtures[client]))
 		if err != nil {
 			t.Fatal(err)
 		}

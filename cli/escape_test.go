@@ -18,7 +18,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"pathgrant/ipc"
+	"pathgrant/apiclient"
+	"pathgrant/wire"
 )
 
 // Environment of the escape helpers (this test binary, re-run).
@@ -74,7 +75,7 @@ func TestEscapesCannotApprove(t *testing.T) {
 			if m.method != "handover" && !strings.Contains(got, "cli=2") {
 				t.Errorf("pathgrant approve without a code got %q, want exit 2", got)
 			}
-			e.checkOutcome(t, id, ipc.StatePending, "")
+			e.checkOutcome(t, id, wire.StatePending, "")
 		})
 	}
 }
@@ -152,7 +153,7 @@ func escapeAgent() error {
 	if err != nil {
 		return fmt.Errorf("hook: %w", err)
 	}
-	var ans ipc.Answer
+	var ans wire.Answer
 	if err := json.Unmarshal(out, &ans); err != nil || ans.Pending == "" {
 		return fmt.Errorf("hook answered %s", out)
 	}
@@ -212,23 +213,23 @@ func rawDecision(conn net.Conn, id string) (int, error) {
 // throwaway registers a session of its own, sends one check for it, ends
 // it, waits past the daemon's sweep, and only then tries to approve.
 func throwaway() error {
-	c := ipc.NewClient(os.Getenv("PATHGRANT_TEST_SOCKET"))
+	c := apiclient.New(os.Getenv("PATHGRANT_TEST_SOCKET"))
 	cwd, _ := os.Getwd()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// From under an agent a top-level session is refused; a child of the
 	// agent's own session is the throwaway it can have.
-	if _, err := c.Register(ctx, ipc.SessionRequest{Agent: "throwaway", Cwd: cwd, Workspace: []string{cwd}}); err == nil {
+	if _, err := c.Register(ctx, wire.SessionRequest{Agent: "throwaway", Cwd: cwd, Workspace: []string{cwd}}); err == nil {
 		return errors.New("a top-level session was registered from under the agent")
 	}
 	c.Token = os.Getenv("PATHGRANT_TEST_TOKEN")
 	work := os.Getenv("PATHGRANT_TEST_WORK")
-	s, err := c.Register(ctx, ipc.SessionRequest{Agent: "throwaway", Cwd: work, Workspace: []string{work}, Parent: os.Getenv("PATHGRANT_TEST_SESSION")})
+	s, err := c.Register(ctx, wire.SessionRequest{Agent: "throwaway", Cwd: work, Workspace: []string{work}, Parent: os.Getenv("PATHGRANT_TEST_SESSION")})
 	if err != nil {
 		return err
 	}
 	c.Session, c.Token = s.ID, s.Token
-	if _, err := c.Check(ctx, ipc.CheckRequest{Op: "read", Path: work}); err != nil {
+	if _, err := c.Check(ctx, wire.CheckRequest{Op: "read", Path: work}); err != nil {
 		return err
 	}
 	if err := c.EndSession(ctx, s.ID); err != nil {

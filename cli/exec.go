@@ -10,12 +10,13 @@ import (
 	"syscall"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 const execUsageText = "usage: pathgrant exec [--session ID] [--socket PATH] [--wait DURATION] [--verbose] [--allow-unconfined] [--] COMMAND [ARG]..."
@@ -74,7 +75,7 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 // parseExecArgs reads the flags up to the command (or `--`); the session
 // and token default to the environment, the socket to the daemon's.
 func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) {
-	a := execArgs{token: getenv(appdirs.TokenEnv), capability: getenv(launch.CapEnv)}
+	a := execArgs{token: getenv(appdirs.TokenEnv), capability: getenv(wire.CapEnv)}
 	fs := newFlags("exec")
 	fs.StringVar(&a.session, "session", getenv(appdirs.SessionEnv), "session id (default $"+appdirs.SessionEnv+")")
 	fs.StringVar(&a.socket, "socket", "", socketHelp)
@@ -89,7 +90,7 @@ func parseExecArgs(args []string, getenv func(string) string) (execArgs, error) 
 	case len(a.argv) == 0:
 		return a, usagef("no command given")
 	case a.session == "" && a.capability == "":
-		return a, usagef("no session: give --session or set %s (or %s, which a hook's rewritten command carries)", appdirs.SessionEnv, launch.CapEnv)
+		return a, usagef("no session: give --session or set %s (or %s, which a hook's rewritten command carries)", appdirs.SessionEnv, wire.CapEnv)
 	case a.wait < 0:
 		return a, usagef("--wait must not be negative")
 	}
@@ -138,7 +139,7 @@ func (r *execRun) run() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.wait+daemonSlack)
 	defer cancel()
-	c := &ipc.Client{Socket: r.socket, Session: r.session, Token: r.token}
+	c := apiclient.ForSession(r.socket, r.session, r.token)
 	ans, err := r.preflight(ctx, c)
 	c.CloseIdle()
 	if err != nil {
@@ -147,11 +148,11 @@ func (r *execRun) run() int {
 	if ans.Exec != nil && ans.Exec.Capability != "" {
 		return frontend.Exec(r.socket, ans.Exec.Capability, r.argv, r.stderr)
 	}
-	level := ipc.LevelNone
+	level := wire.LevelNone
 	if ans.Exec != nil {
 		level = ans.Exec.Level
 	}
-	if level == ipc.LevelNone && r.allowUnconfined {
+	if level == wire.LevelNone && r.allowUnconfined {
 		return r.runUnconfined(path, ans, fmt.Errorf("%w: this machine cannot confine commands (--allow-unconfined)", kernel.ErrUnavailable))
 	}
 	return r.refuse(execRefused, "%v: the daemon reports confinement %q: refusing to run %s unconfined (--allow-unconfined runs it without kernel enforcement)",
@@ -164,13 +165,13 @@ func (r *execRun) run() int {
 // the same approval request a hook would, and with --wait the user's
 // decision is awaited. A daemon that does not answer, or refuses the
 // session, fails exec.
-func (r *execRun) preflight(ctx context.Context, c *ipc.Client) (ipc.Answer, error) {
+func (r *execRun) preflight(ctx context.Context, c *apiclient.Client) (wire.Answer, error) {
 	text := launch.CommandText(r.argv)
 	tool := "exec"
 	if r.allowUnconfined {
 		tool = "exec --allow-unconfined"
 	}
-	ans, err := c.Check(ctx, ipc.CheckRequest{Command: text, ExecCommand: text, ExecAnyway: true, Tool: tool,
+	ans, err := c.Check(ctx, wire.CheckRequest{Command: text, ExecCommand: text, ExecAnyway: true, Tool: tool,
 		WaitMS: int(r.wait / time.Millisecond)})
 	if err != nil {
 		return ans, fmt.Errorf("pre-flight check: %w", err)
@@ -190,7 +191,7 @@ func (r *execRun) preflight(ctx context.Context, c *ipc.Client) (ipc.Answer, err
 // runUnconfined runs the command without Landlock (--allow-unconfined on
 // a machine that cannot confine): the guard's verdict is then the only
 // enforcement, so a denial refuses.
-func (r *execRun) runUnconfined(path string, ans ipc.Answer, why error) int {
+func (r *execRun) runUnconfined(path string, ans wire.Answer, why error) int {
 	if ans.Decision != guard.Allow {
 		return r.refuse(execRefused, "no kernel enforcement and the guard denies %s: %s", r.argv[0], ans.Reason)
 	}

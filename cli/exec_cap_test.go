@@ -6,9 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/sandbox"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,16 +18,15 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 )
 
 // hookCapability checks command as a hook-only client would (no session
 // token anywhere) and returns the exec capability the daemon issued.
-func (e *execEnv) hookCapability(t testing.TB, client, command string) (ipc.Answer, string) {
+func (e *execEnv) hookCapability(t testing.TB, client, command string) (wire.Answer, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ans, err := ipc.NewClient(e.sock).Check(ctx, ipc.CheckRequest{ClientSession: client, Cwd: e.work, Agent: "claude", Tool: "Bash",
+	ans, err := apiclient.New(e.sock).Check(ctx, wire.CheckRequest{ClientSession: client, Cwd: e.work, Agent: "claude", Tool: "Bash",
 		Command: "cd -- " + e.work + " && " + command, ExecCommand: command})
 	if err != nil {
 		t.Fatalf("check %q: %v", command, err)
@@ -43,7 +43,7 @@ func (e *execEnv) hookCapability(t testing.TB, client, command string) (ipc.Answ
 func (e *execEnv) capCmd(bin, capability, command string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(filepath.Dir(bin), sandbox.ConfineName), "exec", "--", "bash", "-c", command)
 	cmd.Dir = e.work
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, launch.CapEnv + "=" + capability,
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "TMPDIR=" + e.tmp, wire.CapEnv + "=" + capability,
 		appdirs.SocketEnv + "=" + e.sock}
 	return cmd
 }
@@ -104,7 +104,7 @@ func TestExecDetachedCannotApprove(t *testing.T) {
 	target := e.dl + "/other.csv"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ans, err := e.client().Check(ctx, ipc.CheckRequest{Op: guard.OpRead, Path: target, Tool: "Read"})
+	ans, err := e.client().Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: target, Tool: "Read"})
 	if err != nil || ans.Pending == "" {
 		t.Fatalf("no pending request: %+v %v", ans, err)
 	}
@@ -143,7 +143,7 @@ func TestExecDetachedCannotApprove(t *testing.T) {
 			}
 		})
 	}
-	if pending := e.srv.Pending(); !slices.ContainsFunc(pending, func(r ipc.Request) bool { return r.ID == ans.Pending }) {
+	if pending := e.srv.Pending(); !slices.ContainsFunc(pending, func(r wire.Request) bool { return r.ID == ans.Pending }) {
 		t.Errorf("request %s is no longer pending: %+v", ans.Pending, pending)
 	}
 	gs, err := e.store.List(grants.Filter{IncludeRevoked: true, IncludeExpired: true})
@@ -176,7 +176,7 @@ func TestHookOnlyFrontEndAttacks(t *testing.T) {
 		name, script string
 		never        string // never in the stdout
 	}{
-		{"read the capability from the environment", `env; exit 1`, launch.CapEnv + "="},
+		{"read the capability from the environment", `env; exit 1`, wire.CapEnv + "="},
 		{"present the capability again", `PATHGRANT_CAP="$CAP" ` + confine + ` exec -- echo ran-again`, "ran-again"},
 		{"plant a daemon at the socket's path", plant, "planted"},
 		{"a link in the session tmp dir to a file outside", `ln -s ` + e.secret + ` "$TMPDIR/s" && cat "$TMPDIR/s"`, secretText},

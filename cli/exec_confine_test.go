@@ -17,11 +17,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"pathgrant/ipc"
+	"pathgrant/apiclient"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
-	"pathgrant/sandbox/launch"
 	"pathgrant/sandbox/rules"
+	"pathgrant/wire"
 )
 
 // requireFullConfinement skips unless this machine confines with a
@@ -353,7 +353,7 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 		},
 		"tool": func() time.Duration {
 			start := time.Now()
-			res, err := tool.Tool(context.Background(), "execute_shell_command", ipc.ToolRequest{Args: args})
+			res, err := tool.Tool(context.Background(), "execute_shell_command", wire.ToolRequest{Args: args})
 			if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
 				b.Fatalf("tool route: %+v, %v", res, err)
 			}
@@ -465,8 +465,8 @@ func (e *execEnv) benchView(b *testing.B, bin, truePath string) (sandbox.View, f
 	}
 }
 
-func (e *execEnv) client() *ipc.Client {
-	return &ipc.Client{Socket: e.sock, Session: e.sess.ID, Token: e.sess.Token}
+func (e *execEnv) client() *apiclient.Client {
+	return apiclient.ForSession(e.sock, e.sess.ID, e.sess.Token)
 }
 
 // policyRoundTrips times the daemon round trips on a new client: for
@@ -479,7 +479,7 @@ func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) ti
 	defer cancel()
 	if capability {
 		_, secret := e.hookCapability(b, fmt.Sprintf("bench-rt-%d", time.Now().UnixNano()), "true")
-		req := launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", "true"},
+		req := wire.ExecRequest{Path: "/bin/bash", Argv: []string{"bash", "-c", "true"},
 			Exe: filepath.Join(filepath.Dir(bin), sandbox.ConfineName), Env: e.env()}
 		start := time.Now()
 		if _, err := frontend.Fetch(e.sock, secret, req); err != nil {
@@ -490,12 +490,12 @@ func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) ti
 	c := e.client()
 	defer c.CloseIdle()
 	start := time.Now()
-	ans, err := c.Check(ctx, ipc.CheckRequest{Command: "true", ExecCommand: "true", ExecAnyway: true, Tool: "exec"})
+	ans, err := c.Check(ctx, wire.CheckRequest{Command: "true", ExecCommand: "true", ExecAnyway: true, Tool: "exec"})
 	if err != nil || ans.Exec == nil || ans.Exec.Capability == "" {
 		b.Fatalf("pre-flight check: %+v, %v", ans, err)
 	}
 	truePath, _ := exec.LookPath("true")
-	req := launch.Request{Path: truePath, Argv: []string{"true"}, Exe: bin, Env: e.env()}
+	req := wire.ExecRequest{Path: truePath, Argv: []string{"true"}, Exe: bin, Env: e.env()}
 	if _, err := frontend.Fetch(e.sock, ans.Exec.Capability, req); err != nil {
 		b.Fatal(err)
 	}

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 // paths to ask about.
 func TestReads(t *testing.T) {
-	in := sandbox.Input{TmpDir: "/t/s", Policy: ipc.Policy{Workspace: []string{"/w"}, ReadOnly: []string{"/ro"},
+	in := sandbox.Input{TmpDir: "/t/s", Policy: wire.Policy{Workspace: []string{"/w"}, ReadOnly: []string{"/ro"},
 		Grants: []guard.Scope{{Op: guard.OpRead, Path: "/d/f.csv", Kind: guard.KindFile},
 			{Op: guard.OpRead, Path: "/dd", Kind: guard.KindFolder}, {Op: guard.OpWrite, Path: "/wr", Kind: guard.KindFolder}}},
 		Device: sandbox.Device{Toolchains: []string{"/opt/go"}}}

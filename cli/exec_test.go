@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
@@ -22,6 +23,7 @@ import (
 	"pathgrant/ipc/ipctest"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/kernel"
+	"pathgrant/wire"
 )
 
 // execEnv is a real daemon served from this process, a registered session
@@ -31,7 +33,7 @@ type execEnv struct {
 	store                                   *grants.Store
 	person                                  *ipctest.Person
 	srv                                     *ipc.Server
-	sess                                    ipc.SessionResponse
+	sess                                    wire.SessionResponse
 }
 
 const secretText = "TOPSECRET"
@@ -79,7 +81,7 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
 	e.person = &ipctest.Person{}
-	level := string(conf.Level)
+	level := conf.Level
 	if conf.Level == sandbox.LevelNone {
 		level = ""
 	}
@@ -90,7 +92,7 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	e.sess, err = ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "test-agent", Cwd: e.work,
+	e.sess, err = apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "test-agent", Cwd: e.work,
 		Workspace: []string{e.work}, BlockedWrite: []string{e.work + "/secrets"}})
 	if err != nil {
 		t.Fatalf("register: %v", err)
@@ -300,7 +302,7 @@ func TestExecWaitsForApproval(t *testing.T) {
 			done := make(chan execResult, 1)
 			go func() { done <- runCmd(t, cmd) }()
 			id := e.waitPending(t, e.dl+"/other.csv")
-			if _, err := e.srv.Decide(id, ipc.Decision{Scope: tt.scope}); err != nil {
+			if _, err := e.srv.Decide(id, wire.Decision{Scope: tt.scope}); err != nil {
 				t.Fatalf("decide: %v", err)
 			}
 			r := <-done

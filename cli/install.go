@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"pathgrant/appdirs"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // installArgs are what install-hooks and install-mcp both take: one

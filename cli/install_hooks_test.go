@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
+	"pathgrant/wire"
 )
 
 // installHooksEnv is a temporary home with a fake pathgrant-hook binary.
@@ -407,8 +409,8 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 		<-done
 	}()
 	ctx := context.Background()
-	c := ipc.NewClient(sock)
-	sess, err := c.Register(ctx, ipc.SessionRequest{Agent: "t", Cwd: e.project, Workspace: []string{e.project}})
+	c := apiclient.New(sock)
+	sess, err := c.Register(ctx, wire.SessionRequest{Agent: "t", Cwd: e.project, Workspace: []string{e.project}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +426,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 			}
 			path := settingsPath(t, client, e.home, project)
 			for _, op := range []string{"write", "delete"} {
-				ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.Op(op), Path: path})
+				ans, err := c.Check(ctx, wire.CheckRequest{Op: guard.Op(op), Path: path})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
-	"pathgrant/ipc"
 	"pathgrant/mcp"
 )
 
@@ -55,7 +55,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	c := &ipc.Client{Socket: a.socket, Session: a.session, Token: a.token}
+	c := apiclient.ForSession(a.socket, a.session, a.token)
 	defer c.CloseIdle()
 	o := mcp.Options{Caller: c, AgentProcess: a.session == "", WaitMS: int(a.wait / time.Millisecond),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}

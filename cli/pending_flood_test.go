@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // TestPendingManyRequests: 3,000 pending requests (the per-session cap
@@ -27,13 +28,13 @@ func TestPendingManyRequests(t *testing.T) {
 	defer cancel()
 	// Every session first: once this process sends a check it counts as
 	// an agent, which may register only children of its session.
-	clients := make([]*ipc.Client, (n+perSession-1)/perSession)
+	clients := make([]*apiclient.Client, (n+perSession-1)/perSession)
 	for i := range clients {
-		s, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "many", Cwd: e.work, Workspace: []string{e.work}})
+		s, err := apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "many", Cwd: e.work, Workspace: []string{e.work}})
 		if err != nil {
 			t.Fatalf("register: %v", err)
 		}
-		clients[i] = ipc.NewClient(e.sock)
+		clients[i] = apiclient.New(e.sock)
 		clients[i].Session, clients[i].Token = s.ID, s.Token
 	}
 	for i := range n {
@@ -42,12 +43,12 @@ func TestPendingManyRequests(t *testing.T) {
 		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if ans, err := c.Check(ctx, ipc.CheckRequest{Op: guard.OpRead, Path: path}); err != nil || ans.Pending == "" {
+		if ans, err := c.Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: path}); err != nil || ans.Pending == "" {
 			t.Fatalf("check %d: %+v %v", i, ans, err)
 		}
 	}
 	out := daemonCmd("", false, nil, "pending", "--json", "--socket", e.sock).ok(t).stdout
-	var listed []ipc.Request
+	var listed []wire.Request
 	if err := json.Unmarshal([]byte(out), &listed); err != nil || len(listed) != n {
 		t.Fatalf("pending --json listed %d requests (%v), want %d", len(listed), err, n)
 	}

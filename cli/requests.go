@@ -16,8 +16,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 const (
@@ -141,7 +142,7 @@ func newDaemonFlags(name string) (*flag.FlagSet, *string) {
 // daemonError says why a call to the daemon at sock failed: the daemon's
 // own refusal, or that nothing answers there.
 func daemonError(sock string, err error) error {
-	var ae *ipc.APIError
+	var ae *wire.DaemonError
 	var op *net.OpError
 	switch {
 	case errors.As(err, &ae):
@@ -165,7 +166,7 @@ func pending(args []string, stdout io.Writer) error {
 	sock := socketOr(*socket)
 	ctx, cancel := context.WithTimeout(context.Background(), daemonCallTimeout)
 	defer cancel()
-	reqs, err := ipc.NewClient(sock).Pending(ctx)
+	reqs, err := apiclient.New(sock).Pending(ctx)
 	if err != nil {
 		return daemonError(sock, err)
 	}
@@ -175,9 +176,9 @@ func pending(args []string, stdout io.Writer) error {
 	return writeRequestsTable(stdout, reqs, time.Now())
 }
 
-func writeRequestsJSON(w io.Writer, reqs []ipc.Request) error {
+func writeRequestsJSON(w io.Writer, reqs []wire.Request) error {
 	if reqs == nil {
-		reqs = []ipc.Request{}
+		reqs = []wire.Request{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -187,7 +188,7 @@ func writeRequestsJSON(w io.Writer, reqs []ipc.Request) error {
 	return nil
 }
 
-func writeRequestsTable(w io.Writer, reqs []ipc.Request, now time.Time) error {
+func writeRequestsTable(w io.Writer, reqs []wire.Request, now time.Time) error {
 	if len(reqs) == 0 {
 		_, err := fmt.Fprintln(w, "no pending approval requests")
 		return err
@@ -254,7 +255,7 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 	if a.code == "" && !c.tty {
 		return usagef("pass --code CODE to approve %s: its approval code is in the prompt window or the daemon's log line for it", a.id)
 	}
-	client := ipc.NewClient(a.socket)
+	client := apiclient.New(a.socket)
 	if !a.yes {
 		if err := confirmApproval(client, a, c); err != nil {
 			return err
@@ -265,7 +266,7 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 			return err
 		}
 	}
-	d := ipc.Decision{Scope: a.scope, Code: a.code}
+	d := wire.Decision{Scope: a.scope, Code: a.code}
 	if a.folder {
 		d.Kind = guard.KindFolder
 	}
@@ -274,14 +275,14 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 
 // confirmApproval shows what would be granted and asks; a no leaves the
 // request pending and is an error.
-func confirmApproval(client *ipc.Client, a approveArgs, c confirmer) error {
+func confirmApproval(client *apiclient.Client, a approveArgs, c confirmer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), daemonCallTimeout)
 	defer cancel()
 	r, err := client.Request(ctx, a.id)
 	if err != nil {
 		return daemonError(a.socket, err)
 	}
-	if r.State != ipc.StatePending {
+	if r.State != wire.StatePending {
 		return fmt.Errorf("approval request %s is already %s", a.id, r.State)
 	}
 	fmt.Fprintf(c.out, "Request %s from session %s (agent %s, tool %s)\n", r.ID, r.Session, orDash(r.Agent), orDash(r.Tool))
@@ -317,11 +318,11 @@ func deny(args []string, stdout io.Writer) error {
 		return usagef("give exactly one request ID (%s)", denyUsageText)
 	}
 	sock := socketOr(*socket)
-	return decide(ipc.NewClient(sock), sock, pos[0], ipc.Decision{Scope: "deny"}, stdout)
+	return decide(apiclient.New(sock), sock, pos[0], wire.Decision{Scope: "deny"}, stdout)
 }
 
 // decide sends the decision and prints the request's resulting state.
-func decide(client *ipc.Client, sock, id string, d ipc.Decision, stdout io.Writer) error {
+func decide(client *apiclient.Client, sock, id string, d wire.Decision, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), daemonCallTimeout)
 	defer cancel()
 	r, err := client.Decide(ctx, id, d)

@@ -15,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // agentEnv makes the test binary play the agent side: "agent" runs a
@@ -76,12 +78,12 @@ func agentMain(mode string) int {
 	return 0
 }
 
-func sendCheck(sock, session, token, path string) (ipc.Answer, error) {
-	c := ipc.NewClient(sock)
+func sendCheck(sock, session, token, path string) (wire.Answer, error) {
+	c := apiclient.New(sock)
 	c.Session, c.Token = session, token
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return c.Check(ctx, ipc.CheckRequest{Op: guard.OpRead, Path: path})
+	return c.Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: path})
 }
 
 // daemonEnv is a real daemon, served from this process on a socket in a
@@ -90,7 +92,7 @@ type daemonEnv struct {
 	root, home, work, dl, sock string
 	store                      *grants.Store
 	srv                        *ipc.Server
-	sess                       ipc.SessionResponse
+	sess                       wire.SessionResponse
 	person                     *ipctest.Person // reads each request's code off the daemon's log line
 }
 
@@ -117,7 +119,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 	e.serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	e.sess, err = ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "test-agent", Cwd: e.work, Workspace: []string{e.work}})
+	e.sess, err = apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "test-agent", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -168,7 +170,7 @@ func belowDaemon(t *testing.T, args ...string) result {
 
 func pendingOf(t *testing.T, answer []byte) string {
 	t.Helper()
-	var ans ipc.Answer
+	var ans wire.Answer
 	if err := json.Unmarshal(answer, &ans); err != nil {
 		t.Fatalf("answer %q: %v", answer, err)
 	}
@@ -178,7 +180,7 @@ func pendingOf(t *testing.T, answer []byte) string {
 	return ans.Pending
 }
 
-func (e *daemonEnv) request(t *testing.T, id string) ipc.Request {
+func (e *daemonEnv) request(t *testing.T, id string) wire.Request {
 	t.Helper()
 	r, ok := e.srv.Request(id) // the person, in the app
 	if !ok {
@@ -267,39 +269,39 @@ func TestDecisionCommands(t *testing.T) {
 		grant    guard.GrantKind
 	}{
 		{name: "approve --yes", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
-			stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+			stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "approve device folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes", "--code", "{code}"},
-			stdout: "scope device", state: ipc.StateApproved, grant: guard.KindFolder},
+			stdout: "scope device", state: wire.StateApproved, grant: guard.KindFolder},
 		{name: "code in lower case", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "{lowercode}"},
-			stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+			stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "no --yes and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--code", "{code}"},
-			code: 2, stderr: "pass --yes", state: ipc.StatePending},
+			code: 2, stderr: "pass --yes", state: wire.StatePending},
 		{name: "no code and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"},
-			code: 2, stderr: "pass --code", state: ipc.StatePending},
+			code: 2, stderr: "pass --code", state: wire.StatePending},
 		{name: "wrong code", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "ABCDEFGH"},
-			code: 1, stderr: "wrong approval code", state: ipc.StatePending},
+			code: 1, stderr: "wrong approval code", state: wire.StatePending},
 		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n{code}\n",
-			question: "Allow read {dl}/report.csv for session? [y/N]", stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+			question: "Allow read {dl}/report.csv for session? [y/N]", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "code asked at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "{code}\n",
-			question: "Approval code for {id}", stdout: "approved", state: ipc.StateApproved, grant: guard.KindFile},
+			question: "Approval code for {id}", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "no code typed", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "\n",
-			code: 1, stderr: "no approval code", state: ipc.StatePending},
+			code: 1, stderr: "no approval code", state: wire.StatePending},
 		{name: "yes in full", from: "agent", args: []string{"approve", "{id}", "--scope", "once"}, tty: true, answer: " YES \n{code}\n",
-			state: ipc.StateApproved, grant: guard.KindFile},
+			state: wire.StateApproved, grant: guard.KindFile},
 		{name: "declined at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--folder"}, tty: true, answer: "n\n",
-			question: "Allow read {dl}/ (the folder", code: 1, stderr: "not approved", state: ipc.StatePending},
+			question: "Allow read {dl}/ (the folder", code: 1, stderr: "not approved", state: wire.StatePending},
 		{name: "no answer declines", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true,
-			code: 1, stderr: "not approved", state: ipc.StatePending},
-		{name: "deny", from: "agent", args: []string{"deny", "{id}"}, stdout: "denied", state: ipc.StateDenied},
+			code: 1, stderr: "not approved", state: wire.StatePending},
+		{name: "deny", from: "agent", args: []string{"deny", "{id}"}, stdout: "denied", state: wire.StateDenied},
 		{name: "approve unknown id", args: []string{"approve", "nope", "--scope", "once", "--yes", "--code", "ABCDEFGH"}, code: 1, stderr: "no approval request nope"},
 		{name: "confirm unknown id", args: []string{"approve", "nope", "--scope", "once"}, tty: true, answer: "y\n", code: 1, stderr: "no approval request nope"},
 		{name: "deny unknown id", args: []string{"deny", "nope"}, code: 1, stderr: "no approval request nope"},
-		{name: "bad scope", from: "agent", args: []string{"approve", "{id}", "--scope", "deny", "--yes"}, code: 2, stderr: "--scope", state: ipc.StatePending},
+		{name: "bad scope", from: "agent", args: []string{"approve", "{id}", "--scope", "deny", "--yes"}, code: 2, stderr: "--scope", state: wire.StatePending},
 		{name: "no id", args: []string{"approve", "--scope", "once", "--yes"}, code: 2, stderr: "exactly one request ID"},
 		{name: "deny two ids", args: []string{"deny", "a", "b"}, code: 2, stderr: "exactly one request ID"},
 		{name: "agent approving itself", from: "agent", below: true, args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
-			code: 1, stderr: "refused", state: ipc.StatePending},
-		{name: "agent denying", from: "agent", below: true, args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: ipc.StatePending},
+			code: 1, stderr: "refused", state: wire.StatePending},
+		{name: "agent denying", from: "agent", below: true, args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: wire.StatePending},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

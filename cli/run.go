@@ -15,8 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 const runUsageText = "usage: pathgrant run [--workspace DIR]... [--read-only DIR]... [--blocked-write PATH]... [--kind interactive|background|scheduled] [--agent NAME] [--socket PATH] -- COMMAND [ARG]..."
@@ -53,7 +54,7 @@ func runLauncher(args []string, stdout, stderr io.Writer) int {
 	code := launchCommand(a.command, launchEnv(os.Environ(), sess, sock), stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	end := ipc.NewClient(sock)
+	end := apiclient.New(sock)
 	end.Token = sess.Token
 	if err := end.EndSession(ctx, sess.ID); err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: end session %s: %s\n", sess.ID, oneLine(err.Error()))
@@ -86,10 +87,10 @@ func parseLaunchArgs(args []string) (launchArgs, error) {
 // launchRegister registers the session: the workspace roots (default the
 // current folder), made absolute; a child of the session this process
 // runs in, if any, so it can never hold more than that one.
-func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
+func launchRegister(a launchArgs, sock string) (wire.SessionResponse, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return ipc.SessionResponse{}, fmt.Errorf("current folder: %w", err)
+		return wire.SessionResponse{}, fmt.Errorf("current folder: %w", err)
 	}
 	abs := func(ps []string) []string {
 		out := make([]string, 0, len(ps))
@@ -103,20 +104,20 @@ func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
 	}
 	// EndWithLauncher: the daemon ends the session when this process
 	// exits, even if it is killed before it can say so.
-	req := ipc.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(appdirs.SessionEnv), EndWithLauncher: true}
+	req := wire.SessionRequest{Agent: a.agent, Kind: a.kind, Cwd: cwd, Parent: os.Getenv(appdirs.SessionEnv), EndWithLauncher: true}
 	ws := []string(a.workspace)
 	if len(ws) == 0 {
 		ws = []string{cwd}
 	}
 	req.Workspace, req.ReadOnly, req.BlockedWrite = abs(ws), abs(a.readOnly), abs(a.blocked)
-	c := ipc.NewClient(sock)
+	c := apiclient.New(sock)
 	if req.Parent != "" {
 		c.Token = os.Getenv(appdirs.TokenEnv) // a child is registered with its parent's token
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := c.Register(ctx, req)
-	var ae *ipc.APIError
+	var ae *wire.DaemonError
 	switch {
 	case errors.As(err, &ae):
 		return resp, fmt.Errorf("the daemon refused the session: %s", ae.Msg)
@@ -127,7 +128,7 @@ func launchRegister(a launchArgs, sock string) (ipc.SessionResponse, error) {
 }
 
 // launchEnv is env with the session's identity in place of any inherited.
-func launchEnv(env []string, sess ipc.SessionResponse, sock string) []string {
+func launchEnv(env []string, sess wire.SessionResponse, sock string) []string {
 	out := make([]string, 0, len(env)+3)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")

@@ -5,13 +5,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"pathgrant/wire"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"pathgrant/ipc"
 )
 
 // reportPidAndWait writes the session, token and the command's own pid to
@@ -25,7 +24,7 @@ func (e launchEnvT) sessionGone(t *testing.T, id, token string, within time.Dura
 	deadline := time.Now().Add(within)
 	for {
 		_, err := e.policy(id, token)
-		var ae *ipc.APIError
+		var ae *wire.DaemonError
 		if errors.As(err, &ae) && ae.Status == http.StatusGone {
 			return
 		}

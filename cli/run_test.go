@@ -15,15 +15,17 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // launchEnvT is a daemon on a real socket and a workspace to run in.
 type launchEnvT struct {
 	root, home, work, sock string
-	client                 *ipc.Client
+	client                 *apiclient.Client
 }
 
 func newLaunchEnv(t *testing.T) launchEnvT {
@@ -56,12 +58,12 @@ func newLaunchEnv(t *testing.T) launchEnvT {
 		<-done
 		store.Close()
 	})
-	e.client = ipc.NewClient(e.sock)
+	e.client = apiclient.New(e.sock)
 	return e
 }
 
-func (e launchEnvT) policy(id, token string) (ipc.Policy, error) {
-	c := ipc.NewClient(e.sock)
+func (e launchEnvT) policy(id, token string) (wire.Policy, error) {
+	c := apiclient.New(e.sock)
 	c.Session, c.Token = id, token
 	return c.Policy(context.Background())
 }
@@ -129,7 +131,7 @@ func TestRunSessionLifecycle(t *testing.T) {
 	if res.code != 7 {
 		t.Errorf("exit %d (stderr %q), want the command's 7", res.code, res.stderr)
 	}
-	var ae *ipc.APIError
+	var ae *wire.DaemonError
 	if _, err := e.policy(id, token); !errors.As(err, &ae) || ae.Status != http.StatusGone {
 		t.Errorf("the session outlived the command: %v", err)
 	}
@@ -137,7 +139,7 @@ func TestRunSessionLifecycle(t *testing.T) {
 
 func TestRunNestedIsAChildSession(t *testing.T) {
 	e := newLaunchEnv(t)
-	parent, err := e.client.Register(context.Background(), ipc.SessionRequest{Agent: "outer", Cwd: e.work, Workspace: []string{e.work}})
+	parent, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "outer", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +220,7 @@ func TestRunRefusesAndReports(t *testing.T) {
 
 func TestRunEnvironment(t *testing.T) {
 	env := launchEnv([]string{"PATH=/bin", "PATHGRANT_SESSION=old", "PATHGRANT_TOKEN=old", "PATHGRANT_SOCKET=/old", "PATHGRANT_WAIT_MS=10"},
-		ipc.SessionResponse{ID: "s1", Token: "t1"}, "/run/p.sock")
+		wire.SessionResponse{ID: "s1", Token: "t1"}, "/run/p.sock")
 	want := []string{"PATH=/bin", "PATHGRANT_WAIT_MS=10", "PATHGRANT_SESSION=s1", "PATHGRANT_TOKEN=t1", "PATHGRANT_SOCKET=/run/p.sock"}
 	if !slices.Equal(env, want) {
 		t.Errorf("env %v, want %v", env, want)
@@ -264,7 +266,7 @@ func TestRunTokenlessDescendant(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(got)) != "200" {
 		t.Errorf("the launcher's descendant without the token got %q (%v), want 200", got, err)
 	}
-	var ae *ipc.APIError
+	var ae *wire.DaemonError
 	if _, err := e.policy(id, ""); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
 		t.Errorf("a process outside the launcher's lineage without the token: %v, want 403", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/daemon"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 const serveUsageText = "usage: pathgrant serve --headless [--socket PATH] [--store PATH]"
@@ -100,7 +101,7 @@ type headlessApprover struct {
 // Show logs a new approval request: its id and its one-time approval code
 // on the same line, so the person (or a script of theirs reading this
 // log) can approve it. It does not block.
-func (h headlessApprover) Show(r ipc.Request, code string) {
+func (h headlessApprover) Show(r wire.Request, code string) {
 	h.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path,
 		"approve", fmt.Sprintf("pathgrant approve %s --scope once|session|device [--folder] --code %s%s", r.ID, code, h.socketArg),
 		"deny", fmt.Sprintf("pathgrant deny %s%s", r.ID, h.socketArg))

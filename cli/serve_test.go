@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 func TestServeUsage(t *testing.T) {
@@ -58,7 +59,7 @@ func TestHeadlessApprover(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			a := headlessApprover{log: slog.New(slog.NewTextHandler(&buf, nil)), socketArg: tc.socketArg}
-			a.Show(ipc.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"}, "K7MP3QXA")
+			a.Show(wire.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"}, "K7MP3QXA")
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 			if len(lines) != 1 {
 				t.Fatalf("Show logged %d lines, want 1: %q", len(lines), buf.String())
@@ -169,7 +170,7 @@ func testSecondInstance(t *testing.T, bin string, env []string, root, sock, stor
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			if err := ipc.NewClient(sock).Health(ctx); err != nil {
+			if err := apiclient.New(sock).Health(ctx); err != nil {
 				t.Errorf("the first daemon stopped answering: %v", err)
 			}
 		})
@@ -180,7 +181,7 @@ func testSecondInstance(t *testing.T, bin string, env []string, root, sock, stor
 // it exits.
 func waitHealthy(t *testing.T, sock string, exited <-chan error, logName string) {
 	t.Helper()
-	c := ipc.NewClient(sock)
+	c := apiclient.New(sock)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		select {

@@ -143,7 +143,7 @@ func (d *Daemon) Config(log *slog.Logger, approver ipc.Approver) ipc.Config {
 		log.Warn("no pathgrant-confine or pathgrant binary next to the daemon's: execute_shell_command is refused", "err", err)
 	}
 	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home, Getenv: d.Getenv,
-		Logger: log, Approver: approver, Confinement: string(d.Confinement.Level),
+		Logger: log, Approver: approver, Confinement: d.Confinement.Level,
 		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket, Exe: exe}}
 	if d.Policy != nil {
 		// The eligible roots are read at start; the rest of the file live.

@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // TestDetachedProcessCannotDecide is the incident: a process a tool call
@@ -45,14 +47,14 @@ func TestDetachedProcessCannotDecide(t *testing.T) {
 	ipctest.Serve(t, srv, sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sess, err := ipc.NewClient(sock).Register(ctx, ipc.SessionRequest{Agent: "a", Cwd: home + "/work", Workspace: []string{home + "/work"}})
+	sess, err := apiclient.New(sock).Register(ctx, wire.SessionRequest{Agent: "a", Cwd: home + "/work", Workspace: []string{home + "/work"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The agent's read of a Downloads file, from a process of its own.
-	out, err := exec.Command(curl, "-sS", "--unix-socket", sock, "-H", ipc.HeaderSession+": "+sess.ID, "-H", ipc.HeaderToken+": "+sess.Token,
+	out, err := exec.Command(curl, "-sS", "--unix-socket", sock, "-H", wire.HeaderSession+": "+sess.ID, "-H", wire.HeaderToken+": "+sess.Token,
 		"-d", `{"op":"read","path":"`+home+`/Downloads/report.csv"}`, "http://pathgrant/v1/check").Output()
-	var ans ipc.Answer
+	var ans wire.Answer
 	if err != nil || json.Unmarshal(out, &ans) != nil || ans.Pending == "" {
 		t.Fatalf("check: %v %s", err, out)
 	}
@@ -69,11 +71,11 @@ func TestDetachedProcessCannotDecide(t *testing.T) {
 	if !strings.HasSuffix(got, "\n403") || !strings.Contains(got, "started by the daemon's own tools") {
 		t.Fatalf("detached decision answered %q, want 403 as the daemon's tools' process", got)
 	}
-	if r, _ := srv.Request(ans.Pending); r.State != ipc.StatePending {
+	if r, _ := srv.Request(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("request %s after the detached decision, want pending", r.State)
 	}
-	r, err := ipc.NewClient(sock).Decide(ctx, ans.Pending, ipc.Decision{Scope: "session", Code: code})
-	if err != nil || r.State != ipc.StateApproved || r.Grant == "" {
+	r, err := apiclient.New(sock).Decide(ctx, ans.Pending, wire.Decision{Scope: "session", Code: code})
+	if err != nil || r.State != wire.StateApproved || r.Grant == "" {
 		t.Fatalf("the person's decision: %+v %v, want approved", r, err)
 	}
 }

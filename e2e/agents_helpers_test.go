@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/ipc"
+	"pathgrant/apiclient"
+	"pathgrant/wire"
 )
 
 // agentsDir is where scripts/agents installs the real agent clients.
@@ -49,7 +50,7 @@ type agentsEnv struct {
 	root, home, work, dl   string
 	bin, hook, sock, store string
 	report                 []byte // the file the agent is asked to read
-	client                 *ipc.Client
+	client                 *apiclient.Client
 	daemonLog              string
 }
 
@@ -69,7 +70,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	agentsBuild(t, e.hook, "pathgrant/cmd/pathgrant-hook", false)
 	agentsBuild(t, root+"/bin/pathgrant-confine", "pathgrant/cmd/pathgrant-confine", false)
 	e.startDaemon()
-	e.client = ipc.NewClient(e.sock)
+	e.client = apiclient.New(e.sock)
 	return e
 }
 
@@ -138,7 +139,7 @@ func (e *agentsEnv) startDaemon() {
 			t.Errorf("the daemon did not stop on SIGTERM\n%s", e.log())
 		}
 	})
-	c := ipc.NewClient(e.sock)
+	c := apiclient.New(e.sock)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -244,7 +245,7 @@ func (b *agentsBuffer) String() string {
 
 // awaitPending polls the daemon, from this process, until an approval
 // request for path is pending, while the agent runs.
-func (e *agentsEnv) awaitPending(r *agentsRun, path string) ipc.Request {
+func (e *agentsEnv) awaitPending(r *agentsRun, path string) wire.Request {
 	e.t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -264,7 +265,7 @@ func (e *agentsEnv) awaitPending(r *agentsRun, path string) ipc.Request {
 		}
 	}
 	e.t.Fatalf("no approval request for %s\n%s", path, e.log())
-	return ipc.Request{}
+	return wire.Request{}
 }
 
 // fakeAnthropic is a local stand-in for the Anthropic Messages API: each

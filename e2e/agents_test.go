@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // The real agent clients, offline, with their hooks installed by
@@ -48,10 +48,10 @@ func TestAgentsClaudeCode(t *testing.T) {
 		api.script(anthropicReply{tool: "Read", input: map[string]any{"file_path": report}}, anthropicReply{text: "The report has two rows."})
 		run := ask("Summarise ~/Downloads/report.csv")
 		req := e.awaitPending(run, report)
-		if req.Agent != "claude" || req.Tool != "Read" || req.Op != "read" || req.State != ipc.StatePending {
+		if req.Agent != "claude" || req.Tool != "Read" || req.Op != "read" || req.State != wire.StatePending {
 			t.Errorf("approval request %+v", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
 			t.Fatalf("approve from outside the agent: %v\n%s", err, e.log())
 		}
 		out := run.wait(t)
@@ -66,7 +66,7 @@ func TestAgentsClaudeCode(t *testing.T) {
 		}
 		t.Logf("approval request %+v; Read result %q", req, content)
 		got, err := e.client.Request(context.Background(), req.ID)
-		if err != nil || got.State != ipc.StateApproved || got.Scope != "once" {
+		if err != nil || got.State != wire.StateApproved || got.Scope != "once" {
 			t.Errorf("request after approval: %+v %v", got, err)
 		}
 	})
@@ -145,10 +145,10 @@ func TestAgentsGeminiCLI(t *testing.T) {
 		req := e.awaitPending(run, report)
 		// Agent "gemini-cli" is the name `pathgrant run` registered: the
 		// request is in that session, not in a hook-only one.
-		if req.Agent != "gemini-cli" || req.Tool != "read_file" || req.State != ipc.StatePending {
+		if req.Agent != "gemini-cli" || req.Tool != "read_file" || req.State != wire.StatePending {
 			t.Errorf("approval request %+v: want one in the session pathgrant run registered", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
 			t.Fatalf("approve from outside the agent: %v", err)
 		}
 		out := run.wait(t)
@@ -158,7 +158,7 @@ func TestAgentsGeminiCLI(t *testing.T) {
 		}
 		t.Logf("approval request %+v", req)
 		got, err := e.client.Request(context.Background(), req.ID)
-		if err != nil || got.State != ipc.StateApproved {
+		if err != nil || got.State != wire.StateApproved {
 			t.Errorf("request after approval: %+v %v", got, err)
 		}
 	})

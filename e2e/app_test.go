@@ -17,11 +17,12 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/prompt"
+	"pathgrant/wire"
 )
 
 var (
@@ -101,16 +102,16 @@ func TestAppApproval(t *testing.T) {
 	defer logf.Close()
 	app.Stdout, app.Stderr = logf, logf
 	startGroup(t, app)
-	c := ipc.NewClient(e.socket)
+	c := apiclient.New(e.socket)
 	waitUntil(t, 30*time.Second, "the app's socket", func() bool { return c.Health(context.Background()) == nil })
 
-	sess, err := c.Register(context.Background(), ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	sess, err := c.Register(context.Background(), wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent := ipc.NewClient(e.socket)
+	agent := apiclient.New(e.socket)
 	agent.Session, agent.Token = sess.ID, sess.Token
-	read := ipc.CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash"}
+	read := wire.CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash"}
 	answer := waitingCheck(agent, read)
 
 	win := d.output(t, "xdotool", "search", "--sync", "--name", prompt.WindowTitle)
@@ -148,8 +149,8 @@ func TestAppApproval(t *testing.T) {
 
 // waitingCheck sends a check that waits for the user, and delivers its
 // answer on the channel.
-func waitingCheck(c *ipc.Client, req ipc.CheckRequest) <-chan ipc.Answer {
-	out := make(chan ipc.Answer, 1)
+func waitingCheck(c *apiclient.Client, req wire.CheckRequest) <-chan wire.Answer {
+	out := make(chan wire.Answer, 1)
 	req.WaitMS = 60000
 	go func() {
 		ans, err := c.Check(context.Background(), req)
@@ -164,7 +165,7 @@ func waitingCheck(c *ipc.Client, req ipc.CheckRequest) <-chan ipc.Answer {
 // clickButton clicks the button labelled label in the prompt window win.
 // Its position comes from laying out the same dialog, for the same request
 // and window size, with Fyne's test driver: same theme, same fonts, scale 1.
-func clickButton(t *testing.T, d *desktop, win string, req ipc.Request, label string) {
+func clickButton(t *testing.T, d *desktop, win string, req wire.Request, label string) {
 	t.Helper()
 	var w, h float32
 	geo := d.output(t, "xdotool", "getwindowgeometry", "--shell", win)
@@ -177,11 +178,11 @@ func clickButton(t *testing.T, d *desktop, win string, req ipc.Request, label st
 	d.output(t, "xdotool", "mousemove", "--window", win, fmt.Sprint(int(x)), fmt.Sprint(int(y)), "click", "1")
 }
 
-func buttonCenter(t *testing.T, req ipc.Request, label string, size fyne.Size) (float32, float32) {
+func buttonCenter(t *testing.T, req wire.Request, label string, size fyne.Size) (float32, float32) {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(theme.DefaultTheme()) // the app's theme: the test theme's text sizes differ
-	dlg := prompt.NewDialog(req, func(ipc.Decision) {})
+	dlg := prompt.NewDialog(req, func(wire.Decision) {})
 	w := test.NewTempWindow(t, dlg.Content())
 	// Wrapped labels know their height only once laid out at their width:
 	// lay out twice, as the real window settles, before asking positions.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // agentCall is one thing the scripted model asks a client to do: a read
@@ -172,7 +172,7 @@ func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient, mcp bool) s
 	report := e.dl + "/report.csv"
 	run := c.start(t, e, agentCall{op: "read", path: report, mcp: mcp}, true)
 	req := e.awaitPending(run, report)
-	if req.Op != "read" || req.State != ipc.StatePending {
+	if req.Op != "read" || req.State != wire.StatePending {
 		t.Errorf("approval request %+v", req)
 	}
 	t.Logf("%s: approval request %s (agent %s, tool %s)", c.name(), req.ID, req.Agent, req.Tool)
@@ -191,7 +191,7 @@ func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient, mcp bool) s
 		}
 	}
 	got, err := e.client.Request(context.Background(), req.ID)
-	if err != nil || got.State != ipc.StateApproved || got.Scope != "session" {
+	if err != nil || got.State != wire.StateApproved || got.Scope != "session" {
 		t.Errorf("request after approval: %+v %v", got, err)
 	}
 	return ""

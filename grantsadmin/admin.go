@@ -12,8 +12,9 @@ import (
 	"net/http"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Admin is where grants and the audit log are read and grants revoked.
@@ -68,7 +69,7 @@ func Open(socket, store string) (Admin, error) {
 // Dial returns the daemon answering on socket, and false when none does
 // within ProbeTimeout.
 func Dial(socket string) (Admin, bool) {
-	c := ipc.NewClient(socket)
+	c := apiclient.New(socket)
 	ctx, cancel := context.WithTimeout(context.Background(), ProbeTimeout)
 	defer cancel()
 	if err := c.Health(ctx); err != nil {
@@ -81,7 +82,7 @@ func Dial(socket string) (Admin, bool) {
 // errorsLike maps a daemon refusal to the store error it stands for, so
 // callers branch on grants' errors whichever Admin they hold.
 func errorsLike(err error) error {
-	var ae *ipc.APIError
+	var ae *wire.DaemonError
 	if !errors.As(err, &ae) {
 		return err
 	}

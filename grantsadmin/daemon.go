@@ -5,19 +5,19 @@ import (
 	"fmt"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
-	"pathgrant/ipc"
 )
 
 // callTimeout bounds each call to the daemon.
 const callTimeout = 10 * time.Second
 
 // daemon is an Admin that goes through a daemon's socket.
-type daemon struct{ c *ipc.Client }
+type daemon struct{ c *apiclient.Client }
 
 // Daemon returns an Admin that goes through the daemon c talks to,
 // without checking that one answers (Dial does).
-func Daemon(c *ipc.Client) Admin { return daemon{c} }
+func Daemon(c *apiclient.Client) Admin { return daemon{c} }
 
 func call() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), callTimeout)

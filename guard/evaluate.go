@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"pathgrant/wire"
 	"strconv"
 	"strings"
 )
@@ -17,29 +18,29 @@ type Request struct {
 	Shell string
 }
 
-// Verdict is the outcome of an evaluation.
-type Verdict string
+// Verdict is the outcome of an evaluation (the socket's type, package wire).
+type Verdict = wire.Verdict
 
 // The two verdicts. There is no third: anything unproven is a deny.
 const (
-	Allow Verdict = "allow"
-	Deny  Verdict = "deny"
+	Allow = wire.Allow
+	Deny  = wire.Deny
 )
 
 // Rule names the part of the policy that decided an access, so that a denial
 // can say which scope denied it.
-type Rule string
+type Rule = wire.Rule
 
 // The rules, in the order Evaluate applies them.
 const (
-	RuleDevice       Rule = "device_file"
-	RuleProtected    Rule = "protected"
-	RuleBlockedWrite Rule = "blocked_write"
-	RuleWorkspace    Rule = "workspace"
-	RuleReadOnly     Rule = "read_only"
-	RuleGrant        Rule = "grant"
-	RuleOutside      Rule = "outside_policy"
-	RuleUnproven     Rule = "unproven"
+	RuleDevice       = wire.RuleDevice
+	RuleProtected    = wire.RuleProtected
+	RuleBlockedWrite = wire.RuleBlockedWrite
+	RuleWorkspace    = wire.RuleWorkspace
+	RuleReadOnly     = wire.RuleReadOnly
+	RuleGrant        = wire.RuleGrant
+	RuleOutside      = wire.RuleOutside
+	RuleUnproven     = wire.RuleUnproven
 )
 
 // Access is one (op, canonical path) the request needs, with its own verdict.
@@ -56,11 +57,7 @@ type Access struct {
 }
 
 // Scope is what an approval would grant.
-type Scope struct {
-	Op   Op        `json:"op"`
-	Path string    `json:"path"`
-	Kind GrantKind `json:"kind"`
-}
+type Scope = wire.Scope
 
 // Decision is the guard's answer. Its JSON form is the output of
 // `pathgrant check`.

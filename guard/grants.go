@@ -1,5 +1,7 @@
 package guard
 
+import "pathgrant/wire"
+
 // Grants is the guard's read-only view of what the user has approved. The
 // grants store implements it; GrantSet is the in-memory form used by
 // `pathgrant check` and tests.
@@ -17,12 +19,12 @@ type Grants interface {
 }
 
 // GrantKind says whether a grant covers one exact path or a folder's subtree.
-type GrantKind string
+type GrantKind = wire.GrantKind
 
 // The grant kinds.
 const (
-	KindFile   GrantKind = "file"
-	KindFolder GrantKind = "folder"
+	KindFile   = wire.KindFile
+	KindFolder = wire.KindFolder
 )
 
 // Grant is one approved access on a canonical path.

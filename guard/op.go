@@ -1,19 +1,23 @@
 package guard
 
-import "fmt"
+import (
+	"fmt"
+
+	"pathgrant/wire"
+)
 
 // Op is one kind of file access. The guard reasons about every command as a
-// list of (Op, path) accesses.
-type Op string
+// list of (Op, path) accesses; the type is the socket's (package wire).
+type Op = wire.Op
 
 // The operations pathgrant knows. Only OpRead can ever be offered for approval
 // outside the workspace.
 const (
-	OpRead    Op = "read"
-	OpWrite   Op = "write"
-	OpMove    Op = "move"
-	OpDelete  Op = "delete"
-	OpExecute Op = "execute"
+	OpRead    = wire.OpRead
+	OpWrite   = wire.OpWrite
+	OpMove    = wire.OpMove
+	OpDelete  = wire.OpDelete
+	OpExecute = wire.OpExecute
 )
 
 // Ops lists every operation in a stable order.
@@ -27,9 +31,4 @@ func ParseOp(s string) (Op, error) {
 		}
 	}
 	return "", fmt.Errorf("unknown op %q (want read, write, move, delete or execute)", s)
-}
-
-// Mutates reports whether op changes the file system at its path.
-func (op Op) Mutates() bool {
-	return op == OpWrite || op == OpMove || op == OpDelete
 }

@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"pathgrant/apiclient"
+	"pathgrant/wire"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -181,7 +183,7 @@ func probeHealth(t *testing.T, sock string, done <-chan struct{}) []time.Duratio
 			return out
 		case <-tick.C:
 		}
-		c := NewClient(sock)
+		c := apiclient.New(sock)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		start := time.Now()
 		err := c.Health(ctx)
@@ -248,7 +250,7 @@ func TestSessionFlood(t *testing.T) {
 	for i := range n {
 		e.role.Store(&[]lineageEntry{{Proc{PID: int32(10000 + i%100), Start: 1}, "launcher"}})
 		e.client.CloseIdle()
-		_, err := e.client.Register(context.Background(), SessionRequest{Agent: "flood", Cwd: e.work, Workspace: []string{e.work}})
+		_, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "flood", Cwd: e.work, Workspace: []string{e.work}})
 		switch {
 		case err == nil:
 			created++
@@ -279,7 +281,7 @@ func TestHookOnlyEviction(t *testing.T) {
 	agent := []lineageEntry{{Proc{PID: 777, Start: 1}, "pathgrant-hook"}, {Proc{PID: 778, Start: 1}, "claude"}}
 	check := func(id string) error {
 		e.as(agent)
-		_, err := e.client.Check(context.Background(), CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
+		_, err := e.client.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
 		return err
 	}
 	for i := range 5 {
@@ -295,10 +297,10 @@ func TestHookOnlyEviction(t *testing.T) {
 	}
 	e.as(userLineage)
 	for i := range 2 {
-		e.register(SessionRequest{Agent: "launcher-" + strconv.Itoa(i)})
+		e.register(wire.SessionRequest{Agent: "launcher-" + strconv.Itoa(i)})
 	}
 	e.as([]lineageEntry{{Proc{PID: 900, Start: 1}, "launcher"}})
-	if _, err := e.client.Register(context.Background(), SessionRequest{Agent: "x", Cwd: e.work, Workspace: []string{e.work}}); err != nil {
+	if _, err := e.client.Register(context.Background(), wire.SessionRequest{Agent: "x", Cwd: e.work, Workspace: []string{e.work}}); err != nil {
 		t.Fatalf("a registration over the user cap ends a hook-only session: %v", err)
 	}
 	if live := len(e.srv.owners.live(e.srv.sessionLive)); live != 6 {
@@ -328,7 +330,7 @@ func TestEndedSessionsDropped(t *testing.T) {
 	}
 	before := heap()
 	check := func(id string) error {
-		_, err := e.client.Check(context.Background(), CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
+		_, err := e.client.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: e.work, Op: "read", Path: e.work + "/main.go"})
 		return err
 	}
 	ctx := context.Background()

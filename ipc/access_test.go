@@ -12,6 +12,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // openRoutes are the routes any caller on the socket may call.
@@ -65,8 +66,8 @@ func TestEveryRouteDeclaresItsCallers(t *testing.T) {
 			return played(pid)
 		}
 	})
-	agent := e.clientFor(e.register(SessionRequest{Agent: "a"}))
-	if _, err := agent.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}); err != nil {
+	agent := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
+	if _, err := agent.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}); err != nil {
 		t.Fatal(err) // marks agentLineage as the session's agent
 	}
 	c := rawClient(e.sock)
@@ -109,7 +110,7 @@ func walkPersonOnly(t *testing.T, e *testEnv, c *http.Client, rt route, want int
 	path = strings.Replace(path, "{id}", "no-such-id", 1)
 	var body any
 	if method == http.MethodPost {
-		body = Decision{Scope: "deny"}
+		body = wire.Decision{Scope: "deny"}
 	}
 	for _, ac := range agentCallers {
 		t.Run(ac.name, func(t *testing.T) {
@@ -120,7 +121,7 @@ func walkPersonOnly(t *testing.T, e *testEnv, c *http.Client, rt route, want int
 			defer unreadable.Store(false)
 			before := forgedCount(t, e)
 			st, out := send(t, rawClient(e.sock), method, path, nil, body)
-			var ans Error
+			var ans wire.Error
 			if st != http.StatusForbidden || json.Unmarshal(out, &ans) != nil || ans.Kind != string(grants.KindForged) {
 				t.Fatalf("%d %s, want 403 forged", st, out)
 			}
@@ -173,7 +174,7 @@ func TestToolProcessMarked(t *testing.T) {
 // person and the daemon's own in-process client are not.
 func TestCallerIsAgent(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	e.srv.agents.add([]Proc{agentLineage[1].Proc}, s.ID, guard.SessionPolicy{})
 	tests := []struct {
 		name    string

@@ -14,8 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestApprovalCodeAlphabet: codes are codeLen symbols of the unambiguous
@@ -70,18 +72,18 @@ func TestCeiling(t *testing.T) {
 // request for a Downloads file, as the agent, and turns to the user.
 type codeEnv struct {
 	*testEnv
-	c *Client
+	c *apiclient.Client
 }
 
 func newCodeEnv(t *testing.T, mutate ...func(*Config)) codeEnv {
 	e := newTestEnv(t, mutate...)
-	return codeEnv{testEnv: e, c: e.clientFor(e.register(SessionRequest{Agent: "a"}))}
+	return codeEnv{testEnv: e, c: e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))}
 }
 
 func (e codeEnv) pending(name string) string {
 	e.t.Helper()
 	e.as(agentLineage)
-	ans, err := e.c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.dl + "/" + name})
+	ans, err := e.c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/" + name})
 	if err != nil || ans.Pending == "" {
 		e.t.Fatalf("no pending request: %+v %v", ans, err)
 	}
@@ -89,7 +91,7 @@ func (e codeEnv) pending(name string) string {
 	return ans.Pending
 }
 
-func (e codeEnv) decide(id string, d Decision) (Request, int) {
+func (e codeEnv) decide(id string, d wire.Decision) (wire.Request, int) {
 	r, err := e.client.Decide(context.Background(), id, d)
 	return r, statusOf(err)
 }
@@ -107,10 +109,10 @@ func TestApprovalCode(t *testing.T) {
 		e := newCodeEnv(t)
 		id := e.pending("report.csv")
 		code := e.code(id)
-		if r, st := e.decide(id, Decision{Scope: "session", Code: code}); st != 0 || r.State != StateApproved {
+		if r, st := e.decide(id, wire.Decision{Scope: "session", Code: code}); st != 0 || r.State != wire.StateApproved {
 			t.Fatalf("right code: %+v status %d", r, st)
 		}
-		if _, st := e.decide(id, Decision{Scope: "device", Kind: guard.KindFolder, Code: code}); st != http.StatusConflict {
+		if _, st := e.decide(id, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: code}); st != http.StatusConflict {
 			t.Fatalf("reused code: status %d, want 409", st)
 		}
 		if gs, _ := e.store.List(grants.Filter{}); len(gs) != 1 || gs[0].Scope != grants.ScopeSession {
@@ -120,10 +122,10 @@ func TestApprovalCode(t *testing.T) {
 	t.Run("another request's code", func(t *testing.T) {
 		e := newCodeEnv(t)
 		a, b := e.pending("report.csv"), e.pending("other.csv")
-		if _, st := e.decide(b, Decision{Scope: "once", Code: e.code(a)}); st != http.StatusForbidden || e.state(b) != StatePending {
+		if _, st := e.decide(b, wire.Decision{Scope: "once", Code: e.code(a)}); st != http.StatusForbidden || e.state(b) != wire.StatePending {
 			t.Fatalf("a's code for b: status %d, state %s", st, e.state(b))
 		}
-		if _, st := e.decide(a, Decision{Scope: "once", Code: e.code(a)}); st != 0 {
+		if _, st := e.decide(a, wire.Decision{Scope: "once", Code: e.code(a)}); st != 0 {
 			t.Fatalf("a's own code: status %d", st)
 		}
 	})
@@ -131,13 +133,13 @@ func TestApprovalCode(t *testing.T) {
 		e := newCodeEnv(t, func(c *Config) { c.Device.Protected = append(c.Device.Protected, c.Home+"/Downloads/keys") })
 		id := e.pending("report.csv") // its folder holds a protected path: only the file was offerable
 		before := auditCount(t, e.testEnv, grants.KindForged)
-		if _, st := e.decide(id, Decision{Scope: "device", Kind: guard.KindFolder, Code: e.code(id)}); st != http.StatusForbidden {
+		if _, st := e.decide(id, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.code(id)}); st != http.StatusForbidden {
 			t.Fatalf("folder above the ceiling: status %d, want 403", st)
 		}
-		if e.state(id) != StatePending || auditCount(t, e.testEnv, grants.KindForged) != before+1 {
+		if e.state(id) != wire.StatePending || auditCount(t, e.testEnv, grants.KindForged) != before+1 {
 			t.Fatalf("state %s, forged records +%d", e.state(id), auditCount(t, e.testEnv, grants.KindForged)-before)
 		}
-		if _, st := e.decide(id, Decision{Scope: "device", Code: e.code(id)}); st != 0 {
+		if _, st := e.decide(id, wire.Decision{Scope: "device", Code: e.code(id)}); st != 0 {
 			t.Fatalf("the file itself, within the ceiling: status %d", st)
 		}
 	})
@@ -145,14 +147,14 @@ func TestApprovalCode(t *testing.T) {
 		e := newCodeEnv(t)
 		id := e.pending("report.csv")
 		for range maxCodeTries + 1 {
-			if _, st := e.decide(id, Decision{Scope: "once"}); st != http.StatusForbidden {
+			if _, st := e.decide(id, wire.Decision{Scope: "once"}); st != http.StatusForbidden {
 				t.Fatalf("no code: status %d", st)
 			}
 		}
-		if e.state(id) != StatePending {
+		if e.state(id) != wire.StatePending {
 			t.Fatalf("state %s after approvals without a code, want pending", e.state(id))
 		}
-		if _, st := e.decide(id, Decision{Scope: "deny"}); st != 0 || e.state(id) != StateDenied {
+		if _, st := e.decide(id, wire.Decision{Scope: "deny"}); st != 0 || e.state(id) != wire.StateDenied {
 			t.Fatalf("deny needs no code: status %d, state %s", st, e.state(id))
 		}
 	})
@@ -165,10 +167,10 @@ func TestApprovalCode(t *testing.T) {
 		}
 		before := auditCount(t, e.testEnv, grants.KindForged)
 		for i := 1; i <= maxCodeTries; i++ {
-			_, st := e.decide(id, Decision{Scope: "once", Code: wrong})
-			want := StatePending
+			_, st := e.decide(id, wire.Decision{Scope: "once", Code: wrong})
+			want := wire.StatePending
 			if i == maxCodeTries {
-				want = StateDenied
+				want = wire.StateDenied
 			}
 			if st != http.StatusForbidden || e.state(id) != want {
 				t.Fatalf("wrong code %d: status %d, state %s; want 403, %s", i, st, e.state(id), want)
@@ -177,7 +179,7 @@ func TestApprovalCode(t *testing.T) {
 		if n := auditCount(t, e.testEnv, grants.KindForged) - before; n != maxCodeTries {
 			t.Fatalf("%d forged records, want one per wrong code", n)
 		}
-		if _, st := e.decide(id, Decision{Scope: "once", Code: e.code(id)}); st != http.StatusConflict {
+		if _, st := e.decide(id, wire.Decision{Scope: "once", Code: e.code(id)}); st != http.StatusConflict {
 			t.Fatalf("right code after the request was denied: status %d, want 409", st)
 		}
 		if gs, _ := e.store.List(grants.Filter{}); len(gs) != 0 {
@@ -196,7 +198,7 @@ func TestCodeNeverShown(t *testing.T) {
 	e := newCodeEnv(t, func(c *Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&daemonLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	sess := e.register(SessionRequest{Agent: "watched"})
+	sess := e.register(wire.SessionRequest{Agent: "watched"})
 	sc := e.clientFor(sess)
 	events := make(chan string, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -204,13 +206,13 @@ func TestCodeNeverShown(t *testing.T) {
 	go func() { events <- readEvents(ctx, e.sock, sess) }()
 	time.Sleep(100 * time.Millisecond) // the stream is subscribed
 	e.as(agentLineage)
-	ans, err := sc.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv"})
+	ans, err := sc.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv"})
 	if err != nil || ans.Pending == "" {
 		t.Fatalf("check: %+v %v", ans, err)
 	}
 	id, code := ans.Pending, e.code(ans.Pending)
 	e.as(userLineage)
-	_, _ = e.decide(id, Decision{Scope: "once", Code: "WRONGXYZ"})
+	_, _ = e.decide(id, wire.Decision{Scope: "once", Code: "WRONGXYZ"})
 	var bodies = map[string]string{}
 	for _, rt := range e.srv.routes() {
 		method, path, _ := strings.Cut(rt.pattern, " ")
@@ -218,10 +220,10 @@ func TestCodeNeverShown(t *testing.T) {
 			continue
 		}
 		path = strings.NewReplacer("{session}", sess.ID, "{id}", id).Replace(path)
-		_, body := send(t, rawClient(e.sock), "GET", path, map[string]string{HeaderToken: sess.Token}, nil)
+		_, body := send(t, rawClient(e.sock), "GET", path, map[string]string{wire.HeaderToken: sess.Token}, nil)
 		bodies[rt.pattern] = string(body)
 	}
-	if _, st := e.decide(id, Decision{Scope: "session", Code: code}); st != 0 {
+	if _, st := e.decide(id, wire.Decision{Scope: "session", Code: code}); st != 0 {
 		t.Fatalf("approve: %d", st)
 	}
 	_, body := send(t, rawClient(e.sock), "GET", "/v1/audit", nil, nil)
@@ -257,9 +259,9 @@ func TestCodeNeverShown(t *testing.T) {
 }
 
 // readEvents reads sess's event stream until ctx ends.
-func readEvents(ctx context.Context, sock string, sess SessionResponse) string {
+func readEvents(ctx context.Context, sock string, sess wire.SessionResponse) string {
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://pathgrant/s/"+sess.ID+"/v1/events", nil)
-	req.Header.Set(HeaderToken, sess.Token)
+	req.Header.Set(wire.HeaderToken, sess.Token)
 	c := rawClient(sock)
 	c.Timeout = 0
 	resp, err := c.Do(req)

@@ -8,38 +8,39 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // offer turns an eligible denial into an approval request, or counts a
 // repeat of one already pending. Only a new request is shown and
 // notified. ok is false when prompts are paused or the session has too many
 // pending; the denial is then audited and stays a plain deny.
-func (s *Server) offer(sess *session, req CheckRequest, d guard.Decision) (Request, bool) {
+func (s *Server) offer(sess *session, req wire.CheckRequest, d guard.Decision) (wire.Request, bool) {
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
 	if s.paused.Load() {
 		rec.Reason = "prompts paused: eligible denial not offered"
 		s.audit(rec)
-		return Request{}, false
+		return wire.Request{}, false
 	}
-	r, code, isNew, err := s.queue.submit(Request{
+	r, code, isNew, err := s.queue.submit(wire.Request{
 		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
 		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
 		RequestID:      req.RequestID,
-		RequestContext: RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
+		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
 	}, ceilingFor(*d.Suggested, sess.policy.Offerable))
 	if err != nil {
 		rec.Reason = err.Error()
 		s.audit(rec)
-		return Request{}, false
+		return wire.Request{}, false
 	}
 	if isNew {
 		rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
 		s.audit(rec)
 		ans := s.answer(sess, req, d)
 		ans.Pending = r.ID
-		s.hub.publish(Event{Type: EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
+		s.hub.publish(wire.Event{Type: wire.EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
 		if s.cfg.Approver != nil {
 			s.cfg.Approver.Show(r, code)
 		}
@@ -70,38 +71,38 @@ const (
 // Decisions are serialised so exactly one wins. A denial needs no code;
 // an approval over the socket needs the request's code, within its
 // ceiling.
-func (s *Server) decide(id string, dec Decision, by authority) (Request, *apiError) {
+func (s *Server) decide(id string, dec wire.Decision, by authority) (wire.Request, *apiError) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	req, _, ok := s.queue.get(id)
 	switch {
 	case !ok:
-		return Request{}, errorf(http.StatusNotFound, "", "no approval request %s", id)
-	case req.State != StatePending:
+		return wire.Request{}, errorf(http.StatusNotFound, "", "no approval request %s", id)
+	case req.State != wire.StatePending:
 		return req, errorf(http.StatusConflict, "", "approval request %s is already %s", id, req.State)
 	}
 	if dec.Scope == "deny" {
-		return s.finish(id, StateDenied, "deny", "", "denied by the user")
+		return s.finish(id, wire.StateDenied, "deny", "", "denied by the user")
 	}
 	scope, err := grants.ParseScope(dec.Scope)
 	if err != nil {
-		return Request{}, errorf(http.StatusBadRequest, "", "%v (or deny)", err)
+		return wire.Request{}, errorf(http.StatusBadRequest, "", "%v (or deny)", err)
 	}
 	if dec.Kind != "" && dec.Kind != guard.KindFile && dec.Kind != guard.KindFolder {
-		return Request{}, errorf(http.StatusBadRequest, "", "unknown kind %q (want file or folder)", dec.Kind)
+		return wire.Request{}, errorf(http.StatusBadRequest, "", "unknown kind %q (want file or folder)", dec.Kind)
 	}
 	if by == byCode {
 		if aerr := s.unlock(req, dec, scope); aerr != nil {
-			return Request{}, aerr
+			return wire.Request{}, aerr
 		}
 	}
 	sess := s.sessions.get(req.Session)
 	if sess == nil || !s.chainLive(sess) {
-		return Request{}, errorf(http.StatusGone, grants.KindStale, "session %s has ended", req.Session)
+		return wire.Request{}, errorf(http.StatusGone, grants.KindStale, "session %s has ended", req.Session)
 	}
 	target, aerr := grantTarget(sess, req, dec.Kind)
 	if aerr != nil {
-		return Request{}, aerr
+		return wire.Request{}, aerr
 	}
 	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind,
 		Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
@@ -110,15 +111,15 @@ func (s *Server) decide(id string, dec Decision, by authority) (Request, *apiErr
 		if errors.Is(err, grants.ErrInvalid) || errors.Is(err, grants.ErrDeviceReadOnly) {
 			status = http.StatusBadRequest
 		}
-		return Request{}, errorf(status, "", "grant: %v", err)
+		return wire.Request{}, errorf(status, "", "grant: %v", err)
 	}
-	return s.finish(id, StateApproved, string(scope), g.ID, "")
+	return s.finish(id, wire.StateApproved, string(scope), g.ID, "")
 }
 
 // grantTarget is the scope the user chose: the suggested one, or (kind
 // folder) the folder holding the requested file. Whatever it is must still
 // be offerable to the session (read, eligible, not protected).
-func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope, *apiError) {
+func grantTarget(sess *session, req wire.Request, kind guard.GrantKind) (guard.Scope, *apiError) {
 	t := req.Suggested
 	switch kind {
 	case "", t.Kind:
@@ -134,12 +135,12 @@ func grantTarget(sess *session, req Request, kind guard.GrantKind) (guard.Scope,
 }
 
 // finish ends the request in state; why is the audit reason of a denial.
-func (s *Server) finish(id, state, scope, grant, why string) (Request, *apiError) {
+func (s *Server) finish(id, state, scope, grant, why string) (wire.Request, *apiError) {
 	r, err := s.queue.decide(id, state, scope, grant)
 	if err != nil {
 		return r, errorf(http.StatusConflict, "", "approval request %s: %v", id, err)
 	}
-	if state == StateApproved {
+	if state == wire.StateApproved {
 		why = "approved: " + scope
 	}
 	s.requestEnded(r, why)
@@ -148,16 +149,16 @@ func (s *Server) finish(id, state, scope, grant, why string) (Request, *apiError
 
 // requestEnded audits and publishes the end of an approval request and
 // withdraws its prompt. Approvals are audited by the store with the grant.
-func (s *Server) requestEnded(r Request, reason string) {
-	if r.State != StateApproved {
+func (s *Server) requestEnded(r wire.Request, reason string) {
+	if r.State != wire.StateApproved {
 		kind := grants.KindDeny
-		if r.State == StateExpired {
+		if r.State == wire.StateExpired {
 			kind = grants.KindExpire
 		}
 		s.audit(grants.Record{Kind: kind, Session: r.Session, Workflow: r.Workflow, Agent: r.Agent, Tool: r.Tool,
 			RequestID: r.RequestID, Op: r.Op, Path: r.Path, Reason: reason})
 	}
-	s.hub.publish(Event{Type: EventRequestDecided, Time: s.now(), Session: r.Session, Request: &r})
+	s.hub.publish(wire.Event{Type: wire.EventRequestDecided, Time: s.now(), Session: r.Session, Request: &r})
 	if s.cfg.Approver != nil {
 		s.cfg.Approver.Withdraw(r.ID)
 	}
@@ -167,7 +168,7 @@ func (s *Server) requestEnded(r Request, reason string) {
 // code and ceiling. A missing code, a wrong one and a choice above the
 // ceiling are 403 and audited (never with the code); the fifth wrong code
 // denies the request. Called with decideMu held.
-func (s *Server) unlock(req Request, dec Decision, scope grants.Scope) *apiError {
+func (s *Server) unlock(req wire.Request, dec wire.Decision, scope grants.Scope) *apiError {
 	rec := grants.Record{Kind: grants.KindForged, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: req.Op, Path: req.Path}
 	if dec.Code == "" {
@@ -181,7 +182,7 @@ func (s *Server) unlock(req Request, dec Decision, scope grants.Scope) *apiError
 	case !c.ok && c.wrong >= maxCodeTries:
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, maxCodeTries)
 		s.audit(rec)
-		_, _ = s.finish(req.ID, StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", maxCodeTries))
+		_, _ = s.finish(req.ID, wire.StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", maxCodeTries))
 		return errorf(http.StatusForbidden, grants.KindForged, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, maxCodeTries)
 	case !c.ok:
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, maxCodeTries)

@@ -9,19 +9,20 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestCoalescing: 1,000 identical eligible denials are one pending request
 // with a repeat count, one prompt, and one request audit record.
 func TestCoalescing(t *testing.T) {
 	e := newTestEnv(t)
-	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
 	var wg sync.WaitGroup
 	for i := range 1000 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv", RequestID: fmt.Sprint(i)})
+			ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv", RequestID: fmt.Sprint(i)})
 			if err != nil || ans.Decision != guard.Deny || ans.Pending == "" {
 				t.Errorf("check %d: %+v %v", i, ans, err)
 			}
@@ -41,10 +42,10 @@ func TestCoalescing(t *testing.T) {
 // deny, audited, and nothing more is queued.
 func TestPendingCap(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.PendingCap = 2 })
-	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
 	for i := range 3 {
 		mustWrite(t, fmt.Sprintf("%s/f%d.csv", e.dl, i), "x")
-		ans, err := c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: fmt.Sprintf("%s/f%d.csv", e.dl, i)})
+		ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: fmt.Sprintf("%s/f%d.csv", e.dl, i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,9 +62,9 @@ func TestPendingCap(t *testing.T) {
 // never as a grant.
 func TestPendingExpires(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.PendingTTL = 100 * time.Millisecond })
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	c := e.clientFor(s)
-	ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
+	ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"})
 	if err != nil || ans.Pending == "" {
 		t.Fatal(ans, err)
 	}
@@ -73,7 +74,7 @@ func TestPendingExpires(t *testing.T) {
 	}
 	e.as(userLineage)
 	r, err := e.client.Request(context.Background(), ans.Pending)
-	if err != nil || r.State != StateExpired {
+	if err != nil || r.State != wire.StateExpired {
 		t.Fatalf("request %+v %v, want expired", r, err)
 	}
 	if gs, _ := e.store.List(grants.Filter{Session: s.ID, IncludeRevoked: true, IncludeExpired: true}); len(gs) != 0 {
@@ -87,12 +88,12 @@ func TestPendingExpires(t *testing.T) {
 // TestBackgroundNeverWaits: background and scheduled sessions are denied
 // at once, and the request stays pending for the user to review.
 func TestBackgroundNeverWaits(t *testing.T) {
-	for _, kind := range []string{KindBackground, KindScheduled} {
+	for _, kind := range []string{wire.KindBackground, wire.KindScheduled} {
 		t.Run(kind, func(t *testing.T) {
 			e := newTestEnv(t)
-			c := e.clientFor(e.register(SessionRequest{Agent: "cron", Kind: kind}))
+			c := e.clientFor(e.register(wire.SessionRequest{Agent: "cron", Kind: kind}))
 			start := time.Now()
-			ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv", WaitMS: 60000})
+			ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv", WaitMS: 60000})
 			if err != nil || ans.Decision != guard.Deny || ans.Pending == "" || time.Since(start) > 10*time.Second {
 				t.Fatalf("%+v %v after %v", ans, err, time.Since(start))
 			}
@@ -109,16 +110,16 @@ func TestChildSession(t *testing.T) {
 	e := newTestEnv(t)
 	mustWrite(t, e.work+"/sub/x.txt", "x")
 	mustWrite(t, e.work+"/vendor/v.go", "x")
-	parent := e.register(SessionRequest{Agent: "p", Cwd: e.work, Workspace: []string{e.work}, BlockedWrite: []string{e.work + "/vendor"}})
+	parent := e.register(wire.SessionRequest{Agent: "p", Cwd: e.work, Workspace: []string{e.work}, BlockedWrite: []string{e.work + "/vendor"}})
 	pc := e.clientFor(parent)
-	if _, err := pc.Register(context.Background(), SessionRequest{Parent: parent.ID, Cwd: e.dl, Workspace: []string{e.dl}}); statusOf(err) != 400 {
+	if _, err := pc.Register(context.Background(), wire.SessionRequest{Parent: parent.ID, Cwd: e.dl, Workspace: []string{e.dl}}); statusOf(err) != 400 {
 		t.Fatalf("child outside parent: %v, want 400", err)
 	}
-	if _, err := e.client.Register(context.Background(), SessionRequest{Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}}); statusOf(err) != 403 {
+	if _, err := e.client.Register(context.Background(), wire.SessionRequest{Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}}); statusOf(err) != 403 {
 		t.Fatalf("child without the parent's token: %v, want 403", err)
 	}
-	child, err := pc.Register(context.Background(), SessionRequest{Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
-	if err != nil || child.Kind != KindBackground {
+	child, err := pc.Register(context.Background(), wire.SessionRequest{Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
+	if err != nil || child.Kind != wire.KindBackground {
 		t.Fatalf("child: %+v %v", child, err)
 	}
 	cc := e.clientFor(child)
@@ -126,14 +127,14 @@ func TestChildSession(t *testing.T) {
 		cmd  string
 		want guard.Verdict
 	}{{"cat sub/x.txt", guard.Allow}, {"rm vendor/v.go", guard.Deny}, {"cat ~/Downloads/report.csv", guard.Deny}} {
-		if ans, err := cc.Check(context.Background(), CheckRequest{Command: tc.cmd}); err != nil || ans.Decision != tc.want {
+		if ans, err := cc.Check(context.Background(), wire.CheckRequest{Command: tc.cmd}); err != nil || ans.Decision != tc.want {
 			t.Errorf("child %q: %+v %v", tc.cmd, ans, err)
 		}
 	}
 	if err := pc.EndSession(context.Background(), parent.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cc.Check(context.Background(), CheckRequest{Command: "ls"}); statusOf(err) != 410 {
+	if _, err := cc.Check(context.Background(), wire.CheckRequest{Command: "ls"}); statusOf(err) != 410 {
 		t.Fatalf("child after parent ended: %v, want 410", err)
 	}
 }
@@ -141,11 +142,11 @@ func TestChildSession(t *testing.T) {
 // TestDecisions: what a decision may and may not do.
 func TestDecisions(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	c := e.clientFor(s)
 	pending := func(path string) string {
 		e.as(agentLineage)
-		ans, err := c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: path})
+		ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: path})
 		if err != nil || ans.Pending == "" {
 			t.Fatalf("no pending request: %+v %v", ans, err)
 		}
@@ -155,15 +156,15 @@ func TestDecisions(t *testing.T) {
 	tests := []struct {
 		name   string
 		path   string
-		dec    Decision
+		dec    wire.Decision
 		status int
 		grant  string // expected grant "scope kind path"
 	}{
-		{"deny", e.dl + "/report.csv", Decision{Scope: "deny"}, 0, ""},
-		{"unknown scope", e.dl + "/report.csv", Decision{Scope: "forever"}, 400, ""},
-		{"unknown kind", e.dl + "/report.csv", Decision{Scope: "once", Kind: "tree"}, 400, ""},
-		{"session file", e.dl + "/report.csv", Decision{Scope: "session"}, 0, "session file " + e.dl + "/report.csv"},
-		{"device folder", e.dl + "/other.csv", Decision{Scope: "device", Kind: guard.KindFolder}, 0, "device folder " + e.dl},
+		{"deny", e.dl + "/report.csv", wire.Decision{Scope: "deny"}, 0, ""},
+		{"unknown scope", e.dl + "/report.csv", wire.Decision{Scope: "forever"}, 400, ""},
+		{"unknown kind", e.dl + "/report.csv", wire.Decision{Scope: "once", Kind: "tree"}, 400, ""},
+		{"session file", e.dl + "/report.csv", wire.Decision{Scope: "session"}, 0, "session file " + e.dl + "/report.csv"},
+		{"device folder", e.dl + "/other.csv", wire.Decision{Scope: "device", Kind: guard.KindFolder}, 0, "device folder " + e.dl},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,7 +185,7 @@ func TestDecisions(t *testing.T) {
 		})
 	}
 	e.as(userLineage)
-	if _, err := e.client.Decide(context.Background(), "no-such-id", Decision{Scope: "once"}); statusOf(err) != 404 {
+	if _, err := e.client.Decide(context.Background(), "no-such-id", wire.Decision{Scope: "once"}); statusOf(err) != 404 {
 		t.Fatalf("unknown request: %v", err)
 	}
 }
@@ -192,8 +193,8 @@ func TestDecisions(t *testing.T) {
 // TestDecidedTwice: exactly one of two concurrent decisions wins.
 func TestDecidedTwice(t *testing.T) {
 	e := newTestEnv(t)
-	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
-	ans, _ := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
+	ans, _ := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"})
 	e.as(userLineage)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -202,7 +203,7 @@ func TestDecidedTwice(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "session", Code: e.code(ans.Pending)}); err == nil {
+			if _, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "session", Code: e.code(ans.Pending)}); err == nil {
 				mu.Lock()
 				wins++
 				mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // BenchmarkCheckVsEcho measures, in one run, the round trip of an allowed
@@ -17,8 +18,8 @@ import (
 // ratio. Targets: check p50 under 100 µs, p50 ratio at most 5x.
 func BenchmarkCheckVsEcho(b *testing.B) {
 	e := newTestEnv(b, func(c *Config) { c.Lineage = nil }) // the real /proc walk
-	c := e.clientFor(e.register(SessionRequest{Agent: "bench"}))
-	req := CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "bench"}))
+	req := wire.CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go"}
 	echo := startEcho(b)
 	defer echo.Close()
 	msg := make([]byte, 400) // about the size of a check request and answer

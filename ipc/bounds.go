@@ -13,7 +13,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // A session's roots are what the daemon itself reads and writes for it

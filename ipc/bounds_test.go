@@ -13,10 +13,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc/boundstest"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // boundsEnv is a daemon configured as the real one is (DefaultDevicePolicy
@@ -58,26 +60,26 @@ type registerRoute struct {
 	name     string
 	pattern  string // the route in Server.routes
 	readOnly bool
-	reg      func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string)
+	reg      func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, allowed bool) (int, string)
 }
 
 // registerRoutes are every registering route. A new one must be added
 // here, where every bounds case runs through it.
 var registerRoutes = []registerRoute{
-	{"POST /v1/sessions", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+	{"POST /v1/sessions", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, _ bool) (int, string) {
 		b.asPerson()
 		return b.post(t, "", sessionReq(b, extra, ""))
 	}},
-	{"POST /v1/sessions child (pathgrant run inside a session)", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
+	{"POST /v1/sessions child (pathgrant run inside a session)", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, allowed bool) (int, string) {
 		b.asPerson()
-		parent := sessionReq(b, SessionRequest{}, "")
+		parent := sessionReq(b, wire.SessionRequest{}, "")
 		if allowed { // the parent holds the root, so only the bounds can refuse the child
 			parent = sessionReq(b, extra, "")
 		}
 		p := b.mustRegister(t, parent)
 		return b.post(t, p.Token, sessionReq(b, extra, p.ID))
 	}},
-	{"POST /v1/sessions child from under the session's agent", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra SessionRequest, allowed bool) (int, string) {
+	{"POST /v1/sessions child from under the session's agent", "POST /v1/sessions", true, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, allowed bool) (int, string) {
 		b.asNewAgent()
 		roots := []string{b.work}
 		if allowed { // the parent holds the root, so only the bounds can refuse the child
@@ -90,11 +92,11 @@ var registerRoutes = []registerRoute{
 		id := b.hookSession(t, roots)
 		return b.post(t, "", sessionReq(b, extra, id))
 	}},
-	{"POST /v1/check, a hook-only session's first check", "POST /v1/check", false, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+	{"POST /v1/check, a hook-only session's first check", "POST /v1/check", false, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, _ bool) (int, string) {
 		b.asNewAgent()
 		return b.hookCheck("", append([]string{b.work}, extra.Workspace...))
 	}},
-	{"POST /s/{session}/v1/check, a hook-only session's first check", "POST /s/{session}/v1/check", false, func(t *testing.T, b *boundsEnv, extra SessionRequest, _ bool) (int, string) {
+	{"POST /s/{session}/v1/check, a hook-only session's first check", "POST /s/{session}/v1/check", false, func(t *testing.T, b *boundsEnv, extra wire.SessionRequest, _ bool) (int, string) {
 		b.asNewAgent()
 		return b.hookCheck(newID(), append([]string{b.work}, extra.Workspace...))
 	}},
@@ -113,10 +115,10 @@ func TestRegistrationBounds(t *testing.T) {
 			}
 			for _, c := range cases {
 				t.Run(route.name+"/"+role+"/"+c.Name, func(t *testing.T) {
-					extra := SessionRequest{Workspace: []string{c.Root}}
+					extra := wire.SessionRequest{Workspace: []string{c.Root}}
 					want := c.Want
 					if role == "read-only root" {
-						extra = SessionRequest{ReadOnly: []string{c.Root}}
+						extra = wire.SessionRequest{ReadOnly: []string{c.Root}}
 						if c.WorkspaceOnly {
 							want = ""
 						}
@@ -151,7 +153,7 @@ func TestRegistrationBoundsNoDeputy(t *testing.T) {
 	b := newBoundsEnv(t)
 	mustWrite(t, b.home+"/.ssh/id_rsa", "SECRET KEY\n")
 	b.asPerson()
-	for _, req := range []SessionRequest{
+	for _, req := range []wire.SessionRequest{
 		{Cwd: b.home + "/.ssh", Workspace: []string{b.home + "/.ssh"}},
 		{Cwd: b.work, Workspace: []string{b.work}, ReadOnly: []string{b.home + "/.ssh"}},
 		{Cwd: b.work, Workspace: []string{b.home + "/.config"}},
@@ -160,15 +162,15 @@ func TestRegistrationBoundsNoDeputy(t *testing.T) {
 			t.Errorf("register %+v: %d %q; want 403", req, st, msg)
 		}
 	}
-	s := b.mustRegister(t, sessionReq(b, SessionRequest{}, ""))
-	c := NewClient(b.sock)
+	s := b.mustRegister(t, sessionReq(b, wire.SessionRequest{}, ""))
+	c := apiclient.New(b.sock)
 	c.Session, c.Token = s.ID, s.Token
 	for tool, args := range map[string]map[string]any{
 		tools.ReadFile:  {"path": "~/.ssh/id_rsa"},
 		tools.WriteFile: {"path": "~/.ssh/authorized_keys", "content": "ssh-ed25519 AAAA attacker\n"},
 	} {
 		raw, _ := json.Marshal(args)
-		res, err := c.Tool(context.Background(), tool, ToolRequest{Args: raw})
+		res, err := c.Tool(context.Background(), tool, wire.ToolRequest{Args: raw})
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
@@ -192,22 +194,22 @@ func TestRegisteringAgentBoundedByItsSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.asPerson()
-	unrelated := b.mustRegister(t, sessionReq(b, SessionRequest{}, ""))
+	unrelated := b.mustRegister(t, sessionReq(b, wire.SessionRequest{}, ""))
 	b.asNewAgent()
 	s := b.hookSession(t, []string{b.work})
-	child := b.mustRegister(t, SessionRequest{Cwd: b.work, Workspace: []string{b.work + "/sub"}, Parent: s})
+	child := b.mustRegister(t, wire.SessionRequest{Cwd: b.work, Workspace: []string{b.work + "/sub"}, Parent: s})
 	cases := []struct {
 		name string
 		call func() (int, string)
 		want int
 	}{
-		{"a top-level session", func() (int, string) { return b.post(t, "", sessionReq(b, SessionRequest{}, "")) }, http.StatusForbidden},
+		{"a top-level session", func() (int, string) { return b.post(t, "", sessionReq(b, wire.SessionRequest{}, "")) }, http.StatusForbidden},
 		{"a child of another session", func() (int, string) {
-			return b.post(t, unrelated.Token, sessionReq(b, SessionRequest{}, unrelated.ID))
+			return b.post(t, unrelated.Token, sessionReq(b, wire.SessionRequest{}, unrelated.ID))
 		}, http.StatusForbidden},
-		{"a child of its own session", func() (int, string) { return b.post(t, "", sessionReq(b, SessionRequest{}, s)) }, http.StatusCreated},
+		{"a child of its own session", func() (int, string) { return b.post(t, "", sessionReq(b, wire.SessionRequest{}, s)) }, http.StatusCreated},
 		{"a grandchild through its own child", func() (int, string) {
-			return b.post(t, child.Token, SessionRequest{Cwd: b.work, Workspace: []string{b.work + "/sub"}, Parent: child.ID})
+			return b.post(t, child.Token, wire.SessionRequest{Cwd: b.work, Workspace: []string{b.work + "/sub"}, Parent: child.ID})
 		}, http.StatusCreated},
 		{"a hook-only session over another folder", func() (int, string) { return b.hookCheck("", []string{other}) }, http.StatusForbidden},
 		{"a hook-only session in its own project", func() (int, string) { return b.hookCheck("", []string{b.work}) }, http.StatusOK},
@@ -222,14 +224,14 @@ func TestRegisteringAgentBoundedByItsSession(t *testing.T) {
 	t.Run("an unreadable lineage", func(t *testing.T) {
 		b.unreadable.Store(true)
 		defer b.unreadable.Store(false)
-		if st, msg := b.post(t, "", sessionReq(b, SessionRequest{}, "")); st != http.StatusForbidden {
+		if st, msg := b.post(t, "", sessionReq(b, wire.SessionRequest{}, "")); st != http.StatusForbidden {
 			t.Fatalf("%d %q; want 403", st, msg)
 		}
 	})
 }
 
-func sessionReq(b *boundsEnv, extra SessionRequest, parent string) SessionRequest {
-	return SessionRequest{Agent: "tester", Cwd: b.work, Parent: parent,
+func sessionReq(b *boundsEnv, extra wire.SessionRequest, parent string) wire.SessionRequest {
+	return wire.SessionRequest{Agent: "tester", Cwd: b.work, Parent: parent,
 		Workspace: append([]string{b.work}, extra.Workspace...), ReadOnly: extra.ReadOnly}
 }
 
@@ -245,9 +247,9 @@ func (b *boundsEnv) asNewAgent() {
 
 // post registers req on a new connection (so the lineage played now is
 // the caller's), with token when it names a parent.
-func (b *boundsEnv) post(t *testing.T, token string, req SessionRequest) (int, string) {
+func (b *boundsEnv) post(t *testing.T, token string, req wire.SessionRequest) (int, string) {
 	t.Helper()
-	c := NewClient(b.sock)
+	c := apiclient.New(b.sock)
 	c.Token = token
 	defer c.CloseIdle()
 	_, err := c.Register(context.Background(), req)
@@ -257,9 +259,9 @@ func (b *boundsEnv) post(t *testing.T, token string, req SessionRequest) (int, s
 	return answerOf(err)
 }
 
-func (b *boundsEnv) mustRegister(t *testing.T, req SessionRequest) SessionResponse {
+func (b *boundsEnv) mustRegister(t *testing.T, req wire.SessionRequest) wire.SessionResponse {
 	t.Helper()
-	c := NewClient(b.sock)
+	c := apiclient.New(b.sock)
 	defer c.CloseIdle()
 	resp, err := c.Register(context.Background(), req)
 	if err != nil {
@@ -273,9 +275,9 @@ func (b *boundsEnv) mustRegister(t *testing.T, req SessionRequest) SessionRespon
 func (b *boundsEnv) hookSession(t *testing.T, roots []string) string {
 	t.Helper()
 	id := newID()
-	c := NewClient(b.sock)
+	c := apiclient.New(b.sock)
 	defer c.CloseIdle()
-	if _, err := c.Check(context.Background(), CheckRequest{SessionID: id, Cwd: b.work, Agent: "claude", WorkspaceRoots: roots,
+	if _, err := c.Check(context.Background(), wire.CheckRequest{SessionID: id, Cwd: b.work, Agent: "claude", WorkspaceRoots: roots,
 		Op: guard.OpRead, Path: b.work + "/main.go"}); err != nil {
 		t.Fatalf("hook session over %v: %v", roots, err)
 	}
@@ -286,9 +288,9 @@ func (b *boundsEnv) hookSession(t *testing.T, roots []string) string {
 // played now: named in the body, or with inURL in the URL
 // (/s/{session}/v1/check).
 func (b *boundsEnv) hookCheck(inURL string, roots []string) (int, string) {
-	req := CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots, Op: guard.OpRead, Path: b.work + "/main.go"}
+	req := wire.CheckRequest{SessionID: newID(), Cwd: b.work, Agent: "claude", WorkspaceRoots: roots, Op: guard.OpRead, Path: b.work + "/main.go"}
 	if inURL == "" {
-		c := NewClient(b.sock)
+		c := apiclient.New(b.sock)
 		defer c.CloseIdle()
 		_, err := c.Check(context.Background(), req)
 		return answerOf(err)
@@ -302,14 +304,14 @@ func (b *boundsEnv) hookCheck(inURL string, roots []string) (int, string) {
 		return 0, err.Error()
 	}
 	defer resp.Body.Close()
-	var e Error
+	var e wire.Error
 	json.NewDecoder(resp.Body).Decode(&e)
 	return resp.StatusCode, e.Error
 }
 
 // answerOf is an API error's status and message, 200 for none.
 func answerOf(err error) (int, string) {
-	var ae *APIError
+	var ae *wire.DaemonError
 	switch {
 	case err == nil:
 		return http.StatusOK, ""
@@ -348,7 +350,7 @@ func TestRegisterRoutesCovered(t *testing.T) {
 	for _, rt := range e.srv.routes() {
 		registers := rt.handle != nil && reflect.ValueOf(rt.handle).Pointer() == register
 		if rt.session != nil && rt.session.body != nil {
-			_, registers = rt.session.body().(*CheckRequest)
+			_, registers = rt.session.body().(*checkBody)
 		}
 		if registers && !covered[rt.pattern] {
 			t.Errorf("route %s registers sessions but no registerRoutes row runs the bounds table through it", rt.pattern)

@@ -9,7 +9,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // An exec capability lets the one shell command a hook rewrote to run
@@ -43,20 +43,6 @@ const (
 // one closest to expiry is dropped past it (its command then fails
 // closed, or its refusals go unexplained).
 const maxCapabilities = 4096
-
-// ExecInfo is what a check answer for a shell command says about how the
-// command is to run. Confine: run it confined (the machine
-// can confine and the device policy does not turn it off); Level is the
-// machine's confinement ("bwrap+landlock", "landlock", "none") or "off".
-// Capability is set only in the HTTP answer to the caller that asked for
-// it (CheckRequest.ExecCommand) for an allowed command (any command with
-// ExecAnyway): never in events,
-// the audit log or the UI.
-type ExecInfo struct {
-	Confine    bool   `json:"confine"`
-	Level      string `json:"level"`
-	Capability string `json:"capability,omitempty"`
-}
 
 // capEntry is one outstanding capability.
 type capEntry struct {
@@ -125,40 +111,33 @@ func (cs *capStore) consume(secret string) (capEntry, bool) {
 // execInfo says how an allowed shell command of sess is to run, and for a
 // caller that asked (req.ExecCommand) issues the capability its rewritten
 // command presents.
-func (s *Server) execInfo(sess *session, req CheckRequest, ans Answer) *ExecInfo {
+func (s *Server) execInfo(sess *session, req wire.CheckRequest, ans wire.Answer) *wire.ExecInfo {
 	level := s.confinementLevel()
-	info := &ExecInfo{Level: level, Confine: level != LevelOff && level != LevelNone}
+	info := &wire.ExecInfo{Level: level, Confine: !level.Unconfined()}
 	switch {
 	case req.ExecCommand == "":
 		return info
 	case req.ExecAnyway: // the Launcher decides how it runs, off included
-		if level == LevelNone {
+		if level == wire.LevelNone {
 			return info
 		}
 	case ans.Decision != guard.Allow || !info.Confine:
 		return info
 	}
 	used := s.usedScopes(ans.Grants)
-	info.Capability = s.caps.issue(capEntry{kind: capExec, session: sess.ID, command: launch.CommandHash(req.ExecCommand), used: used,
+	info.Capability = s.caps.issue(capEntry{kind: capExec, session: sess.ID, command: wire.CommandHash(req.ExecCommand), used: used,
 		expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info
 }
 
-// The confinement levels the daemon reports besides the machine's own
-// (sandbox.Level, which package ipc cannot import).
-const (
-	LevelOff  = "off"  // the device policy turns confinement off
-	LevelNone = "none" // the machine cannot confine
-)
-
 // confinementLevel is the machine's level, or LevelOff when the device
 // policy turns confinement off. An unknown level counts as none.
-func (s *Server) confinementLevel() string {
+func (s *Server) confinementLevel() wire.Level {
 	switch {
 	case !s.deviceFile().Confinement:
-		return LevelOff
-	case s.cfg.Confinement == "":
-		return LevelNone
+		return wire.LevelOff
+	case s.cfg.Confinement.Unconfined():
+		return wire.LevelNone
 	}
 	return s.cfg.Confinement
 }
@@ -181,7 +160,7 @@ func capRoute(pattern string, kind capKind, body func() sessionBody, act session
 // check, a decision, events or a tool.
 func (s *Server) resolveCapabilityCall(sr *sessionRoute, r *http.Request, body sessionBody) (sessionCall, *apiError) {
 	if sr.capability == "" {
-		s.caps.consume(r.Header.Get(launch.HeaderCapability))
+		s.caps.consume(r.Header.Get(wire.HeaderCapability))
 		err := errorf(http.StatusBadRequest, grants.KindConflict, "this route does not take an exec capability")
 		s.audit(grants.Record{Kind: err.kind, Reason: err.msg})
 		return sessionCall{}, err
@@ -199,7 +178,7 @@ func (s *Server) resolveCapabilityCall(sr *sessionRoute, r *http.Request, body s
 // command hash the request gives, for a live session; any session id the
 // request also names must be that session. Every refusal is audited.
 func (s *Server) resolveCapability(kind capKind, src idSources, r *http.Request) (*session, *capEntry, *apiError) {
-	e, ok := s.caps.consume(r.Header.Get(launch.HeaderCapability))
+	e, ok := s.caps.consume(r.Header.Get(wire.HeaderCapability))
 	var err *apiError
 	switch {
 	case !ok:
@@ -208,7 +187,7 @@ func (s *Server) resolveCapability(kind capKind, src idSources, r *http.Request)
 		err = errorf(http.StatusForbidden, grants.KindForged, "a %s capability is not valid for this route", e.kind)
 	case !s.now().Before(e.expires):
 		err = errorf(http.StatusForbidden, grants.KindStale, "%s capability expired", kind)
-	case subtle.ConstantTimeCompare([]byte(r.Header.Get(launch.HeaderCommandHash)), []byte(e.command)) != 1:
+	case subtle.ConstantTimeCompare([]byte(r.Header.Get(wire.HeaderCommandHash)), []byte(e.command)) != 1:
 		err = errorf(http.StatusForbidden, grants.KindForged, "%s capability was issued for another command", kind)
 	case src != idSources{}:
 		if id, aerr := src.agree(); aerr != nil {
@@ -233,16 +212,12 @@ func (s *Server) resolveCapability(kind capKind, src idSources, r *http.Request)
 // Confinement is the confinement agents' shell commands get now:
 // "bwrap+landlock", "landlock", LevelOff or LevelNone. The tray and the
 // prompt show it, so "unconfined" is said wherever the person looks.
-func (s *Server) Confinement() string { return s.confinementLevel() }
-
-// Unconfined reports whether a confinement level (Server.Confinement, or
-// /v1/health's "confinement") leaves agent commands unconfined.
-func Unconfined(level string) bool { return level == LevelOff || level == LevelNone || level == "" }
+func (s *Server) Confinement() wire.Level { return s.confinementLevel() }
 
 // unconfinedWhy says that an allowed shell command runs unconfined, and
 // why.
-func unconfinedWhy(level string) string {
-	if level == LevelOff {
+func unconfinedWhy(level wire.Level) string {
+	if level == wire.LevelOff {
 		return "UNCONFINED: the device policy turns confinement off, so the command runs without it"
 	}
 	return "UNCONFINED: this machine cannot confine commands (no Landlock), so the command runs without it"

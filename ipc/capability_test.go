@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 // capEnv is a daemon on a machine that confines, with a clock the test
@@ -30,17 +32,17 @@ type capEnv struct {
 // and keeps every path as outside the view.
 type recordLauncher struct {
 	mu  sync.Mutex
-	pol Policy
+	pol wire.Policy
 }
 
-func (l *recordLauncher) Launch(pol Policy, _ devicepolicy.Policy, _ launch.Request) (Launch, error) {
+func (l *recordLauncher) Launch(pol wire.Policy, _ devicepolicy.Policy, _ wire.ExecRequest) (sandbox.Launch, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.pol = pol
-	return Launch{Prepared: launch.Prepared{Level: "test"}, Outside: func(paths []string) []string { return paths }}, nil
+	return sandbox.Launch{Prepared: wire.Prepared{Level: "test"}, Outside: func(paths []string) []string { return paths }}, nil
 }
 
-func (l *recordLauncher) policy() Policy {
+func (l *recordLauncher) policy() wire.Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.pol
@@ -63,16 +65,16 @@ func newCapEnv(t *testing.T) *capEnv {
 
 // hookCheck is a hook-only client's check of a shell command that asks
 // for an exec capability for it.
-func (ce *capEnv) hookCheck(t *testing.T, command string) Answer {
+func (ce *capEnv) hookCheck(t *testing.T, command string) wire.Answer {
 	t.Helper()
 	return ce.check(t, command, false)
 }
 
 // check is hookCheck, or with anyway the check of `pathgrant exec
 // --session`, which asks for the capability whatever the guard says.
-func (ce *capEnv) check(t *testing.T, command string, anyway bool) Answer {
+func (ce *capEnv) check(t *testing.T, command string, anyway bool) wire.Answer {
 	t.Helper()
-	ans, err := ce.client.Check(context.Background(), CheckRequest{ClientSession: "claude-1", Cwd: ce.work, Agent: "claude",
+	ans, err := ce.client.Check(context.Background(), wire.CheckRequest{ClientSession: "claude-1", Cwd: ce.work, Agent: "claude",
 		Tool: "Bash", Command: "cd -- " + ce.work + " && " + command, ExecCommand: command, ExecAnyway: anyway})
 	if err != nil {
 		t.Fatalf("check %q: %v", command, err)
@@ -85,9 +87,9 @@ func (ce *capEnv) check(t *testing.T, command string, anyway bool) Answer {
 // returns the status.
 func (ce *capEnv) capCall(t *testing.T, method, path, cap, command, session string, in, out any) int {
 	t.Helper()
-	hdr := map[string]string{launch.HeaderCapability: cap, launch.HeaderCommandHash: launch.CommandHash(command)}
+	hdr := map[string]string{wire.HeaderCapability: cap, wire.HeaderCommandHash: wire.CommandHash(command)}
 	if session != "" {
-		hdr[HeaderSession] = session
+		hdr[wire.HeaderSession] = session
 	}
 	st, data := send(t, rawClient(ce.sock), method, path, hdr, in)
 	if st == http.StatusOK && out != nil {
@@ -100,17 +102,17 @@ func (ce *capEnv) capCall(t *testing.T, method, path, cap, command, session stri
 
 // prepare presents cap for command (naming session, if any) to POST
 // /v1/exec, as a hook's rewritten command does.
-func (ce *capEnv) prepare(t *testing.T, cap, command, session string) (launch.Prepared, int) {
-	var p launch.Prepared
-	st := ce.capCall(t, http.MethodPost, launch.PathExec, cap, command, session,
-		launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", command}}, &p)
+func (ce *capEnv) prepare(t *testing.T, cap, command, session string) (wire.Prepared, int) {
+	var p wire.Prepared
+	st := ce.capCall(t, http.MethodPost, wire.PathExec, cap, command, session,
+		wire.ExecRequest{Path: "/bin/bash", Argv: []string{"bash", "-c", command}}, &p)
 	return p, st
 }
 
 // report presents ticket for command to POST /v1/exec/report.
 func (ce *capEnv) report(t *testing.T, ticket, command string, lines ...string) ([]string, int) {
-	var out launch.Report
-	st := ce.capCall(t, http.MethodPost, launch.PathReport, ticket, command, "", launch.Report{Lines: lines}, &out)
+	var out wire.Report
+	st := ce.capCall(t, http.MethodPost, wire.PathReport, ticket, command, "", wire.Report{Lines: lines}, &out)
 	return out.Lines, st
 }
 
@@ -120,15 +122,15 @@ func TestCapabilityIssued(t *testing.T) {
 		command     string
 		confine     bool
 		wantConfine bool
-		wantLevel   string
+		wantLevel   wire.Level
 		wantCap     bool
 		anyway      bool
 	}{
 		{"allowed, confined", "ls", true, true, "bwrap+landlock", true, false},
 		{"denied: no capability", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", false, false},
-		{"confinement off", "ls", false, false, LevelOff, false, false},
+		{"confinement off", "ls", false, false, wire.LevelOff, false, false},
 		{"denied, exec anyway: the kernel confines it", "cat " + "/etc/shadow-none", true, true, "bwrap+landlock", true, true},
-		{"confinement off, exec anyway: the Launcher says how", "ls", false, false, LevelOff, true, true},
+		{"confinement off, exec anyway: the Launcher says how", "ls", false, false, wire.LevelOff, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,11 +152,11 @@ func TestCapabilityIssued(t *testing.T) {
 
 func TestCapabilityNoneLevel(t *testing.T) {
 	e := newTestEnv(t) // no Confinement configured: the machine cannot
-	ans, err := e.client.Check(context.Background(), CheckRequest{ClientSession: "c", Cwd: e.work, Command: "ls", ExecCommand: "ls"})
+	ans, err := e.client.Check(context.Background(), wire.CheckRequest{ClientSession: "c", Cwd: e.work, Command: "ls", ExecCommand: "ls"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans.Exec == nil || ans.Exec.Confine || ans.Exec.Level != LevelNone || ans.Exec.Capability != "" {
+	if ans.Exec == nil || ans.Exec.Confine || ans.Exec.Level != wire.LevelNone || ans.Exec.Capability != "" {
 		t.Errorf("exec %+v; want unconfined, level none, no capability", ans.Exec)
 	}
 }
@@ -216,7 +218,7 @@ func TestCapabilityExec(t *testing.T) {
 			return st
 		}},
 		{"for another session", http.StatusConflict, func(t *testing.T, ce *capEnv, cap, _ string) int {
-			other := ce.register(SessionRequest{})
+			other := ce.register(wire.SessionRequest{})
 			_, st := ce.prepare(t, cap, "ls", other.ID)
 			return st
 		}},
@@ -228,7 +230,7 @@ func TestCapabilityExec(t *testing.T) {
 			return ce.capCall(t, http.MethodGet, "/v1/policy", cap, "ls", "", nil, nil)
 		}},
 		{"for a check", http.StatusBadRequest, func(t *testing.T, ce *capEnv, cap, session string) int {
-			return ce.capCall(t, http.MethodPost, "/v1/check", cap, "ls", "", CheckRequest{SessionID: session, Command: "ls"}, nil)
+			return ce.capCall(t, http.MethodPost, "/v1/check", cap, "ls", "", wire.CheckRequest{SessionID: session, Command: "ls"}, nil)
 		}},
 		{"for events", http.StatusBadRequest, func(t *testing.T, ce *capEnv, cap, session string) int {
 			return ce.capCall(t, http.MethodGet, "/v1/events", cap, "ls", session, nil, nil)
@@ -250,11 +252,11 @@ func TestCapabilityExec(t *testing.T) {
 	t.Run("without a capability", func(t *testing.T) {
 		ce := newCapEnv(t)
 		ans := ce.hookCheck(t, "ls")
-		c := NewClient(ce.sock)
+		c := apiclient.New(ce.sock)
 		c.Session = ans.Session
-		err := c.do(ctx, http.MethodPost, launch.PathExec, launch.Request{Path: "/bin/ls", Argv: []string{"ls"}}, nil)
+		err := c.Do(ctx, http.MethodPost, wire.PathExec, wire.ExecRequest{Path: "/bin/ls", Argv: []string{"ls"}}, nil)
 		if statusOf(err) != http.StatusBadRequest {
-			t.Errorf("POST %s with a session id and no capability: %v; want 400", launch.PathExec, err)
+			t.Errorf("POST %s with a session id and no capability: %v; want 400", wire.PathExec, err)
 		}
 	})
 	t.Run("for a decision", func(t *testing.T) {
@@ -265,7 +267,7 @@ func TestCapabilityExec(t *testing.T) {
 		}
 		ans := ce.hookCheck(t, "ls")
 		if st := ce.capCall(t, http.MethodPost, "/v1/requests/"+denied.Pending+"/decision", ans.Exec.Capability, "ls", "",
-			Decision{Scope: "session"}, nil); st == http.StatusOK {
+			wire.Decision{Scope: "session"}, nil); st == http.StatusOK {
 			t.Fatal("a decision with a capability was accepted")
 		}
 		if p := ce.srv.Pending(); len(p) != 1 || p[0].ID != denied.Pending {
@@ -315,11 +317,11 @@ func TestHealthConfinement(t *testing.T) {
 	ce := newCapEnv(t)
 	for _, tt := range []struct {
 		confine bool
-		want    string
-	}{{true, "bwrap+landlock"}, {false, LevelOff}} {
+		want    wire.Level
+	}{{true, "bwrap+landlock"}, {false, wire.LevelOff}} {
 		ce.confine.Store(tt.confine)
 		var got map[string]any
-		if err := ce.client.do(context.Background(), http.MethodGet, "/v1/health", nil, &got); err != nil {
+		if err := ce.client.Do(context.Background(), http.MethodGet, "/v1/health", nil, &got); err != nil {
 			t.Fatal(err)
 		}
 		if got["confinement"] != tt.want {

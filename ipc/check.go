@@ -8,18 +8,19 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // retryHint is what an agent is told when the user has not decided yet.
 const retryHint = "approval pending: retry after approving"
 
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	req := c.body.(*CheckRequest)
+	req := &c.body.(*checkBody).CheckRequest
 	s.markAgent(c.lineage, c.sess.ID)
 	ans, aerr := s.check(r.Context(), c.sess, *req)
 	if aerr != nil && aerr.status == http.StatusBadRequest && req.ExecAnyway && req.Command != "" {
 		// The guard could not judge the text; the kernel confines it.
-		ans, aerr = Answer{Decision: guard.Deny, Reason: aerr.msg}, nil
+		ans, aerr = wire.Answer{Decision: guard.Deny, Reason: aerr.msg}, nil
 	}
 	if aerr != nil {
 		writeError(w, aerr)
@@ -37,13 +38,13 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request, c sessionCa
 // check answers one request for a resolved session: evaluate, and on an
 // eligible denial queue an approval and (interactive sessions only) wait
 // for it up to wait_ms.
-func (s *Server) check(ctx context.Context, sess *session, req CheckRequest) (Answer, *apiError) {
+func (s *Server) check(ctx context.Context, sess *session, req wire.CheckRequest) (wire.Answer, *apiError) {
 	if (req.Command == "") == (req.Op == "" && req.Path == "") {
-		return Answer{}, errorf(http.StatusBadRequest, "", "give either a command or an op and a path")
+		return wire.Answer{}, errorf(http.StatusBadRequest, "", "give either a command or an op and a path")
 	}
 	ans, d, err := s.evaluate(sess, req)
 	if err != nil {
-		return Answer{}, err
+		return wire.Answer{}, err
 	}
 	if ans.Decision == guard.Allow || !ans.Eligible {
 		return ans, nil
@@ -55,7 +56,7 @@ func (s *Server) check(ctx context.Context, sess *session, req CheckRequest) (An
 		return ans, nil
 	}
 	ans.Pending = pending.ID
-	if sess.Kind != KindInteractive || req.WaitMS <= 0 {
+	if sess.Kind != wire.KindInteractive || req.WaitMS <= 0 {
 		ans.Reason = retryHint + " (" + ans.Reason + ")"
 		return ans, nil
 	}
@@ -64,7 +65,7 @@ func (s *Server) check(ctx context.Context, sess *session, req CheckRequest) (An
 
 // await waits for the user's decision on ans.Pending. An approval answers
 // this very call (the tool then runs once, as asked); anything else denies.
-func (s *Server) await(ctx context.Context, sess *session, req CheckRequest, ans Answer) Answer {
+func (s *Server) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer) wire.Answer {
 	wait := min(time.Duration(req.WaitMS)*time.Millisecond, s.cfg.MaxWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -73,11 +74,11 @@ func (s *Server) await(ctx context.Context, sess *session, req CheckRequest, ans
 	case !ok:
 		ans.Reason = retryHint
 		return ans
-	case decided.State == StateEnded:
+	case decided.State == wire.StateEnded:
 		ans.Eligible, ans.Suggested = false, nil
 		ans.Reason = endedReason(sess)
 		return ans
-	case decided.State != StateApproved:
+	case decided.State != wire.StateApproved:
 		ans.Eligible, ans.Suggested = false, nil
 		ans.Reason = "denied by the user"
 		return ans
@@ -94,13 +95,13 @@ func (s *Server) await(ctx context.Context, sess *session, req CheckRequest, ans
 // evaluate runs the guard for sess and, on allow, records the use of the
 // grants that allowed it. A once grant spent by a concurrent request fails
 // the use; the request is then evaluated again, without it.
-func (s *Server) evaluate(sess *session, req CheckRequest) (Answer, guard.Decision, *apiError) {
+func (s *Server) evaluate(sess *session, req wire.CheckRequest) (wire.Answer, guard.Decision, *apiError) {
 	view := s.cfg.Store.View(sess.ID).WithRequest(req.Tool, req.RequestID)
 	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
 	for attempt := 0; ; attempt++ {
 		d, err := guard.Evaluate(sess.policy, view, greq)
 		if err != nil {
-			return Answer{}, d, errorf(http.StatusBadRequest, "", "%v", err)
+			return wire.Answer{}, d, errorf(http.StatusBadRequest, "", "%v", err)
 		}
 		ids := grantIDs(d)
 		if d.Verdict != guard.Allow || len(ids) == 0 {
@@ -131,8 +132,8 @@ func grantIDs(d guard.Decision) []string {
 
 // answer builds the one structured answer from a decision: the first
 // denied access names the path, op and rule.
-func (s *Server) answer(sess *session, req CheckRequest, d guard.Decision) Answer {
-	ans := Answer{
+func (s *Server) answer(sess *session, req wire.CheckRequest, d guard.Decision) wire.Answer {
+	ans := wire.Answer{
 		Decision: d.Verdict, Session: sess.ID, Workflow: sess.Workflow, Execution: req.Execution,
 		Tool: req.Tool, RequestID: req.RequestID, Reason: d.Reason, Eligible: d.Eligible, Suggested: d.Suggested,
 		Grants: grantIDs(d),
@@ -151,6 +152,6 @@ func (s *Server) answer(sess *session, req CheckRequest, d guard.Decision) Answe
 
 func (s *Server) publishUses(session string, ids []string) {
 	for _, id := range ids {
-		s.hub.publish(Event{Type: EventGrantUsed, Time: s.now(), Session: session, GrantID: id})
+		s.hub.publish(wire.Event{Type: wire.EventGrantUsed, Time: s.now(), Session: session, GrantID: id})
 	}
 }

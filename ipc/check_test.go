@@ -7,6 +7,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestOriginalIncident: a session holding a read grant for its Downloads
@@ -15,17 +16,17 @@ import (
 // same request is refused.
 func TestOriginalIncident(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "claude"})
+	s := e.register(wire.SessionRequest{Agent: "claude"})
 	if _, err := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl,
 		Kind: guard.KindFolder, Session: s.ID}); err != nil {
 		t.Fatal(err)
 	}
 	c := e.clientFor(s)
-	ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
+	ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"})
 	if err != nil || ans.Decision != guard.Allow || ans.Session != s.ID {
 		t.Fatalf("header-only check: %+v, %v", ans, err)
 	}
-	_, err = c.Check(context.Background(), CheckRequest{SessionID: "someone-else", Command: "cat ~/Downloads/report.csv"})
+	_, err = c.Check(context.Background(), wire.CheckRequest{SessionID: "someone-else", Command: "cat ~/Downloads/report.csv"})
 	if statusOf(err) != 409 {
 		t.Fatalf("disagreeing header and body: %v, want 409", err)
 	}
@@ -39,11 +40,11 @@ func TestOriginalIncident(t *testing.T) {
 // outside the agent; the waiting call itself is answered allow, once.
 func TestApproveWhileWaiting(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "claude"})
+	s := e.register(wire.SessionRequest{Agent: "claude"})
 	c := e.clientFor(s)
-	got := make(chan Answer, 1)
+	got := make(chan wire.Answer, 1)
 	go func() {
-		ans, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv", WaitMS: 5000})
+		ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv", WaitMS: 5000})
 		if err != nil {
 			t.Error(err)
 		}
@@ -51,7 +52,7 @@ func TestApproveWhileWaiting(t *testing.T) {
 	}()
 	p := e.waitPending(1)
 	e.as(userLineage)
-	if _, err := e.client.Decide(context.Background(), p[0].ID, Decision{Scope: "once", Code: e.code(p[0].ID)}); err != nil {
+	if _, err := e.client.Decide(context.Background(), p[0].ID, wire.Decision{Scope: "once", Code: e.code(p[0].ID)}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -63,7 +64,7 @@ func TestApproveWhileWaiting(t *testing.T) {
 		t.Fatal("waiting call never answered")
 	}
 	e.as(agentLineage)
-	again, err := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"})
+	again, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"})
 	if err != nil || again.Decision != guard.Deny || !again.Eligible {
 		t.Fatalf("once grant served twice: %+v %v", again, err)
 	}
@@ -76,8 +77,8 @@ func TestApproveWhileWaiting(t *testing.T) {
 // and device grants, never another session's.
 func TestPolicyRoute(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a", ReadOnly: []string{e.home + "/Downloads"}})
-	other := e.register(SessionRequest{Agent: "b"})
+	s := e.register(wire.SessionRequest{Agent: "a", ReadOnly: []string{e.home + "/Downloads"}})
+	other := e.register(wire.SessionRequest{Agent: "b"})
 	put := func(scope grants.Scope, session, path string) {
 		if _, err := e.store.Put(grants.NewGrant{Scope: scope, Op: guard.OpRead, Path: path, Kind: guard.KindFile, Session: session}); err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/guard"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // workspaceProtected are the agents' hook settings inside a workspace,

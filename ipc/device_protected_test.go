@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"pathgrant/guard"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // TestWorkspaceProtected: what the daemon joins to each workspace root is

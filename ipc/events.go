@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"pathgrant/wire"
 	"slices"
 	"sync"
 	"time"
@@ -13,21 +14,21 @@ import (
 // does not keep up loses events rather than slowing the daemon down.
 type hub struct {
 	mu   sync.Mutex
-	subs map[string][]chan Event
+	subs map[string][]chan wire.Event
 }
 
-func newHub() *hub { return &hub{subs: map[string][]chan Event{}} }
+func newHub() *hub { return &hub{subs: map[string][]chan wire.Event{}} }
 
 // subscribe returns a channel of the session's events and a cancel func.
-func (h *hub) subscribe(session string) (<-chan Event, func()) {
-	ch := make(chan Event, 64)
+func (h *hub) subscribe(session string) (<-chan wire.Event, func()) {
+	ch := make(chan wire.Event, 64)
 	h.mu.Lock()
 	h.subs[session] = append(h.subs[session], ch)
 	h.mu.Unlock()
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		h.subs[session] = slices.DeleteFunc(h.subs[session], func(c chan Event) bool { return c == ch })
+		h.subs[session] = slices.DeleteFunc(h.subs[session], func(c chan wire.Event) bool { return c == ch })
 		if len(h.subs[session]) == 0 {
 			delete(h.subs, session)
 		}
@@ -35,7 +36,7 @@ func (h *hub) subscribe(session string) (<-chan Event, func()) {
 }
 
 // publish sends ev to every subscriber of its session and of "" (all).
-func (h *hub) publish(ev Event) {
+func (h *hub) publish(ev wire.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, key := range []string{ev.Session, ""} {
@@ -77,7 +78,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request, c sessionC
 	}
 }
 
-func writeEvent(w http.ResponseWriter, rc *http.ResponseController, ev Event) error {
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, ev wire.Event) error {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return err

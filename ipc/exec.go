@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"pathgrant/sandbox"
 	"strings"
 
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
 	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // Launcher prepares the sandbox a hook's rewritten command runs in, from
@@ -18,21 +20,14 @@ import (
 // a fresh process would spend milliseconds of start-up and cold caches on
 // it before every agent shell command.
 type Launcher interface {
-	Launch(pol Policy, device devicepolicy.Policy, req launch.Request) (Launch, error)
-}
-
-// Launch is a prepared sandbox and, for explaining refusals later, which
-// of the paths a failed command names lie outside its view.
-type Launch struct {
-	Prepared launch.Prepared
-	Outside  func(paths []string) []string
+	Launch(pol wire.Policy, device devicepolicy.Policy, req wire.ExecRequest) (sandbox.Launch, error)
 }
 
 // execBody and reportBody are the exec routes' bodies; their session
 // comes from the capability alone.
-type execBody struct{ launch.Request }
+type execBody struct{ wire.ExecRequest }
 
-type reportBody struct{ launch.Report }
+type reportBody struct{ wire.Report }
 
 func (*execBody) sessionIDs() (body, env, client string)   { return "", "", "" }
 func (*reportBody) sessionIDs() (body, env, client string) { return "", "", "" }
@@ -54,7 +49,7 @@ func (s *Server) handleExec(w http.ResponseWriter, _ *http.Request, c sessionCal
 		return
 	}
 	pol.Used = c.cap.used
-	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), c.body.(*execBody).Request)
+	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), c.body.(*execBody).ExecRequest)
 	if err != nil {
 		writeError(w, errorf(http.StatusConflict, "", "%v", err))
 		return
@@ -71,7 +66,7 @@ func (s *Server) handleExec(w http.ResponseWriter, _ *http.Request, c sessionCal
 // where one can be given, and the answer says so, one line per path. It
 // asks nothing the agent could not ask through its hook.
 func (s *Server) handleExecReport(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	out := launch.Report{Lines: s.explainRefusals(r.Context(), c.sess, c.body.(*reportBody).Lines, c.cap.outside)}
+	out := wire.Report{Lines: s.explainRefusals(r.Context(), c.sess, c.body.(*reportBody).Lines, c.cap.outside)}
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -92,7 +87,7 @@ func (s *Server) explainRefusals(ctx context.Context, sess *session, lines []str
 	}
 	out := []string{}
 	for _, p := range paths[:min(len(paths), launch.MaxReported)] {
-		ans, aerr := s.check(ctx, sess, CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
+		ans, aerr := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
 		var err error
 		if aerr != nil {
 			err = aerr
@@ -105,7 +100,7 @@ func (s *Server) explainRefusals(ctx context.Context, sess *session, lines []str
 // refusalLine is what the agent is told about one path its confined
 // command was refused: whether reading it can be approved, and the
 // request raised for it.
-func refusalLine(p string, ans Answer, err error) string {
+func refusalLine(p string, ans wire.Answer, err error) string {
 	const outside = "pathgrant: %s is outside this session's permissions"
 	switch {
 	case err != nil:

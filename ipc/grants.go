@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 func (s *Server) handleListGrants(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +44,7 @@ func (s *Server) Revoke(id string) error {
 	if err != nil {
 		return err
 	}
-	s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: id})
+	s.hub.publish(wire.Event{Type: wire.EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: id})
 	return nil
 }
 
@@ -57,7 +58,7 @@ func (s *Server) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusInternalServerError, "", "%v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, RevokedSession{Session: session, Revoked: ids})
+	writeJSON(w, http.StatusOK, wire.RevokedSession{Session: session, Revoked: ids})
 }
 
 // RevokeSession revokes every live grant approved in session, device
@@ -71,7 +72,7 @@ func (s *Server) RevokeSession(session string) ([]string, error) {
 	ids := make([]string, 0, len(ended))
 	for _, g := range ended {
 		ids = append(ids, g.ID)
-		s.hub.publish(Event{Type: EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: g.ID})
+		s.hub.publish(wire.Event{Type: wire.EventGrantRevoked, Time: s.now(), Session: g.Session, GrantID: g.ID})
 	}
 	return ids, nil
 }

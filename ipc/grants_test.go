@@ -8,6 +8,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestRevokeSession: one request revokes every live grant of a session,
@@ -15,8 +16,8 @@ import (
 // leaves one revoke record each; other sessions' grants stay.
 func TestRevokeSession(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
-	other := e.register(SessionRequest{Agent: "b"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
+	other := e.register(wire.SessionRequest{Agent: "b"})
 	put := func(scope grants.Scope, session, path string) string {
 		t.Helper()
 		g, err := e.store.Put(grants.NewGrant{Scope: scope, Op: guard.OpRead, Path: path, Kind: guard.KindFile, Session: session})
@@ -63,7 +64,7 @@ func TestRevokeSession(t *testing.T) {
 
 // revokedEvents collects the grant ids of n grant.revoked events, and
 // waits briefly for any extra one.
-func revokedEvents(events <-chan Event, n int) []string {
+func revokedEvents(events <-chan wire.Event, n int) []string {
 	var ids []string
 	timeout := time.After(2 * time.Second)
 	for {
@@ -73,7 +74,7 @@ func revokedEvents(events <-chan Event, n int) []string {
 		}
 		select {
 		case ev := <-events:
-			if ev.Type == EventGrantRevoked {
+			if ev.Type == wire.EventGrantRevoked {
 				ids = append(ids, ev.GrantID)
 			}
 		case <-wait:

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // testEnv is a real daemon on a real socket over a real store, in a
@@ -25,7 +27,7 @@ type testEnv struct {
 	srv                  *Server
 	approver             *recordingApprover
 	role                 atomic.Pointer[[]lineageEntry] // the lineage the next request comes from
-	client               *Client
+	client               *apiclient.Client
 }
 
 var (
@@ -78,7 +80,7 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 		}
 		e.store.Close()
 	})
-	e.client = NewClient(e.sock)
+	e.client = apiclient.New(e.sock)
 	return e
 }
 
@@ -93,7 +95,7 @@ func (e *testEnv) as(l []lineageEntry) {
 // register registers an interactive session over the socket, from the
 // person's lineage (a process under an agent may only register children
 // of the agent's session), then plays the lineage it found again.
-func (e *testEnv) register(req SessionRequest) SessionResponse {
+func (e *testEnv) register(req wire.SessionRequest) wire.SessionResponse {
 	e.t.Helper()
 	if req.Cwd == "" {
 		req.Cwd, req.Workspace = e.work, []string{e.work}
@@ -109,8 +111,8 @@ func (e *testEnv) register(req SessionRequest) SessionResponse {
 }
 
 // clientFor returns a client that presents the session's id and token.
-func (e *testEnv) clientFor(s SessionResponse) *Client {
-	c := NewClient(e.sock)
+func (e *testEnv) clientFor(s wire.SessionResponse) *apiclient.Client {
+	c := apiclient.New(e.sock)
 	c.Session, c.Token = s.ID, s.Token
 	return c
 }
@@ -129,11 +131,11 @@ func mustWrite(t testing.TB, path, content string) {
 // each request's approval code as the person reads it in the prompt.
 type recordingApprover struct {
 	shown, withdrawn atomic.Int64
-	last             atomic.Pointer[Request]
+	last             atomic.Pointer[wire.Request]
 	codes            sync.Map // request id -> code
 }
 
-func (a *recordingApprover) Show(r Request, code string) {
+func (a *recordingApprover) Show(r wire.Request, code string) {
 	a.codes.Store(r.ID, code)
 	a.shown.Add(1)
 	a.last.Store(&r)
@@ -158,7 +160,7 @@ func (e *testEnv) code(id string) string {
 }
 
 func statusOf(err error) int {
-	var ae *APIError
+	var ae *wire.DaemonError
 	if errors.As(err, &ae) {
 		return ae.Status
 	}
@@ -166,7 +168,7 @@ func statusOf(err error) int {
 }
 
 // waitPending polls until n requests are pending.
-func (e *testEnv) waitPending(n int) []Request {
+func (e *testEnv) waitPending(n int) []wire.Request {
 	e.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -32,7 +33,7 @@ func errorf(status int, kind grants.Kind, format string, args ...any) *apiError 
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
-	writeJSON(w, e.status, Error{Error: e.msg, Kind: string(e.kind)})
+	writeJSON(w, e.status, wire.Error{Error: e.msg, Kind: string(e.kind)})
 }
 
 // decodeStrict reads one JSON object with no unknown fields, no key named

@@ -9,19 +9,8 @@ import (
 	"slices"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
-
-// The lifecycle events, published on the session's stream when it ends:
-// one grant.ended per session or once grant that ended with it, then
-// session.ended.
-const (
-	EventSessionEnded = "session.ended"
-	EventGrantEnded   = "grant.ended"
-)
-
-// StateEnded is the state of an approval request whose session ended
-// before anyone decided it: a waiting check is answered deny.
-const StateEnded = "ended"
 
 // procWatcherFor picks how the daemon learns that bound processes exit:
 // the given ProcAlive, polled, when a test supplies one; never, when the
@@ -84,14 +73,14 @@ func (s *Server) endLocked(sess *session, why grants.EndReason) (int, error) {
 	first := s.sessions.endFor(sess.ID, why)
 	ended, err := s.cfg.Store.EndSessionFor(sess.ID, why)
 	for _, g := range ended {
-		s.hub.publish(Event{Type: EventGrantEnded, Time: s.now(), Session: sess.ID, GrantID: g.ID})
+		s.hub.publish(wire.Event{Type: wire.EventGrantEnded, Time: s.now(), Session: sess.ID, GrantID: g.ID})
 	}
 	s.endRequests(sess.ID, why)
 	if first {
 		s.log.Info("session ended", "session", sess.ID, "agent", sess.Agent, "reason", string(why), "grants_ended", len(ended))
 		s.audit(grants.Record{Kind: grants.KindExpire, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 			Reason: "session ended (" + string(why) + ")"})
-		s.hub.publish(Event{Type: EventSessionEnded, Time: s.now(), Session: sess.ID})
+		s.hub.publish(wire.Event{Type: wire.EventSessionEnded, Time: s.now(), Session: sess.ID})
 	}
 	if err != nil {
 		return len(ended), fmt.Errorf("end session %s: %w", sess.ID, err)
@@ -106,7 +95,7 @@ func (s *Server) endRequests(session string, why grants.EndReason) {
 		if r.Session != session {
 			continue
 		}
-		if done, err := s.queue.decide(r.ID, StateEnded, "deny", ""); err == nil {
+		if done, err := s.queue.decide(r.ID, wire.StateEnded, "deny", ""); err == nil {
 			s.requestEnded(done, "session ended ("+string(why)+"): request ended")
 		}
 	}
@@ -138,7 +127,7 @@ func (s *Server) handleEndSession(w http.ResponseWriter, _ *http.Request, c sess
 // bindLauncher makes a session registered with end_with_launcher end with
 // the process that registered it (`pathgrant run`): it must be
 // identifiable, or the registration is refused.
-func bindLauncher(sess *session, req SessionRequest, lineage *lineageOf) *apiError {
+func bindLauncher(sess *session, req wire.SessionRequest, lineage *lineageOf) *apiError {
 	if !req.EndWithLauncher {
 		return nil
 	}
@@ -233,7 +222,7 @@ func (s *Server) adopt(rec grants.Session) (grants.EndReason, error) {
 	if err := json.Unmarshal(rec.Spec, &spec); err != nil {
 		return grants.EndReasonSessionEnd, fmt.Errorf("spec: %w", err)
 	}
-	sess, err := s.newSession(rec.ID, SessionRequest{Agent: rec.Agent, Workflow: rec.Workflow, Kind: spec.Kind, Cwd: spec.Cwd,
+	sess, err := s.newSession(rec.ID, wire.SessionRequest{Agent: rec.Agent, Workflow: rec.Workflow, Kind: spec.Kind, Cwd: spec.Cwd,
 		Workspace: spec.Workspace, ReadOnly: spec.ReadOnly, BlockedWrite: spec.BlockedWrite}, parent)
 	if err != nil {
 		return grants.EndReasonSessionEnd, fmt.Errorf("rebuild: %w", err)

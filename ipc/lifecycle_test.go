@@ -9,6 +9,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestEndSessionEndsEverythingOfIt: ending a session ends its session and
@@ -20,9 +21,9 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 	for _, why := range []grants.EndReason{grants.EndReasonAgentExited, grants.EndReasonSessionEnd} {
 		t.Run(string(why), func(t *testing.T) {
 			e := newTestEnv(t)
-			parent := e.register(SessionRequest{Agent: "a"})
+			parent := e.register(wire.SessionRequest{Agent: "a"})
 			child, err := e.clientFor(parent).Register(context.Background(), // a child needs its parent's token
-				SessionRequest{Agent: "a", Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
+				wire.SessionRequest{Agent: "a", Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,10 +38,10 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 			events, cancel := e.srv.hub.subscribe(parent.ID)
 			defer cancel()
 
-			waiting := make(chan Answer, 1)
+			waiting := make(chan wire.Answer, 1)
 			go func() {
 				ans, err := e.clientFor(parent).Check(context.Background(),
-					CheckRequest{Op: guard.OpRead, Path: e.home + "/Downloads/third.csv", WaitMS: 20000})
+					wire.CheckRequest{Op: guard.OpRead, Path: e.home + "/Downloads/third.csv", WaitMS: 20000})
 				if err != nil {
 					t.Errorf("waiting check: %v", err)
 				}
@@ -66,8 +67,8 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 			if got, _ := e.store.Get(dg.ID); got.State(time.Now()) != "live" {
 				t.Errorf("device grant state %q, want live", got.State(time.Now()))
 			}
-			if r, _, _ := e.srv.queue.get(req.ID); r.State != StateEnded {
-				t.Errorf("request state %q, want %q", r.State, StateEnded)
+			if r, _, _ := e.srv.queue.get(req.ID); r.State != wire.StateEnded {
+				t.Errorf("request state %q, want %q", r.State, wire.StateEnded)
 			}
 			if e.approver.withdrawn.Load() != 1 {
 				t.Errorf("prompt withdrawn %d times, want 1", e.approver.withdrawn.Load())
@@ -80,14 +81,14 @@ func TestEndSessionEndsEverythingOfIt(t *testing.T) {
 			}) {
 				t.Errorf("store sessions still live: %+v", live)
 			}
-			if _, err := e.srv.Decide(req.ID, Decision{Scope: "session"}); err == nil {
+			if _, err := e.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
 				t.Error("the ended request was approved")
 			}
 			var types []string
 			for len(events) > 0 {
 				types = append(types, (<-events).Type)
 			}
-			for _, want := range []string{EventGrantEnded, EventRequestDecided, EventSessionEnded} {
+			for _, want := range []string{wire.EventGrantEnded, wire.EventRequestDecided, wire.EventSessionEnded} {
 				if !slices.Contains(types, want) {
 					t.Errorf("events %v lack %s", types, want)
 				}

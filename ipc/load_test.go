@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestLoad: 64 concurrent clients send 20,000 checks of a mixed workload
@@ -26,20 +28,20 @@ func TestLoad(t *testing.T) {
 	e := newTestEnv(t)
 	before := runtime.NumGoroutine()
 	workload := []struct {
-		req  CheckRequest
+		req  wire.CheckRequest
 		want guard.Verdict
 	}{
-		{CheckRequest{Command: "cat main.go | wc -l"}, guard.Allow},
-		{CheckRequest{Op: guard.OpWrite, Path: e.work + "/out.txt"}, guard.Allow},
-		{CheckRequest{Command: "rm ~/Downloads/report.csv"}, guard.Deny},
-		{CheckRequest{Command: "cat ~/Downloads/report.csv"}, guard.Deny},
-		{CheckRequest{Command: "eval ls"}, guard.Deny},
+		{wire.CheckRequest{Command: "cat main.go | wc -l"}, guard.Allow},
+		{wire.CheckRequest{Op: guard.OpWrite, Path: e.work + "/out.txt"}, guard.Allow},
+		{wire.CheckRequest{Command: "rm ~/Downloads/report.csv"}, guard.Deny},
+		{wire.CheckRequest{Command: "cat ~/Downloads/report.csv"}, guard.Deny},
+		{wire.CheckRequest{Command: "eval ls"}, guard.Deny},
 	}
 	var sent, failed atomic.Int64
 	var wg sync.WaitGroup
-	sessions := make([]SessionResponse, clients)
+	sessions := make([]wire.SessionResponse, clients)
 	for i := range sessions { // before any check marks the played agent
-		sessions[i] = e.register(SessionRequest{Agent: fmt.Sprint("load-", i)})
+		sessions[i] = e.register(wire.SessionRequest{Agent: fmt.Sprint("load-", i)})
 	}
 	for i := range clients {
 		c := e.clientFor(sessions[i])
@@ -115,8 +117,8 @@ type floodResult struct {
 
 func runFlood(t *testing.T) floodResult {
 	e := newTestEnv(t)
-	fc := e.clientFor(e.register(SessionRequest{Agent: "flood"}))
-	oc := e.clientFor(e.register(SessionRequest{Agent: "other"}))
+	fc := e.clientFor(e.register(wire.SessionRequest{Agent: "flood"}))
+	oc := e.clientFor(e.register(wire.SessionRequest{Agent: "other"}))
 	start := time.Now()
 	var wg sync.WaitGroup
 	var sent atomic.Int64
@@ -125,7 +127,7 @@ func runFlood(t *testing.T) floodResult {
 		go func() {
 			defer wg.Done()
 			for sent.Add(1) <= floodSize {
-				if ans, err := fc.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"}); err != nil || ans.Pending == "" {
+				if ans, err := fc.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"}); err != nil || ans.Pending == "" {
 					t.Errorf("flood check: %+v %v", ans, err)
 					return
 				}
@@ -146,7 +148,7 @@ func runFlood(t *testing.T) floodResult {
 
 // otherSession sends allowed checks one after another until done closes,
 // and returns their latencies.
-func otherSession(t *testing.T, c *Client, done <-chan struct{}) []time.Duration {
+func otherSession(t *testing.T, c *apiclient.Client, done <-chan struct{}) []time.Duration {
 	var lat []time.Duration
 	for {
 		select {
@@ -155,7 +157,7 @@ func otherSession(t *testing.T, c *Client, done <-chan struct{}) []time.Duration
 		default:
 		}
 		t0 := time.Now()
-		if ans, err := c.Check(context.Background(), CheckRequest{Command: "cat main.go"}); err != nil || ans.Decision != guard.Allow {
+		if ans, err := c.Check(context.Background(), wire.CheckRequest{Command: "cat main.go"}); err != nil || ans.Decision != guard.Allow {
 			t.Fatalf("other session: %+v %v", ans, err)
 		}
 		lat = append(lat, time.Since(t0))

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // A session's own credentials see and act on its own requests and grants
@@ -17,7 +18,7 @@ import (
 
 // handleOwnRequests answers one page of the session's pending requests.
 func (s *Server) handleOwnRequests(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	var own []Request
+	var own []wire.Request
 	for _, req := range s.queue.pending() {
 		if req.Session == c.sess.ID {
 			own = append(own, req)
@@ -27,11 +28,11 @@ func (s *Server) handleOwnRequests(w http.ResponseWriter, r *http.Request, c ses
 }
 
 // ownRequest is the session's request named in the path, or 404.
-func (s *Server) ownRequest(r *http.Request, c sessionCall) (Request, *apiError) {
+func (s *Server) ownRequest(r *http.Request, c sessionCall) (wire.Request, *apiError) {
 	id := r.PathValue("id")
 	req, _, ok := s.queue.get(id)
 	if !ok || req.Session != c.sess.ID {
-		return Request{}, errorf(http.StatusNotFound, "", "no approval request %s in session %s", id, c.sess.ID)
+		return wire.Request{}, errorf(http.StatusNotFound, "", "no approval request %s in session %s", id, c.sess.ID)
 	}
 	return req, nil
 }
@@ -53,10 +54,10 @@ func (s *Server) handleOwnDeny(w http.ResponseWriter, r *http.Request, c session
 	req, err := s.ownRequest(r, c)
 	switch {
 	case err != nil:
-	case req.State != StatePending:
+	case req.State != wire.StatePending:
 		err = errorf(http.StatusConflict, "", "approval request %s is already %s", req.ID, req.State)
 	default:
-		req, err = s.finish(req.ID, StateDenied, "deny", "", "denied by its own session")
+		req, err = s.finish(req.ID, wire.StateDenied, "deny", "", "denied by its own session")
 	}
 	if err != nil {
 		writeError(w, err)
@@ -98,5 +99,5 @@ func (s *Server) handleOwnRevokeAll(w http.ResponseWriter, r *http.Request, c se
 		writeError(w, errorf(http.StatusInternalServerError, "", "%v", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, RevokedSession{Session: c.sess.ID, Revoked: ids})
+	writeJSON(w, http.StatusOK, wire.RevokedSession{Session: c.sess.ID, Revoked: ids})
 }

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // ownEnv is two sessions, a and b, each with one pending request and one
@@ -14,7 +16,7 @@ import (
 // session's credentials.
 type ownEnv struct {
 	*testEnv
-	a, b           *Client
+	a, b           *apiclient.Client
 	aReq, bReq     string // pending requests
 	aGrant, bGrant string // grants approved in a and in b
 }
@@ -22,16 +24,16 @@ type ownEnv struct {
 func newOwnEnv(t *testing.T) ownEnv {
 	t.Helper()
 	e := ownEnv{testEnv: newTestEnv(t)}
-	e.a, e.b = e.clientFor(e.register(SessionRequest{Agent: "a"})), e.clientFor(e.register(SessionRequest{Agent: "b"}))
-	ask := func(c *Client, file string) string {
-		ans, err := c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.dl + "/" + file})
+	e.a, e.b = e.clientFor(e.register(wire.SessionRequest{Agent: "a"})), e.clientFor(e.register(wire.SessionRequest{Agent: "b"}))
+	ask := func(c *apiclient.Client, file string) string {
+		ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/" + file})
 		if err != nil || ans.Pending == "" {
 			t.Fatalf("check %s: %+v %v", file, ans, err)
 		}
 		return ans.Pending
 	}
-	grant := func(c *Client, file string) string {
-		r, err := e.srv.Decide(ask(c, file), Decision{Scope: "session"}) // the person, in the app
+	grant := func(c *apiclient.Client, file string) string {
+		r, err := e.srv.Decide(ask(c, file), wire.Decision{Scope: "session"}) // the person, in the app
 		if err != nil || r.Grant == "" {
 			t.Fatalf("approve %s: %+v %v", file, r, err)
 		}
@@ -63,10 +65,10 @@ func TestOwnSessionSeesOnlyItsOwn(t *testing.T) {
 		call func() error
 	}{
 		{"read b's request", func() error { _, err := e.a.Request(ctx, e.bReq); return err }},
-		{"deny b's request", func() error { _, err := e.a.Decide(ctx, e.bReq, Decision{Scope: "deny"}); return err }},
+		{"deny b's request", func() error { _, err := e.a.Decide(ctx, e.bReq, wire.Decision{Scope: "deny"}); return err }},
 		{"revoke b's grant", func() error { return e.a.Revoke(ctx, e.bGrant) }},
 		{"b's grants by name", func() error { _, err := e.a.Grants(ctx, e.a.Session+"x", false); return err }},
-		{"approve its own request", func() error { _, err := e.a.Decide(ctx, e.aReq, Decision{Scope: "once", Code: "x"}); return err }},
+		{"approve its own request", func() error { _, err := e.a.Decide(ctx, e.aReq, wire.Decision{Scope: "once", Code: "x"}); return err }},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +77,7 @@ func TestOwnSessionSeesOnlyItsOwn(t *testing.T) {
 			}
 		})
 	}
-	if r, _, _ := e.srv.queue.get(e.bReq); r.State != StatePending {
+	if r, _, _ := e.srv.queue.get(e.bReq); r.State != wire.StatePending {
 		t.Fatalf("b's request is %s, want pending", r.State)
 	}
 	if g, _ := e.store.Get(e.bGrant); g.State(e.srv.now()) != "live" {
@@ -84,10 +86,10 @@ func TestOwnSessionSeesOnlyItsOwn(t *testing.T) {
 	if r, err := e.a.Request(ctx, e.aReq); err != nil || r.ID != e.aReq {
 		t.Fatalf("own request: %+v %v", r, err)
 	}
-	if r, err := e.a.Decide(ctx, e.aReq, Decision{Scope: "deny"}); err != nil || r.State != StateDenied {
+	if r, err := e.a.Decide(ctx, e.aReq, wire.Decision{Scope: "deny"}); err != nil || r.State != wire.StateDenied {
 		t.Fatalf("deny own: %+v %v", r, err)
 	}
-	if _, err := e.a.Decide(ctx, e.aReq, Decision{Scope: "deny"}); statusOf(err) != 409 {
+	if _, err := e.a.Decide(ctx, e.aReq, wire.Decision{Scope: "deny"}); statusOf(err) != 409 {
 		t.Fatalf("deny own again: %v, want 409", err)
 	}
 	recs, _ := e.store.AuditRecords(grants.AuditFilter{Session: e.a.Session, Kind: grants.KindDeny})

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestPeerCheck: a connection without kernel credentials, or from another
@@ -55,7 +57,7 @@ func TestAgentCannotApprove(t *testing.T) {
 		t.Skip("needs curl")
 	}
 	e := newTestEnv(t, func(c *Config) { c.Lineage = nil })
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	dir := t.TempDir()
 	g, _ := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/other.csv", Kind: guard.KindFile, Session: s.ID})
 	call := func(name string, args ...string) string {
@@ -73,7 +75,7 @@ func TestAgentCannotApprove(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer agent.Wait()
-	var ans Answer
+	var ans wire.Answer
 	if err := json.Unmarshal([]byte(strings.Split(waitFile(t, dir+"/check"), "\n")[0]), &ans); err != nil || ans.Pending == "" {
 		t.Fatalf("check: %+v %v", ans, err)
 	}
@@ -85,13 +87,13 @@ func TestAgentCannotApprove(t *testing.T) {
 			t.Errorf("%s from the agent: %q, want 403 as the agent's", name, out)
 		}
 	}
-	if r, _ := e.srv.Request(ans.Pending); r.State != StatePending {
+	if r, _ := e.srv.Request(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("request %s after the agent's decision, want pending", r.State)
 	}
 	if gs, _ := e.store.List(grants.Filter{Session: s.ID}); len(gs) != 1 {
 		t.Fatalf("grants after refused revokes: %+v", gs)
 	}
-	if r, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "once", Code: code}); err != nil || r.State != StateApproved {
+	if r, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "once", Code: code}); err != nil || r.State != wire.StateApproved {
 		t.Fatalf("the person's decision: %+v %v, want approved", r, err)
 	}
 }
@@ -162,9 +164,9 @@ func TestListener(t *testing.T) {
 // agent got, and then the decision; never a token or environment value.
 func TestEvents(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a", Env: map[string]string{"API_KEY": "sekrit-value"}})
+	s := e.register(wire.SessionRequest{Agent: "a", Env: map[string]string{"API_KEY": "sekrit-value"}})
 	req, _ := http.NewRequest("GET", "http://pathgrant/s/"+s.ID+"/v1/events", nil)
-	req.Header.Set(HeaderToken, s.Token)
+	req.Header.Set(wire.HeaderToken, s.Token)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	resp, err := rawClient(e.sock).Transport.RoundTrip(req.WithContext(ctx))
@@ -172,29 +174,29 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("events: %v %v", resp, err)
 	}
 	defer resp.Body.Close()
-	ans, _ := e.clientFor(s).Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash"})
+	ans, _ := e.clientFor(s).Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash"})
 	e.as(userLineage)
-	if _, err := e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "deny"}); err != nil {
+	if _, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "deny"}); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	var got []Event
+	var got []wire.Event
 	for len(got) < 2 && sc.Scan() {
 		line := sc.Text()
 		if strings.Contains(line, "sekrit") || strings.Contains(line, s.Token) {
 			t.Fatalf("event leaks a secret: %s", line)
 		}
 		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			var ev Event
+			var ev wire.Event
 			if err := json.Unmarshal([]byte(data), &ev); err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, ev)
 		}
 	}
-	if len(got) != 2 || got[0].Type != EventRequestCreated || got[0].Answer == nil ||
+	if len(got) != 2 || got[0].Type != wire.EventRequestCreated || got[0].Answer == nil ||
 		got[0].Answer.Pending != ans.Pending || got[0].Answer.Path != ans.Path || got[0].Answer.Tool != "Bash" ||
-		got[1].Type != EventRequestDecided || got[1].Request.State != StateDenied {
+		got[1].Type != wire.EventRequestDecided || got[1].Request.State != wire.StateDenied {
 		t.Fatalf("events %+v", got)
 	}
 }
@@ -202,16 +204,16 @@ func TestEvents(t *testing.T) {
 // TestEndSession: ending a session stops its grants and its requests.
 func TestEndSession(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	c := e.clientFor(s)
 	g, err := e.store.Put(grants.NewGrant{Scope: grants.ScopeSession, Op: guard.OpRead, Path: e.dl + "/report.csv", Kind: guard.KindFile, Session: s.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans, _ := c.Check(context.Background(), CheckRequest{Command: "cat ~/Downloads/report.csv"}); ans.Decision != guard.Allow {
+	if ans, _ := c.Check(context.Background(), wire.CheckRequest{Command: "cat ~/Downloads/report.csv"}); ans.Decision != guard.Allow {
 		t.Fatalf("granted read: %+v", ans)
 	}
-	if err := NewClient(e.sock).EndSession(context.Background(), s.ID); statusOf(err) != 403 {
+	if err := apiclient.New(e.sock).EndSession(context.Background(), s.ID); statusOf(err) != 403 {
 		t.Fatalf("ending without the token: %v", err)
 	}
 	if err := c.EndSession(context.Background(), s.ID); err != nil {
@@ -220,7 +222,7 @@ func TestEndSession(t *testing.T) {
 	if got, _ := e.store.Get(g.ID); got.Live(time.Now()) {
 		t.Fatalf("grant still live after session end: %+v", got)
 	}
-	if _, err := c.Check(context.Background(), CheckRequest{Command: "ls"}); statusOf(err) != 410 {
+	if _, err := c.Check(context.Background(), wire.CheckRequest{Command: "ls"}); statusOf(err) != 410 {
 		t.Fatalf("check after end: %v, want 410", err)
 	}
 }

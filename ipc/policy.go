@@ -7,6 +7,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // handlePolicy returns the resolved session's effective permissions now:
@@ -25,13 +26,13 @@ func (s *Server) handlePolicy(w http.ResponseWriter, _ *http.Request, c sessionC
 // file configured, also the file's toolchains, caches, read-only files,
 // ssh agent and confinement switches, so exec need not read the file
 // itself.
-func (s *Server) sessionPolicy(sess *session) (Policy, *apiError) {
+func (s *Server) sessionPolicy(sess *session) (wire.Policy, *apiError) {
 	gs, err := s.usableGrants(sess.ID)
 	if err != nil {
-		return Policy{}, errorf(http.StatusInternalServerError, "", "list grants: %v", err)
+		return wire.Policy{}, errorf(http.StatusInternalServerError, "", "list grants: %v", err)
 	}
 	d := s.devicePolicy(sess.roots.Workspace)
-	pol := Policy{
+	pol := wire.Policy{
 		Session: sess.ID, Cwd: sess.Cwd, Workspace: nonNil(sess.roots.Workspace), ReadOnly: nonNil(sess.roots.ReadOnly),
 		BlockedWrite: nonNil(sess.roots.BlockedWrite), Protected: nonNil(d.Protected), Grants: gs,
 	}

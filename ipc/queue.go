@@ -8,39 +8,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
-)
-
-// Request is an approval request: an eligible denial waiting for the user.
-// Identical denials (same session, workflow, op and canonical path) are one
-// request with a repeat count.
-type Request struct {
-	ID          string      `json:"id"`
-	Session     string      `json:"session"`
-	SessionKind string      `json:"session_kind"`
-	Workflow    string      `json:"workflow,omitempty"`
-	Agent       string      `json:"agent,omitempty"`
-	Tool        string      `json:"tool,omitempty"`
-	Command     string      `json:"command,omitempty"`
-	Op          guard.Op    `json:"op"`
-	Path        string      `json:"path"`
-	Requested   string      `json:"requested,omitempty"`
-	Suggested   guard.Scope `json:"suggested_scope"`
-	Count       int         `json:"count"`
-	Created     time.Time   `json:"created"`
-	Expires     time.Time   `json:"expires"`
-	State       string      `json:"state"` // pending | approved | denied | expired
-	Scope       string      `json:"scope,omitempty"`
-	Grant       string      `json:"grant,omitempty"`
-	RequestID   string      `json:"request_id,omitempty"`
-	RequestContext
-}
-
-// Request states.
-const (
-	StatePending  = "pending"
-	StateApproved = "approved"
-	StateDenied   = "denied"
-	StateExpired  = "expired"
+	"pathgrant/wire"
 )
 
 // Approver shows approval requests to the user. Show is called once per new
@@ -50,7 +18,7 @@ const (
 // answer. Withdraw is called when the request was decided or expired, so a
 // prompt can close.
 type Approver interface {
-	Show(r Request, code string)
+	Show(r wire.Request, code string)
 	Withdraw(id string)
 }
 
@@ -67,7 +35,7 @@ type coalesceKey struct {
 }
 
 type entry struct {
-	req  Request
+	req  wire.Request
 	lock codeLock      // the approval code's digest and ceiling; spent once decided
 	done chan struct{} // closed when decided or expired
 }
@@ -97,7 +65,7 @@ func newQueue(capPerSession, total int, ttl time.Duration, now func() time.Time)
 // returns the pending request, whether it is new and, when new, its
 // approval code, bound to the request and to ceil. Only the code's digest
 // is kept.
-func (q *queue) submit(r Request, ceil ceiling) (Request, string, bool, error) {
+func (q *queue) submit(r wire.Request, ceil ceiling) (wire.Request, string, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
@@ -107,12 +75,12 @@ func (q *queue) submit(r Request, ceil ceiling) (Request, string, bool, error) {
 	}
 	switch {
 	case q.perSession[r.Session] >= q.cap:
-		return Request{}, "", false, errQueueFull
+		return wire.Request{}, "", false, errQueueFull
 	case len(q.byKey) >= q.total:
-		return Request{}, "", false, errQueueTotal
+		return wire.Request{}, "", false, errQueueTotal
 	}
 	now := q.now()
-	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, StatePending, now, now.Add(q.ttl)
+	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, wire.StatePending, now, now.Add(q.ttl)
 	code := newApprovalCode()
 	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{})}
 	q.byID[r.ID], q.byKey[k] = e, e
@@ -134,7 +102,7 @@ func (q *queue) tryCode(id, code string) codeCheck {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	if e == nil || e.req.State != StatePending {
+	if e == nil || e.req.State != wire.StatePending {
 		return codeCheck{}
 	}
 	if e.lock.matches(d) {
@@ -145,24 +113,24 @@ func (q *queue) tryCode(id, code string) codeCheck {
 }
 
 // get returns a request by id, pending or decided.
-func (q *queue) get(id string) (Request, chan struct{}, bool) {
+func (q *queue) get(id string) (wire.Request, chan struct{}, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e, ok := q.byID[id]
 	if !ok {
-		return Request{}, nil, false
+		return wire.Request{}, nil, false
 	}
 	return e.req, e.done, true
 }
 
 // decide ends a pending request in state with the grant it produced.
 // Exactly one decision wins; later ones get errNotPending.
-func (q *queue) decide(id, state, scope, grant string) (Request, error) {
+func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	if e == nil || e.req.State != StatePending { // only decided entries are ever forgotten
-		return Request{}, errNotPending
+	if e == nil || e.req.State != wire.StatePending { // only decided entries are ever forgotten
+		return wire.Request{}, errNotPending
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
 	e.lock = codeLock{} // spent: the code never approves again
@@ -173,10 +141,10 @@ func (q *queue) decide(id, state, scope, grant string) (Request, error) {
 }
 
 // pending lists the requests still waiting, oldest first.
-func (q *queue) pending() []Request {
+func (q *queue) pending() []wire.Request {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]Request, 0, len(q.byKey))
+	out := make([]wire.Request, 0, len(q.byKey))
 	for _, e := range q.byKey {
 		out = append(out, e.req)
 	}
@@ -186,22 +154,22 @@ func (q *queue) pending() []Request {
 
 // expire ends every pending request past its TTL as denied and returns
 // them; decided requests older than keep are forgotten.
-func (q *queue) expire(keep time.Duration) []Request {
+func (q *queue) expire(keep time.Duration) []wire.Request {
 	now := q.now()
-	var ended []Request
+	var ended []wire.Request
 	q.mu.Lock()
 	for id, e := range q.byID {
 		switch {
-		case e.req.State == StatePending && !now.Before(e.req.Expires):
+		case e.req.State == wire.StatePending && !now.Before(e.req.Expires):
 			ended = append(ended, e.req)
-		case e.req.State != StatePending && now.Sub(e.req.Expires) > keep:
+		case e.req.State != wire.StatePending && now.Sub(e.req.Expires) > keep:
 			delete(q.byID, id)
 		}
 	}
 	q.mu.Unlock()
-	var out []Request
+	var out []wire.Request
 	for _, r := range ended {
-		if d, err := q.decide(r.ID, StateExpired, "deny", ""); err == nil {
+		if d, err := q.decide(r.ID, wire.StateExpired, "deny", ""); err == nil {
 			out = append(out, d)
 		}
 	}
@@ -209,27 +177,27 @@ func (q *queue) expire(keep time.Duration) []Request {
 }
 
 // wait blocks until the request is decided or ctx ends.
-func (q *queue) wait(ctx context.Context, id string) (Request, bool) {
+func (q *queue) wait(ctx context.Context, id string) (wire.Request, bool) {
 	_, done, ok := q.get(id)
 	if !ok {
-		return Request{}, false
+		return wire.Request{}, false
 	}
 	select {
 	case <-done:
 		r, _, _ := q.get(id)
 		return r, true
 	case <-ctx.Done():
-		return Request{}, false
+		return wire.Request{}, false
 	}
 }
 
 // sortRequests orders requests oldest first, by id within one instant,
 // so that a page cursor names one place in the order.
-func sortRequests(rs []Request) {
+func sortRequests(rs []wire.Request) {
 	sort.Slice(rs, func(i, j int) bool { return requestBefore(rs[i], rs[j]) })
 }
 
-func requestBefore(a, b Request) bool {
+func requestBefore(a, b wire.Request) bool {
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}

@@ -9,10 +9,11 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
-	var req SessionRequest
+	var req wire.SessionRequest
 	if err := decodeStrict(r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -20,7 +21,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	lineage := s.lineage(r)
 	var parent *session
 	if req.Parent != "" {
-		p, err := s.resolveSession(idSources{Body: req.Parent}, r.Header.Get(HeaderToken), lineage, nil)
+		p, err := s.resolveSession(idSources{Body: req.Parent}, r.Header.Get(wire.HeaderToken), lineage, nil)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -51,13 +52,13 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeError(w, registerError(err, "register session"))
 		return
 	}
-	writeJSON(w, http.StatusCreated, SessionResponse{ID: sess.ID, Token: token, Kind: sess.Kind, Expires: sess.Expires})
+	writeJSON(w, http.StatusCreated, wire.SessionResponse{ID: sess.ID, Token: token, Kind: sess.Kind, Expires: sess.Expires})
 }
 
 // registerHookSession registers a session first seen in a hook's check:
 // its workspace is the client's workspace roots or cwd, and it is bound to
 // the agent process the hook runs under.
-func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *lineageOf) (*session, *apiError) {
+func (s *Server) registerHookSession(id string, req *wire.CheckRequest, lineage *lineageOf) (*session, *apiError) {
 	chain := lineage.chain()
 	if len(chain) < 2 {
 		return nil, errorf(http.StatusForbidden, grants.KindForged, "cannot identify the agent process behind session %s", id)
@@ -66,7 +67,7 @@ func (s *Server) registerHookSession(id string, req *CheckRequest, lineage *line
 	if len(roots) == 0 {
 		roots = []string{req.Cwd}
 	}
-	sess, err := s.newSession(id, SessionRequest{Agent: req.Agent, Workflow: req.Workflow, Cwd: req.Cwd, Workspace: roots}, nil)
+	sess, err := s.newSession(id, wire.SessionRequest{Agent: req.Agent, Workflow: req.Workflow, Cwd: req.Cwd, Workspace: roots}, nil)
 	if err != nil {
 		// resolveSession audits the refusal.
 		aerr := registrationError(err, "register session "+id)
@@ -134,10 +135,10 @@ func peerProc(l *lineageOf) Proc {
 // newSession validates a registration and compiles its policy. A child's
 // roots must lie inside its parent's, and it inherits the parent's
 // blocked-write paths, so it can never hold more than the parent.
-func (s *Server) newSession(id string, req SessionRequest, parent *session) (*session, error) {
+func (s *Server) newSession(id string, req wire.SessionRequest, parent *session) (*session, error) {
 	kind := req.Kind
 	if kind == "" && parent != nil {
-		kind = KindBackground
+		kind = wire.KindBackground
 	}
 	kind, err := validKind(kind)
 	if err != nil {
@@ -171,7 +172,7 @@ func (s *Server) newSession(id string, req SessionRequest, parent *session) (*se
 
 // canonicalRoots resolves every root the way the guard will, so that the
 // breadth and parent checks judge the real locations.
-func (s *Server) canonicalRoots(req SessionRequest) (guard.SessionPolicy, error) {
+func (s *Server) canonicalRoots(req wire.SessionRequest) (guard.SessionPolicy, error) {
 	c := guard.Canonicalizer{Home: s.cfg.Home}
 	cwd, err := c.Canonical(req.Cwd, "/", true)
 	if err != nil {

@@ -3,6 +3,7 @@ package ipc
 import (
 	"encoding/json"
 	"net/http"
+	"pathgrant/wire"
 	"strconv"
 	"strings"
 	"time"
@@ -17,13 +18,6 @@ const (
 	pageBytes        = 256 << 10
 )
 
-// RequestPage is one page of the pending approval requests, oldest first.
-// Next, when not empty, is the cursor of the following page (?after=).
-type RequestPage struct {
-	Requests []Request `json:"requests"`
-	Next     string    `json:"next,omitempty"`
-}
-
 // handleListRequests answers one page of the pending requests: the ones
 // after the cursor ?after=, at most ?limit= of them.
 func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +26,7 @@ func (s *Server) handleListRequests(w http.ResponseWriter, r *http.Request) {
 
 // writePage answers the page of all that the request's ?after= and
 // ?limit= select.
-func writePage(w http.ResponseWriter, r *http.Request, all []Request) {
+func writePage(w http.ResponseWriter, r *http.Request, all []wire.Request) {
 	q := r.URL.Query()
 	limit, aerr := pageLimit(q.Get("limit"))
 	if aerr != nil {
@@ -59,8 +53,8 @@ func pageLimit(v string) (int, *apiError) {
 }
 
 // page cuts the sorted requests after the cursor into one page.
-func page(all []Request, after *Request, limit int) RequestPage {
-	out := RequestPage{Requests: []Request{}}
+func page(all []wire.Request, after *wire.Request, limit int) wire.RequestPage {
+	out := wire.RequestPage{Requests: []wire.Request{}}
 	size := 0
 	for _, req := range all {
 		if after != nil && !requestBefore(*after, req) {
@@ -79,13 +73,13 @@ func page(all []Request, after *Request, limit int) RequestPage {
 }
 
 // cursor names a place in the order of requests: its creation time and id.
-func cursor(r Request) string {
+func cursor(r wire.Request) string {
 	return strconv.FormatInt(r.Created.UnixNano(), 10) + "." + r.ID
 }
 
 // parseCursor reads a cursor back as the request it follows; "" is the
 // start.
-func parseCursor(v string) (*Request, bool) {
+func parseCursor(v string) (*wire.Request, bool) {
 	if v == "" {
 		return nil, true
 	}
@@ -94,7 +88,7 @@ func parseCursor(v string) (*Request, bool) {
 	if !ok || err != nil || id == "" {
 		return nil, false
 	}
-	return &Request{ID: id, Created: time.Unix(0, n)}, true
+	return &wire.Request{ID: id, Created: time.Unix(0, n)}, true
 }
 
 func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +102,7 @@ func (s *Server) handleGetRequest(w http.ResponseWriter, r *http.Request) {
 
 // Request is one approval request, pending or ended, as the person sees
 // it in process (the app's windows).
-func (s *Server) Request(id string) (Request, bool) {
+func (s *Server) Request(id string) (wire.Request, bool) {
 	r, _, ok := s.queue.get(id)
 	return r, ok
 }
@@ -120,7 +114,7 @@ func (s *Server) Request(id string) (Request, bool) {
 // code or above what the person was offered, and any scope the request
 // was not eligible for; only then does a grant exist.
 func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
-	var dec Decision
+	var dec wire.Decision
 	if err := decodeStrict(r, &dec); err != nil {
 		writeError(w, err)
 		return
@@ -138,7 +132,7 @@ func (s *Server) handleDecision(w http.ResponseWriter, r *http.Request) {
 // the decision route minus the caller checks and the code: those windows
 // run inside the daemon, never under an agent, and are where the code is
 // shown.
-func (s *Server) Decide(id string, d Decision) (Request, error) {
+func (s *Server) Decide(id string, d wire.Decision) (wire.Request, error) {
 	r, err := s.decide(id, d, byPerson)
 	if err != nil {
 		return r, err

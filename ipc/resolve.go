@@ -6,12 +6,7 @@ import (
 	"strings"
 
 	"pathgrant/grants"
-)
-
-// Header names a client may use.
-const (
-	HeaderSession = "X-Session-ID"
-	HeaderToken   = "X-Session-Token"
+	"pathgrant/wire"
 )
 
 // idSources are every place a request can name its session: the URL path
@@ -45,7 +40,7 @@ func (src idSources) agree() (string, *apiError) {
 		}
 	}
 	if id == "" {
-		return "", errorf(http.StatusBadRequest, grants.KindConflict, "no session id: give it in the URL, the %s header, the body or PATHGRANT_SESSION", HeaderSession)
+		return "", errorf(http.StatusBadRequest, grants.KindConflict, "no session id: give it in the URL, the %s header, the body or PATHGRANT_SESSION", wire.HeaderSession)
 	}
 	return id, nil
 }
@@ -57,7 +52,7 @@ func (src idSources) agree() (string, *apiError) {
 // When auto is a check request from a hook-only client with an absolute
 // cwd, an unknown session is registered on first sight, bound to the
 // requesting agent process.
-func (s *Server) resolveSession(src idSources, token string, lineage *lineageOf, auto *CheckRequest) (*session, *apiError) {
+func (s *Server) resolveSession(src idSources, token string, lineage *lineageOf, auto *wire.CheckRequest) (*session, *apiError) {
 	sess, err := s.lookupSession(src, token, lineage, auto)
 	if err != nil {
 		rec := grants.Record{Kind: err.kind, Session: firstNonEmpty(src.URL, src.Query, src.Header, src.Body, src.Env), Reason: err.msg}
@@ -110,7 +105,7 @@ func (s *Server) lookupAgent(src idSources, lineage *lineageOf) (*session, *apiE
 	return sess, nil
 }
 
-func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, auto *CheckRequest) (*session, *apiError) {
+func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, auto *wire.CheckRequest) (*session, *apiError) {
 	id, err := s.sessionID(src, auto)
 	if err != nil {
 		return nil, err
@@ -143,7 +138,7 @@ func (s *Server) lookupSession(src idSources, token string, lineage *lineageOf, 
 // hook-only session: it names the session only through the client's own
 // session id (no URL, header, body or PATHGRANT_SESSION), so the client is
 // resuming its conversation (`claude --resume`) in a new agent process.
-func resumable(src idSources, auto *CheckRequest) bool {
+func resumable(src idSources, auto *wire.CheckRequest) bool {
 	return auto != nil && auto.ClientSession != "" && src == (idSources{}) && filepath.IsAbs(auto.Cwd)
 }
 
@@ -152,7 +147,7 @@ func resumable(src idSources, auto *CheckRequest) bool {
 // agent process, and moves the client id over to it. Nothing carries
 // over: the ended session's grants and requests stay ended, and its id is
 // never revived.
-func (s *Server) resumeHookSession(auto *CheckRequest, lineage *lineageOf) (*session, *apiError) {
+func (s *Server) resumeHookSession(auto *wire.CheckRequest, lineage *lineageOf) (*session, *apiError) {
 	sess, err := s.registerHookSession(newID(), auto, lineage)
 	if err != nil {
 		return nil, err
@@ -165,7 +160,7 @@ func (s *Server) resumeHookSession(auto *CheckRequest, lineage *lineageOf) (*ses
 // own session id: a client id bound to another session is a conflict. A
 // request that carries only a client id belongs to the session that id is
 // bound to, or (first sight) to a session of that id.
-func (s *Server) sessionID(src idSources, auto *CheckRequest) (string, *apiError) {
+func (s *Server) sessionID(src idSources, auto *wire.CheckRequest) (string, *apiError) {
 	client := ""
 	if auto != nil {
 		client = auto.ClientSession

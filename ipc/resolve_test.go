@@ -6,26 +6,27 @@ import (
 	"time"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // TestResolveSession is the one table for the one resolver: every source,
 // every agreement and every refusal, each refusal audited exactly once.
 func TestResolveSession(t *testing.T) {
 	e := newTestEnv(t)
-	tok := e.register(SessionRequest{Agent: "runner"})
-	tok2 := e.register(SessionRequest{Agent: "runner"})
-	client := func(id string) *CheckRequest { return &CheckRequest{ClientSession: id, Cwd: e.work} }
-	ended := e.register(SessionRequest{Agent: "runner"})
+	tok := e.register(wire.SessionRequest{Agent: "runner"})
+	tok2 := e.register(wire.SessionRequest{Agent: "runner"})
+	client := func(id string) *wire.CheckRequest { return &wire.CheckRequest{ClientSession: id, Cwd: e.work} }
+	ended := e.register(wire.SessionRequest{Agent: "runner"})
 	e.srv.sessions.end(ended.ID)
-	expired := e.register(SessionRequest{Agent: "runner"})
+	expired := e.register(wire.SessionRequest{Agent: "runner"})
 	e.srv.sessions.get(expired.ID).Expires = time.Now().Add(-time.Minute)
-	parent := e.register(SessionRequest{Agent: "runner"})
-	child, err := e.clientFor(parent).Register(t.Context(), SessionRequest{Agent: "bg", Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
+	parent := e.register(wire.SessionRequest{Agent: "runner"})
+	child, err := e.clientFor(parent).Register(t.Context(), wire.SessionRequest{Agent: "bg", Parent: parent.ID, Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.srv.sessions.end(parent.ID)
-	hook := &CheckRequest{Cwd: e.work, Agent: "claude"}
+	hook := &wire.CheckRequest{Cwd: e.work, Agent: "claude"}
 	if _, err := e.srv.resolveSession(idSources{Body: "hook-1"}, "", fixedLineage(agentLineage, nil), hook); err != nil {
 		t.Fatalf("auto-register hook session: %v", err)
 	}
@@ -36,7 +37,7 @@ func TestResolveSession(t *testing.T) {
 		src     idSources
 		token   string
 		lineage []lineageEntry
-		auto    *CheckRequest
+		auto    *wire.CheckRequest
 		status  int // 0: resolved
 		want    string
 		kind    grants.Kind
@@ -54,7 +55,7 @@ func TestResolveSession(t *testing.T) {
 		{name: "conflict is refused even when one is valid and auto is on", src: idSources{Body: "new", Env: tok.ID}, auto: hook, status: http.StatusConflict, kind: grants.KindConflict},
 		{name: "no source", src: idSources{}, token: tok.Token, status: http.StatusBadRequest, kind: grants.KindConflict},
 		{name: "unknown", src: idSources{Header: "nope"}, status: http.StatusNotFound, kind: grants.KindStale},
-		{name: "unknown without cwd is not registered", src: idSources{Body: "nope"}, auto: &CheckRequest{Cwd: "relative"}, status: http.StatusNotFound, kind: grants.KindStale},
+		{name: "unknown without cwd is not registered", src: idSources{Body: "nope"}, auto: &wire.CheckRequest{Cwd: "relative"}, status: http.StatusNotFound, kind: grants.KindStale},
 		{name: "ended", src: idSources{Header: ended.ID}, token: ended.Token, status: http.StatusGone, kind: grants.KindStale},
 		{name: "expired", src: idSources{Header: expired.ID}, token: expired.Token, status: http.StatusGone, kind: grants.KindStale},
 		{name: "parent ended", src: idSources{Header: child.ID}, token: child.Token, status: http.StatusGone, kind: grants.KindStale},

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // fakeClock is a settable clock for one test.
@@ -34,7 +36,7 @@ const day = 24 * time.Hour
 // and audits one more record for it: two records for a prune to remove.
 func (e *testEnv) endedSession() string {
 	e.t.Helper()
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	if err := e.clientFor(s).EndSession(context.Background(), s.ID); err != nil {
 		e.t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestRetentionAtStart(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown(context.Background()) })
-	if err := NewClient(e.sock + ".2").Health(context.Background()); err != nil {
+	if err := apiclient.New(e.sock + ".2").Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rec, ok := e.newPrune(0, 0)

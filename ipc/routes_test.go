@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // rawClient sends hand-made requests over the socket.
@@ -70,10 +71,10 @@ func sessionRequest(rt route, tc routeCase, ids map[source]string) (method, path
 	}
 	hdr = map[string]string{}
 	if v, set := ids[srcHeader]; set {
-		hdr[HeaderSession] = v
+		hdr[wire.HeaderSession] = v
 	}
 	if v, set := ids[srcToken]; set {
-		hdr[HeaderToken] = v
+		hdr[wire.HeaderToken] = v
 	}
 	_, b := ids[srcBody]
 	_, e := ids[srcEnv]
@@ -100,9 +101,9 @@ const srcToken source = 1 << 7
 // here fails the test, and so does a changed declaration.
 func TestEveryRouteResolvesOneSession(t *testing.T) {
 	e := newTestEnv(t)
-	live := e.register(SessionRequest{Agent: "a"})
-	other := e.register(SessionRequest{Agent: "b"})
-	ended := e.register(SessionRequest{Agent: "c"})
+	live := e.register(wire.SessionRequest{Agent: "a"})
+	other := e.register(wire.SessionRequest{Agent: "b"})
+	ended := e.register(wire.SessionRequest{Agent: "c"})
 	e.srv.sessions.end(ended.ID)
 	c := rawClient(e.sock)
 	check := func(body, env, client string, agent bool) any {
@@ -110,14 +111,14 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 			return map[string]any{"op": "read", "path": e.work + "/main.go", "session_id": body, "env_session": env,
 				"client_session": client, "agent_process": true}
 		}
-		return CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
+		return wire.CheckRequest{Op: guard.OpRead, Path: e.work + "/main.go", SessionID: body, EnvSession: env, ClientSession: client}
 	}
 	tool := func(body, env, client string, agent bool) any {
 		if client != "" { // a tool body has no place for it: an unknown field is refused
 			return map[string]any{"session_id": body, "env_session": env, "client_session": client, "agent_process": agent,
 				"args": map[string]any{"path": "main.go"}}
 		}
-		return ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
+		return wire.ToolRequest{SessionID: body, EnvSession: env, AgentProcess: agent, Args: json.RawMessage(`{"path": "main.go"}`)}
 	}
 	cases := map[string]routeCase{
 		"DELETE /v1/sessions/{session}":     {sources: srcURL | srcHeader},
@@ -169,13 +170,13 @@ func TestEveryRouteResolvesOneSession(t *testing.T) {
 // walkCapabilityOnly checks that a route whose session comes from a
 // capability alone declares no other source, and refuses a request that
 // names its session with an id and token, or names none, without one.
-func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live SessionResponse) {
+func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live wire.SessionResponse) {
 	t.Helper()
 	if rt.session.sources != 0 {
 		t.Fatalf("route declares %s besides its capability", rt.session.sources)
 	}
 	method, path, _ := strings.Cut(rt.pattern, " ")
-	for _, hdr := range []map[string]string{{HeaderSession: live.ID, HeaderToken: live.Token}, {}} {
+	for _, hdr := range []map[string]string{{wire.HeaderSession: live.ID, wire.HeaderToken: live.Token}, {}} {
 		if st, out := send(t, c, method, path, hdr, map[string]any{}); st != http.StatusBadRequest {
 			t.Errorf("no capability, headers %v: %d %s, want 400", hdr, st, out)
 		}
@@ -184,7 +185,7 @@ func walkCapabilityOnly(t *testing.T, c *http.Client, rt route, live SessionResp
 
 // walkSources checks every declared source is resolved and every
 // undeclared one refused.
-func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other SessionResponse) {
+func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, other wire.SessionResponse) {
 	t.Helper()
 	do := func(ids map[source]string) int {
 		method, path, hdr, body, ok := sessionRequest(rt, tc, ids)
@@ -234,7 +235,7 @@ func walkSources(t *testing.T, c *http.Client, rt route, tc routeCase, live, oth
 
 // walkIdentity checks forged and stale identities are refused and a good
 // one acted for.
-func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended SessionResponse) {
+func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, other, ended wire.SessionResponse) {
 	t.Helper()
 	// every declared source but the client's own id names the session
 	ids := func(id, tok string) map[source]string {
@@ -269,10 +270,10 @@ func walkIdentity(t *testing.T, c *http.Client, rt route, tc routeCase, live, ot
 // refused before anything is decided or granted.
 func TestRequestLimits(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	c := rawClient(e.sock)
-	hdr := map[string]string{HeaderSession: s.ID, HeaderToken: s.Token}
-	big := CheckRequest{Command: "echo " + strings.Repeat("x", maxBody)}
+	hdr := map[string]string{wire.HeaderSession: s.ID, wire.HeaderToken: s.Token}
+	big := wire.CheckRequest{Command: "echo " + strings.Repeat("x", maxBody)}
 	tests := []struct {
 		name, method, path string
 		body               any
@@ -281,14 +282,14 @@ func TestRequestLimits(t *testing.T) {
 		// The registrations first: a check marks its sender as an agent,
 		// which may then register only children of its session.
 		{"unknown field in session", "POST", "/v1/sessions", map[string]any{"cwd": e.work, "workspace": []string{e.work}, "admin": true}, 400},
-		{"workspace containing home", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 403},
-		{"relative cwd", "POST", "/v1/sessions", SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
-		{"unknown kind", "POST", "/v1/sessions", SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
+		{"workspace containing home", "POST", "/v1/sessions", wire.SessionRequest{Cwd: e.work, Workspace: []string{e.home}}, 403},
+		{"relative cwd", "POST", "/v1/sessions", wire.SessionRequest{Cwd: "work", Workspace: []string{e.work}}, 400},
+		{"unknown kind", "POST", "/v1/sessions", wire.SessionRequest{Cwd: e.work, Workspace: []string{e.work}, Kind: "root"}, 400},
 		{"body over 64 KiB", "POST", "/v1/check", big, 413},
 		{"malformed", "POST", "/v1/check", json.RawMessage(`{"command": `), 400},
 		{"unknown field in check", "POST", "/v1/check", map[string]any{"command": "ls", "sudo": true}, 400},
 		{"neither command nor path", "POST", "/v1/check", map[string]any{"op": "read"}, 400},
-		{"unparsable shell", "POST", "/v1/check", CheckRequest{Command: "cat 'x"}, 400},
+		{"unparsable shell", "POST", "/v1/check", wire.CheckRequest{Command: "cat 'x"}, 400},
 		{"unknown route", "GET", "/v1/nope", nil, 404},
 	}
 	for _, tt := range tests {

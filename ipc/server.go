@@ -15,7 +15,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // Config wires a Server. Store and Device are required.
@@ -56,7 +56,7 @@ type Config struct {
 	// is the device policy file in force (devicepolicy.Watcher.Policy);
 	// nil means its defaults without extra roots. Together they decide
 	// whether hooks rewrite shell commands to run confined.
-	Confinement string
+	Confinement wire.Level
 	DeviceFile  func() devicepolicy.Policy
 	// Launcher prepares the sandbox of every agent command the daemon
 	// confines: a hook's rewritten command, `pathgrant exec --session`,
@@ -202,7 +202,7 @@ func withBody(pattern string, sources source, body func() sessionBody, act sessi
 // takes its id: the URL, and the header that must agree with it.
 const ownSources = srcURL | srcHeader
 
-func newCheckBody() sessionBody { return &CheckRequest{} }
+func newCheckBody() sessionBody { return &checkBody{} }
 
 // checkSources are where a check may name its session besides the URL.
 const checkSources = srcHeader | srcBody | srcEnv | srcClient
@@ -218,8 +218,8 @@ func (s *Server) routes() []route {
 		acting("GET /s/{session}/v1/events", srcURL|srcQuery|srcHeader, s.handleEvents),
 		acting("GET /v1/policy", srcQuery|srcHeader, s.handlePolicy),
 		acting("GET /s/{session}/v1/policy", srcURL|srcQuery|srcHeader, s.handlePolicy),
-		capRoute("POST "+launch.PathExec, capExec, newExecBody, s.handleExec),
-		capRoute("POST "+launch.PathReport, capReport, newReportBody, s.handleExecReport),
+		capRoute("POST "+wire.PathExec, capExec, newExecBody, s.handleExec),
+		capRoute("POST "+wire.PathReport, capReport, newReportBody, s.handleExecReport),
 		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
 		toolRoute("POST /s/{session}/v1/tools/{tool}", srcURL|toolSources, s.handleTool),
 		acting("GET /s/{session}/v1/requests", ownSources, s.handleOwnRequests),
@@ -291,7 +291,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) SetPaused(p bool) { s.paused.Store(p) }
 
 // Pending lists the approval requests waiting for the user.
-func (s *Server) Pending() []Request { return s.queue.pending() }
+func (s *Server) Pending() []wire.Request { return s.queue.pending() }
 
 func (s *Server) sweep() {
 	defer s.wg.Done()

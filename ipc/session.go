@@ -15,6 +15,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // session is a registered session as the daemon holds it. Its id, once
@@ -317,8 +318,8 @@ func newID() string {
 func validKind(k string) (string, error) {
 	switch k {
 	case "":
-		return KindInteractive, nil
-	case KindInteractive, KindBackground, KindScheduled:
+		return wire.KindInteractive, nil
+	case wire.KindInteractive, wire.KindBackground, wire.KindScheduled:
 		return k, nil
 	}
 	return "", fmt.Errorf("unknown session kind %q (want interactive, background or scheduled)", k)

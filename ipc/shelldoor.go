@@ -8,8 +8,8 @@ import (
 
 	"pathgrant/guard"
 	"pathgrant/sandbox/frontend"
-	"pathgrant/sandbox/launch"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // toolShell is the confiner of one session's execute_shell_command, on
@@ -44,7 +44,7 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	}
 	argv := []string{"bash", "-c", c.Text}
 	// No Exe: the inner step is the daemon's own pathgrant binary's.
-	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), launch.Request{Path: shellPath, Argv: argv, Env: c.Env})
+	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), wire.ExecRequest{Path: shellPath, Argv: argv, Env: c.Env})
 	if err != nil {
 		return -1, fmt.Errorf("prepare the sandbox: %w", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"pathgrant/grants"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // source is one place a request may name its session. Each session route
@@ -63,7 +63,12 @@ type agentBody interface {
 	agentProcess() bool
 }
 
-func (r *CheckRequest) sessionIDs() (body, env, client string) {
+// checkBody is a check's body; toolBody a tool call's.
+type checkBody struct{ wire.CheckRequest }
+
+type toolBody struct{ wire.ToolRequest }
+
+func (r *checkBody) sessionIDs() (body, env, client string) {
 	return r.SessionID, r.EnvSession, r.ClientSession
 }
 
@@ -108,7 +113,7 @@ func (s *Server) serveSession(sr *sessionRoute) http.HandlerFunc {
 		var c sessionCall
 		var err *apiError
 		switch {
-		case r.Header.Get(launch.HeaderCapability) != "":
+		case r.Header.Get(wire.HeaderCapability) != "":
 			c, err = s.resolveCapabilityCall(sr, r, body)
 		case sr.capability != "":
 			err = errorf(http.StatusBadRequest, grants.KindConflict, "%s takes a %s capability, not a session", r.URL.Path, sr.capability)
@@ -143,8 +148,11 @@ func (s *Server) resolveRequest(declared source, r *http.Request, body sessionBo
 		}
 		return sessionCall{sess: sess, lineage: lineage, body: body}, nil
 	}
-	auto, _ := body.(*CheckRequest)
-	sess, err := s.resolveSession(src, r.Header.Get(HeaderToken), lineage, auto)
+	var auto *wire.CheckRequest
+	if cb, ok := body.(*checkBody); ok {
+		auto = &cb.CheckRequest
+	}
+	sess, err := s.resolveSession(src, r.Header.Get(wire.HeaderToken), lineage, auto)
 	if err != nil {
 		return sessionCall{}, err
 	}
@@ -154,7 +162,7 @@ func (s *Server) resolveRequest(declared source, r *http.Request, body sessionBo
 // requestSources collects every session id the request carries and the
 // set of sources that carry one.
 func requestSources(r *http.Request, body sessionBody) (idSources, string, source) {
-	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(HeaderSession)}
+	src := idSources{URL: r.PathValue("session"), Query: r.URL.Query().Get("session"), Header: r.Header.Get(wire.HeaderSession)}
 	client := ""
 	if body != nil {
 		src.Body, src.Env, client = body.sessionIDs()

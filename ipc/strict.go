@@ -8,11 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"pathgrant/wire"
 )
 
 // singleHeaders are the headers a request may carry at most once: a
 // second value is refused rather than one of them picked.
-var singleHeaders = []string{HeaderSession, HeaderToken}
+var singleHeaders = []string{wire.HeaderSession, wire.HeaderToken}
 
 // refuseDuplicates answers 400 to a request that repeats a session header
 // or any query parameter: which value counts must never depend on which

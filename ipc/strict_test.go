@@ -10,23 +10,25 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // TestDuplicatesRefused: a session header, a query parameter or a JSON
 // key given twice is 400, never "first one wins".
 func TestDuplicatesRefused(t *testing.T) {
 	e := newTestEnv(t)
-	s := e.register(SessionRequest{Agent: "a"})
+	s := e.register(wire.SessionRequest{Agent: "a"})
 	tests := []struct {
 		name, method, path, body string
 		headers                  [][2]string
 	}{
-		{"two session headers", "GET", "/v1/policy", "", [][2]string{{HeaderSession, s.ID}, {HeaderSession, s.ID}, {HeaderToken, s.Token}}},
-		{"two token headers", "GET", "/v1/policy", "", [][2]string{{HeaderSession, s.ID}, {HeaderToken, s.Token}, {HeaderToken, "x"}}},
-		{"two session query values", "GET", "/v1/policy?session=" + s.ID + "&session=" + s.ID, "", [][2]string{{HeaderToken, s.Token}}},
+		{"two session headers", "GET", "/v1/policy", "", [][2]string{{wire.HeaderSession, s.ID}, {wire.HeaderSession, s.ID}, {wire.HeaderToken, s.Token}}},
+		{"two token headers", "GET", "/v1/policy", "", [][2]string{{wire.HeaderSession, s.ID}, {wire.HeaderToken, s.Token}, {wire.HeaderToken, "x"}}},
+		{"two session query values", "GET", "/v1/policy?session=" + s.ID + "&session=" + s.ID, "", [][2]string{{wire.HeaderToken, s.Token}}},
 		{"two limits", "GET", "/v1/requests?limit=1&limit=2", "", nil},
-		{"duplicate top-level key", "POST", "/v1/check", `{"op":"read","path":"/x","op":"write"}`, [][2]string{{HeaderSession, s.ID}, {HeaderToken, s.Token}}},
+		{"duplicate top-level key", "POST", "/v1/check", `{"op":"read","path":"/x","op":"write"}`, [][2]string{{wire.HeaderSession, s.ID}, {wire.HeaderToken, s.Token}}},
 		{"duplicate nested key", "POST", "/v1/sessions", `{"agent":"a","cwd":"` + e.work + `","workspace":["` + e.work + `"],"env":{"A":"1","A":"2"}}`, nil},
 		{"duplicate key in a decision", "POST", "/v1/requests/x/decision", `{"scope":"deny","scope":"once"}`, nil},
 	}
@@ -85,21 +87,21 @@ func TestUnreadableLineage(t *testing.T) {
 			return played(pid)
 		}
 	})
-	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
-	ans, err := c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv"})
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
+	ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv"})
 	if err != nil || ans.Pending == "" {
 		t.Fatal(ans, err)
 	}
 	fail.Store(true)
 	e.as(userLineage)
-	_, err = e.client.Decide(context.Background(), ans.Pending, Decision{Scope: "device", Code: e.code(ans.Pending)})
+	_, err = e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "device", Code: e.code(ans.Pending)})
 	if statusOf(err) != http.StatusForbidden {
 		t.Fatalf("decision from an unreadable lineage: %v, want 403", err)
 	}
 	if err := e.client.Revoke(context.Background(), "g-x"); statusOf(err) != http.StatusForbidden {
 		t.Fatalf("revoke from an unreadable lineage: %v, want 403", err)
 	}
-	if r, _, _ := e.srv.queue.get(ans.Pending); r.State != StatePending {
+	if r, _, _ := e.srv.queue.get(ans.Pending); r.State != wire.StatePending {
 		t.Fatalf("state %s, want pending", r.State)
 	}
 }
@@ -109,18 +111,18 @@ func TestUnreadableLineage(t *testing.T) {
 // of every session's, and the session's own (its own credentials).
 func TestRequestPages(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.PendingCap = 300 })
-	c := e.clientFor(e.register(SessionRequest{Agent: "a"}))
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "a"}))
 	const n = 250
 	for i := range n {
 		path := fmt.Sprintf("%s/f%03d.csv", e.dl, i)
 		mustWrite(t, path, "x")
-		if _, err := c.Check(context.Background(), CheckRequest{Op: guard.OpRead, Path: path}); err != nil {
+		if _, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: path}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tc := range []struct {
 		name   string
-		client *Client
+		client *apiclient.Client
 		as     []lineageEntry
 	}{{"own session, from its agent", c, agentLineage}, {"person", e.client, userLineage}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,11 +138,11 @@ func TestRequestPages(t *testing.T) {
 
 // checkPages follows c's pending pages to the end: n requests in 3 pages,
 // each once, oldest first.
-func checkPages(t *testing.T, c *Client, n int) {
+func checkPages(t *testing.T, c *apiclient.Client, n int) {
 	t.Helper()
 	pages := 0
-	var got []Request
-	err := c.PendingPages(context.Background(), func(p []Request) error {
+	var got []wire.Request
+	err := c.PendingPages(context.Background(), func(p []wire.Request) error {
 		pages++
 		got = append(got, p...)
 		return nil

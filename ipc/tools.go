@@ -11,32 +11,16 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
-// ToolRequest is the body of POST /v1/tools/{tool} and POST
-// /s/{session}/v1/tools/{tool}: one call of a tool pathgrant runs itself.
-// The session comes from the route's declared sources (the URL, the
-// X-Session-ID header, session_id, env_session); AgentProcess asks for
-// the session bound to the caller's agent process instead (the MCP
-// bridge of a hook-only client, which never learns the client's own
-// session id). WaitMS is how long an interactive session's call may wait
-// for the user on an eligible denial.
-type ToolRequest struct {
-	SessionID    string          `json:"session_id,omitempty"`
-	EnvSession   string          `json:"env_session,omitempty"`
-	AgentProcess bool            `json:"agent_process,omitempty"`
-	RequestID    string          `json:"request_id,omitempty"`
-	WaitMS       int             `json:"wait_ms,omitempty"`
-	Args         json.RawMessage `json:"args"`
-}
-
-func (r *ToolRequest) sessionIDs() (body, env, client string) {
+func (r *toolBody) sessionIDs() (body, env, client string) {
 	return r.SessionID, r.EnvSession, ""
 }
 
-func (r *ToolRequest) agentProcess() bool { return r.AgentProcess }
+func (r *toolBody) agentProcess() bool { return r.AgentProcess }
 
-func newToolBody() sessionBody { return &ToolRequest{} }
+func newToolBody() sessionBody { return &toolBody{} }
 
 // toolRoute declares a tool route: withBody with room for a body of up
 // to maxToolBody, since write_file carries the file's content.
@@ -58,13 +42,13 @@ const toolSources = srcHeader | srcBody | srcEnv | srcAgent
 // in. The caller's process lineage is remembered as an agent's, so it can
 // never approve its own requests.
 func (s *Server) handleTool(w http.ResponseWriter, r *http.Request, c sessionCall) {
-	req, ok := c.body.(*ToolRequest)
+	body, ok := c.body.(*toolBody)
 	if !ok {
 		writeError(w, errorf(http.StatusInternalServerError, "", "tool route without a tool body"))
 		return
 	}
 	s.markAgent(c.lineage, c.sess.ID)
-	res, err := s.runTool(r.Context(), c.sess, r.PathValue("tool"), *req)
+	res, err := s.runTool(r.Context(), c.sess, r.PathValue("tool"), body.ToolRequest)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -84,7 +68,7 @@ func (s *Server) RunTool(ctx context.Context, sessionID, tool string, args json.
 	case !s.chainLive(sess):
 		return tools.Result{}, fmt.Errorf("run tool %s: session %s has ended or expired", tool, sessionID)
 	}
-	req := ToolRequest{Args: args}
+	req := wire.ToolRequest{Args: args}
 	if dl, ok := ctx.Deadline(); ok {
 		req.WaitMS = int(time.Until(dl) / time.Millisecond)
 	}
@@ -100,7 +84,7 @@ func (s *Server) RunTool(ctx context.Context, sessionID, tool string, args json.
 // to wait, wait for the user; (3) after an approval evaluate again and run
 // if now allowed. A call that was not allowed by the time it returns is
 // never run later: the agent is told to retry after approving.
-func (s *Server) runTool(ctx context.Context, sess *session, tool string, req ToolRequest) (tools.Result, *apiError) {
+func (s *Server) runTool(ctx context.Context, sess *session, tool string, req wire.ToolRequest) (tools.Result, *apiError) {
 	ts, aerr := s.toolSession(sess)
 	if aerr != nil {
 		return tools.Result{}, aerr
@@ -126,7 +110,7 @@ func (s *Server) runTool(ctx context.Context, sess *session, tool string, req To
 		ans.Reason = "prompts are paused or too many requests are pending: " + ans.Reason
 		return denial(p, d, ans), nil
 	}
-	if sess.Kind != KindInteractive || req.WaitMS <= 0 {
+	if sess.Kind != wire.KindInteractive || req.WaitMS <= 0 {
 		return denial(p, d, ans).Pending(pending.ID), nil
 	}
 	return s.awaitTool(ctx, sess, p, creq, ans, d, pending.ID), nil
@@ -135,7 +119,7 @@ func (s *Server) runTool(ctx context.Context, sess *session, tool string, req To
 // awaitTool waits for the user's decision on the call's request. An
 // approval runs this very call after a fresh evaluation; anything else
 // denies it.
-func (s *Server) awaitTool(ctx context.Context, sess *session, p *tools.Prepared, creq CheckRequest, ans Answer, d guard.Decision, pending string) tools.Result {
+func (s *Server) awaitTool(ctx context.Context, sess *session, p *tools.Prepared, creq wire.CheckRequest, ans wire.Answer, d guard.Decision, pending string) tools.Result {
 	wait := min(time.Duration(creq.WaitMS)*time.Millisecond, s.cfg.MaxWait)
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -143,7 +127,7 @@ func (s *Server) awaitTool(ctx context.Context, sess *session, p *tools.Prepared
 	switch {
 	case !ok:
 		return denial(p, d, ans).Pending(pending)
-	case decided.State != StateApproved:
+	case decided.State != wire.StateApproved:
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, "denied by the user"
 		return denial(p, d, ans)
 	}
@@ -160,15 +144,15 @@ func (s *Server) awaitTool(ctx context.Context, sess *session, p *tools.Prepared
 
 // checkFor is the check a tool call amounts to, so approvals, audit and
 // events show it like any other check of the session.
-func checkFor(p *tools.Prepared, tool string, req ToolRequest) CheckRequest {
+func checkFor(p *tools.Prepared, tool string, req wire.ToolRequest) wire.CheckRequest {
 	g := p.Request()
-	return CheckRequest{Op: g.Op, Path: g.Path, Command: g.Shell, Tool: tool, RequestID: req.RequestID, WaitMS: req.WaitMS}
+	return wire.CheckRequest{Op: g.Op, Path: g.Path, Command: g.Shell, Tool: tool, RequestID: req.RequestID, WaitMS: req.WaitMS}
 }
 
 // denial is the structured denial for the daemon's answer: its verdict
 // and reason win over the guard's (a grant that could not be used, paused
 // prompts, the user's deny).
-func denial(p *tools.Prepared, d guard.Decision, ans Answer) tools.Result {
+func denial(p *tools.Prepared, d guard.Decision, ans wire.Answer) tools.Result {
 	d.Verdict, d.Reason, d.Eligible, d.Suggested = guard.Deny, ans.Reason, ans.Eligible, ans.Suggested
 	return p.Denied(d)
 }

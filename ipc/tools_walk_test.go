@@ -18,14 +18,16 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
-	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // recordingConfiner is a Launcher that prepares every command to run
@@ -44,11 +46,11 @@ type confined struct {
 	Workspace []string
 }
 
-func (r *recordingConfiner) Launch(pol ipc.Policy, _ devicepolicy.Policy, req launch.Request) (ipc.Launch, error) {
+func (r *recordingConfiner) Launch(pol wire.Policy, _ devicepolicy.Policy, req wire.ExecRequest) (sandbox.Launch, error) {
 	r.mu.Lock()
 	r.runs = append(r.runs, confined{Session: pol.Session, Env: req.Env, Blocked: pol.BlockedWrite, Workspace: pol.Workspace})
 	r.mu.Unlock()
-	return ipc.Launch{Prepared: launch.Prepared{Level: ipc.LevelOff, Unconfined: "the walk records it"}}, nil
+	return sandbox.Launch{Prepared: wire.Prepared{Level: wire.LevelOff, Unconfined: "the walk records it"}}, nil
 }
 
 func (r *recordingConfiner) last() confined {
@@ -130,7 +132,7 @@ func (e *walkEnv) post(t *testing.T, path string, hdr map[string]string, body an
 }
 
 // bridge connects an SDK client to a bridge over an in-memory transport.
-func (e *walkEnv) bridge(t *testing.T, caller *ipc.Client, agentProcess bool) *sdk.ClientSession {
+func (e *walkEnv) bridge(t *testing.T, caller *apiclient.Client, agentProcess bool) *sdk.ClientSession {
 	t.Helper()
 	t.Cleanup(caller.CloseIdle)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -178,20 +180,20 @@ type route struct {
 // routesFor are the four routes for one session: the global route with
 // X-Session-ID, the session's URL, the MCP bridge, and RunTool in process.
 func (e *walkEnv) routesFor(t *testing.T, id, token string, agentBridge bool) []route {
-	hdr := map[string]string{ipc.HeaderSession: id}
+	hdr := map[string]string{wire.HeaderSession: id}
 	urlHdr := map[string]string{}
 	if token != "" {
-		hdr[ipc.HeaderToken], urlHdr[ipc.HeaderToken] = token, token
+		hdr[wire.HeaderToken], urlHdr[wire.HeaderToken] = token, token
 	}
-	caller := &ipc.Client{Socket: e.sock, Session: id, Token: token}
+	caller := apiclient.ForSession(e.sock, id, token)
 	if agentBridge {
-		caller = &ipc.Client{Socket: e.sock}
+		caller = apiclient.New(e.sock)
 	}
 	cs := e.bridge(t, caller, agentBridge)
 	socket := func(path string, h map[string]string) func(*testing.T, string, map[string]any) tools.Result {
 		return func(t *testing.T, tool string, args map[string]any) tools.Result {
 			raw, _ := json.Marshal(args)
-			st, res := e.post(t, strings.Replace(path, "{tool}", tool, 1), h, ipc.ToolRequest{Args: raw})
+			st, res := e.post(t, strings.Replace(path, "{tool}", tool, 1), h, wire.ToolRequest{Args: raw})
 			if st != http.StatusOK {
 				t.Fatalf("%s: HTTP %d", tool, st)
 			}
@@ -229,13 +231,13 @@ func (e *walkEnv) routesFor(t *testing.T, id, token string, agentBridge bool) []
 func TestToolRoutesWalk(t *testing.T) {
 	e := newWalkEnv(t)
 	ctx := context.Background()
-	launched, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work},
+	launched, err := apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work},
 		BlockedWrite: []string{e.work + "/locked"}, Env: map[string]string{"PG_MARK": "walk-env"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hookOnly := "client-sess-1"
-	if _, err := ipc.NewClient(e.sock).Check(ctx, ipc.CheckRequest{SessionID: hookOnly, Cwd: e.work, Agent: "claude",
+	if _, err := apiclient.New(e.sock).Check(ctx, wire.CheckRequest{SessionID: hookOnly, Cwd: e.work, Agent: "claude",
 		Op: guard.OpRead, Path: e.work + "/main.go"}); err != nil {
 		t.Fatalf("hook's first check: %v", err)
 	}
@@ -301,7 +303,7 @@ func TestToolRoutesWalk(t *testing.T) {
 				})
 			}
 			t.Run("approval raised for the session, grant serves every route", func(t *testing.T) {
-				var req ipc.Request
+				var req wire.Request
 				for _, p := range e.srv.Pending() {
 					if p.Session == s.id && strings.HasSuffix(p.Path, "/Downloads/report.csv") {
 						req = p
@@ -313,7 +315,7 @@ func TestToolRoutesWalk(t *testing.T) {
 				if req.Count < len(routes) {
 					t.Errorf("the request counted %d calls, want one per route (%d)", req.Count, len(routes))
 				}
-				if _, err := e.srv.Decide(req.ID, ipc.Decision{Scope: "session"}); err != nil {
+				if _, err := e.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 					t.Fatal(err)
 				}
 				for _, rt := range routes {
@@ -341,16 +343,16 @@ func sameResult(a, b tools.Result) bool {
 func TestToolRoutesRefuseIdentities(t *testing.T) {
 	e := newWalkEnv(t)
 	ctx := context.Background()
-	a, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	a, err := apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	b, err := apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hookOnly := "client-sess-2"
-	if _, err := ipc.NewClient(e.sock).Check(ctx, ipc.CheckRequest{SessionID: hookOnly, Cwd: e.work, Op: guard.OpRead, Path: "main.go"}); err != nil {
+	if _, err := apiclient.New(e.sock).Check(ctx, wire.CheckRequest{SessionID: hookOnly, Cwd: e.work, Op: guard.OpRead, Path: "main.go"}); err != nil {
 		t.Fatal(err)
 	}
 	marker := e.work + "/marker"
@@ -359,29 +361,29 @@ func TestToolRoutesRefuseIdentities(t *testing.T) {
 		name string
 		path string
 		hdr  map[string]string
-		body ipc.ToolRequest
+		body wire.ToolRequest
 		want int
 	}{
-		{"header vs body", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: a.ID, ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{SessionID: b.ID}, 409},
-		{"header vs env", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: a.ID, ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{EnvSession: b.ID}, 409},
-		{"url vs header", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: b.ID, ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{}, 409},
-		{"url vs body", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{SessionID: b.ID}, 409},
-		{"agent process vs header", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: a.ID, ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{AgentProcess: true}, 409},
-		{"agent process vs url", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderToken: a.Token},
-			ipc.ToolRequest{AgentProcess: true}, 409},
+		{"header vs body", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: a.ID, wire.HeaderToken: a.Token},
+			wire.ToolRequest{SessionID: b.ID}, 409},
+		{"header vs env", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: a.ID, wire.HeaderToken: a.Token},
+			wire.ToolRequest{EnvSession: b.ID}, 409},
+		{"url vs header", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: b.ID, wire.HeaderToken: a.Token},
+			wire.ToolRequest{}, 409},
+		{"url vs body", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{wire.HeaderToken: a.Token},
+			wire.ToolRequest{SessionID: b.ID}, 409},
+		{"agent process vs header", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: a.ID, wire.HeaderToken: a.Token},
+			wire.ToolRequest{AgentProcess: true}, 409},
+		{"agent process vs url", "/s/" + a.ID + "/v1/tools/execute_shell_command", map[string]string{wire.HeaderToken: a.Token},
+			wire.ToolRequest{AgentProcess: true}, 409},
 		{"agent process agreeing with the body", "/v1/tools/execute_shell_command", nil,
-			ipc.ToolRequest{AgentProcess: true, SessionID: hookOnly, Args: json.RawMessage(`{"command": "true"}`)}, 200},
-		{"no session", "/v1/tools/execute_shell_command", nil, ipc.ToolRequest{}, 400},
-		{"empty header", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: ""}, ipc.ToolRequest{}, 400},
-		{"unknown session", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: "nope"}, ipc.ToolRequest{}, 404},
-		{"unknown session url", "/s/nope/v1/tools/execute_shell_command", nil, ipc.ToolRequest{}, 404},
-		{"forged token", "/v1/tools/execute_shell_command", map[string]string{ipc.HeaderSession: a.ID, ipc.HeaderToken: b.Token},
-			ipc.ToolRequest{}, 403},
+			wire.ToolRequest{AgentProcess: true, SessionID: hookOnly, Args: json.RawMessage(`{"command": "true"}`)}, 200},
+		{"no session", "/v1/tools/execute_shell_command", nil, wire.ToolRequest{}, 400},
+		{"empty header", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: ""}, wire.ToolRequest{}, 400},
+		{"unknown session", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: "nope"}, wire.ToolRequest{}, 404},
+		{"unknown session url", "/s/nope/v1/tools/execute_shell_command", nil, wire.ToolRequest{}, 404},
+		{"forged token", "/v1/tools/execute_shell_command", map[string]string{wire.HeaderSession: a.ID, wire.HeaderToken: b.Token},
+			wire.ToolRequest{}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -396,13 +398,13 @@ func TestToolRoutesRefuseIdentities(t *testing.T) {
 	}
 	bridges := []struct {
 		name   string
-		caller *ipc.Client
+		caller *apiclient.Client
 		agent  bool
 		want   string
 	}{
-		{"bridge naming a session while its agent process has another", &ipc.Client{Socket: e.sock, Session: a.ID, Token: a.Token}, true, "HTTP 409"},
-		{"bridge with an unknown session", &ipc.Client{Socket: e.sock, Session: "nope"}, false, "HTTP 404"},
-		{"bridge with no session", &ipc.Client{Socket: e.sock}, false, "HTTP 400"},
+		{"bridge naming a session while its agent process has another", apiclient.ForSession(e.sock, a.ID, a.Token), true, "HTTP 409"},
+		{"bridge with an unknown session", apiclient.ForSession(e.sock, "nope", ""), false, "HTTP 404"},
+		{"bridge with no session", apiclient.New(e.sock), false, "HTTP 400"},
 	}
 	for _, bt := range bridges {
 		t.Run(bt.name, func(t *testing.T) {
@@ -437,20 +439,20 @@ func assertNoMarker(t *testing.T, marker string) {
 // session and the path, never the content.
 func TestToolBodyLimitAndAudit(t *testing.T) {
 	e := newWalkEnv(t)
-	s, err := ipc.NewClient(e.sock).Register(context.Background(), ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	s, err := apiclient.New(e.sock).Register(context.Background(), wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hdr := map[string]string{ipc.HeaderSession: s.ID, ipc.HeaderToken: s.Token}
+	hdr := map[string]string{wire.HeaderSession: s.ID, wire.HeaderToken: s.Token}
 	big := strings.Repeat("pathgrant-content ", (1<<20)/18)
 	tests := []struct {
 		name, path string
 		body       any
 		want       int
 	}{
-		{"1 MiB write_file", "/v1/tools/write_file", ipc.ToolRequest{Args: mustJSON(map[string]any{"path": "big.txt", "content": big})}, 200},
-		{"5 MiB write_file", "/v1/tools/write_file", ipc.ToolRequest{Args: mustJSON(map[string]any{"path": "huge.txt", "content": strings.Repeat(big, 5)})}, 413},
-		{"check over 64 KiB", "/v1/check", ipc.CheckRequest{Command: "echo " + strings.Repeat("x", 70<<10)}, 413},
+		{"1 MiB write_file", "/v1/tools/write_file", wire.ToolRequest{Args: mustJSON(map[string]any{"path": "big.txt", "content": big})}, 200},
+		{"5 MiB write_file", "/v1/tools/write_file", wire.ToolRequest{Args: mustJSON(map[string]any{"path": "huge.txt", "content": strings.Repeat(big, 5)})}, 413},
+		{"check over 64 KiB", "/v1/check", wire.CheckRequest{Command: "echo " + strings.Repeat("x", 70<<10)}, 413},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -491,21 +493,21 @@ func TestHookGrantServesBridge(t *testing.T) {
 	ctx := context.Background()
 	// Registered before any check marks the played agent process: from
 	// under an agent only children of its session may be registered.
-	other, err := ipc.NewClient(e.sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	other, err := apiclient.New(e.sock).Register(ctx, wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := ipc.NewClient(e.sock)
-	ans, err := hook.Check(ctx, ipc.CheckRequest{SessionID: "client-sess-2", Cwd: e.work, Agent: "claude", Tool: "Read",
+	hook := apiclient.New(e.sock)
+	ans, err := hook.Check(ctx, wire.CheckRequest{SessionID: "client-sess-2", Cwd: e.work, Agent: "claude", Tool: "Read",
 		Op: guard.OpRead, Path: e.dl + "/report.csv"})
 	if err != nil || ans.Decision != guard.Deny || ans.Pending == "" {
 		t.Fatalf("the hook's check: %+v, %v; want a deny pending approval", ans, err)
 	}
-	cs := e.bridge(t, &ipc.Client{Socket: e.sock}, true)
+	cs := e.bridge(t, apiclient.New(e.sock), true)
 	if res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"}); res.Decision != guard.Deny {
 		t.Fatalf("the bridge read before any approval: %+v %s", res, text)
 	}
-	if _, err := e.srv.Decide(ans.Pending, ipc.Decision{Scope: "session"}); err != nil {
+	if _, err := e.srv.Decide(ans.Pending, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatal(err)
 	}
 	res, text := viaBridge(t, cs, tools.ReadFile, map[string]any{"path": "~/Downloads/report.csv"})

@@ -12,9 +12,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
 )
@@ -58,7 +59,7 @@ func BenchmarkReadBridgeVsHook(b *testing.B) {
 	hook(b, "bench-session") // registers the hook-only session, bound to this process's agent
 
 	b.Run("bridge", func(b *testing.B) {
-		caller := &ipc.Client{Socket: sock}
+		caller := apiclient.New(sock)
 		defer caller.CloseIdle()
 		cs := connectB(b, mcp.Options{Caller: caller, AgentProcess: true, Logger: ipctest.Quiet})
 		args := map[string]any{"path": file}

@@ -18,13 +18,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // Caller forwards one tool call to the daemon; *ipc.Client is one.
 type Caller interface {
-	Tool(ctx context.Context, tool string, req ipc.ToolRequest) (tools.Result, error)
+	Tool(ctx context.Context, tool string, req wire.ToolRequest) (tools.Result, error)
 }
 
 // Options configure a bridge.
@@ -66,7 +66,7 @@ func Serve(ctx context.Context, o Options, in io.ReadCloser, out io.WriteCloser)
 // the call did not run.
 func forward(o Options, tool string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		treq := ipc.ToolRequest{Args: req.Params.Arguments, AgentProcess: o.AgentProcess, WaitMS: o.WaitMS}
+		treq := wire.ToolRequest{Args: req.Params.Arguments, AgentProcess: o.AgentProcess, WaitMS: o.WaitMS}
 		res, err := o.Caller.Tool(ctx, tool, treq)
 		if err != nil {
 			return &sdk.CallToolResult{IsError: true,

@@ -12,10 +12,12 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
+	"pathgrant/wire"
 )
 
 // env is a real daemon with a registered session, and an MCP client
@@ -23,7 +25,7 @@ import (
 type env struct {
 	home, work, downloads string
 	srv                   *ipc.Server
-	session               ipc.SessionResponse
+	session               wire.SessionResponse
 	cs                    *sdk.ClientSession
 }
 
@@ -48,11 +50,11 @@ func newEnv(t *testing.T) *env {
 	sock := root + "/d.sock"
 	ipctest.Serve(t, e.srv, sock)
 	ctx := context.Background()
-	e.session, err = ipc.NewClient(sock).Register(ctx, ipc.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	e.session, err = apiclient.New(sock).Register(ctx, wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	caller := &ipc.Client{Socket: sock, Session: e.session.ID, Token: e.session.Token}
+	caller := apiclient.ForSession(sock, e.session.ID, e.session.Token)
 	t.Cleanup(caller.CloseIdle)
 	e.cs = connect(t, mcp.Options{Caller: caller, Logger: ipctest.Quiet})
 	return e
@@ -188,7 +190,7 @@ func TestDownloadsThroughTheBridge(t *testing.T) {
 	if len(reqs) != 1 || reqs[0].ID != pending || reqs[0].Session != e.session.ID || reqs[0].Path != report {
 		t.Fatalf("pending requests %+v, want one for %s in session %s", reqs, report, e.session.ID)
 	}
-	if _, err := e.srv.Decide(pending, ipc.Decision{Scope: "session", Kind: guard.KindFile}); err != nil {
+	if _, err := e.srv.Decide(pending, wire.Decision{Scope: "session", Kind: guard.KindFile}); err != nil {
 		t.Fatal(err)
 	}
 	res, text, _ = e.call(t, "read_file", map[string]any{"path": "~/Downloads/report.csv"})
@@ -203,11 +205,11 @@ func TestBridgeFailsClosed(t *testing.T) {
 	e := newEnv(t)
 	tests := []struct {
 		name   string
-		caller *ipc.Client
+		caller *apiclient.Client
 	}{
-		{"no daemon", &ipc.Client{Socket: filepath.Join(e.home, "none.sock"), Session: e.session.ID, Token: e.session.Token}},
-		{"wrong token", &ipc.Client{Socket: filepath.Join(filepath.Dir(e.home), "d.sock"), Session: e.session.ID, Token: "forged"}},
-		{"no session", &ipc.Client{Socket: filepath.Join(filepath.Dir(e.home), "d.sock")}},
+		{"no daemon", apiclient.ForSession(filepath.Join(e.home, "none.sock"), e.session.ID, e.session.Token)},
+		{"wrong token", apiclient.ForSession(filepath.Join(filepath.Dir(e.home), "d.sock"), e.session.ID, "forged")},
+		{"no session", apiclient.New(filepath.Join(filepath.Dir(e.home), "d.sock"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

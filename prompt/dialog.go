@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Choice labels, as the user reads them.
@@ -40,7 +40,7 @@ const (
 // keystroke already in flight cannot approve. Every way out (a button,
 // Escape, closing the window) decides exactly once.
 type Dialog struct {
-	Request ipc.Request
+	Request wire.Request
 
 	Once, Session, Device, Deny *widget.Button // Device is nil unless the request is a read
 	Target                      *widget.RadioGroup
@@ -56,7 +56,7 @@ type Dialog struct {
 	// (SetConfinement).
 	Unconfined *widget.Label
 
-	decide  func(ipc.Decision)
+	decide  func(wire.Decision)
 	once    sync.Once
 	armed   atomic.Bool
 	decided atomic.Bool
@@ -64,7 +64,7 @@ type Dialog struct {
 }
 
 // NewDialog builds the dialog for req; decide receives the user's decision.
-func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
+func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 	d := &Dialog{Request: req, decide: decide}
 	d.Once = d.allowButton(LabelOnce, "once")
 	d.Once.Importance = widget.HighImportance
@@ -72,7 +72,7 @@ func NewDialog(req ipc.Request, decide func(ipc.Decision)) *Dialog {
 	if req.Op == guard.OpRead {
 		d.Device = d.allowButton(LabelDevice, "device")
 	}
-	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(ipc.Decision{Scope: "deny"}) })
+	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(wire.Decision{Scope: "deny"}) })
 	d.Deny.Importance = widget.DangerImportance
 	d.Target = widget.NewRadioGroup(d.targets(), nil)
 	d.Target.Horizontal = true
@@ -117,7 +117,7 @@ func (d *Dialog) AskCode() { d.CodeEntry.Show() }
 // confinement) leaves agent commands unconfined: what the person approves
 // then reaches commands no kernel confines. UI goroutine only.
 func (d *Dialog) SetConfinement(level string) {
-	if !ipc.Unconfined(level) {
+	if !wire.Level(level).Unconfined() {
 		d.Unconfined.Hide()
 		return
 	}
@@ -157,7 +157,7 @@ func openUntil(expires, now time.Time) string {
 
 func (d *Dialog) allowButton(label, scope string) *widget.Button {
 	b := widget.NewButton(label, func() {
-		d.choose(ipc.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)})
+		d.choose(wire.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)})
 	})
 	b.Disable()
 	return b
@@ -207,7 +207,7 @@ func (d *Dialog) allowButtons() []*widget.Button {
 func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 	switch ev.Name {
 	case fyne.KeyEscape:
-		d.choose(ipc.Decision{Scope: "deny"})
+		d.choose(wire.Decision{Scope: "deny"})
 	case fyne.KeyReturn, fyne.KeyEnter:
 		if d.Armed() {
 			d.Once.OnTapped()
@@ -216,9 +216,9 @@ func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 }
 
 // Closed is called when the window is closed without a choice: deny.
-func (d *Dialog) Closed() { d.choose(ipc.Decision{Scope: "deny"}) }
+func (d *Dialog) Closed() { d.choose(wire.Decision{Scope: "deny"}) }
 
-func (d *Dialog) choose(dec ipc.Decision) {
+func (d *Dialog) choose(dec wire.Decision) {
 	d.once.Do(func() {
 		d.decided.Store(true)
 		d.decide(dec)
@@ -281,7 +281,7 @@ func monoLabel(s string) *widget.Label {
 }
 
 // who names the requester: the agent and a short session id.
-func who(r ipc.Request) string {
+func who(r wire.Request) string {
 	agent := orDash(r.Agent)
 	if r.Agent == "" {
 		agent = "An agent"

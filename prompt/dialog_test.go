@@ -11,40 +11,40 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 const testReason = "read /home/u/Downloads/report.csv is outside the workspace; reading it can be approved"
 
-func readRequest() ipc.Request {
+func readRequest() wire.Request {
 	created := time.Now()
-	return ipc.Request{ID: "r1", Session: "0123456789abcdef", Agent: "claude", Tool: "Bash",
+	return wire.Request{ID: "r1", Session: "0123456789abcdef", Agent: "claude", Tool: "Bash",
 		Command: "cat ~/Downloads/report.csv", Op: guard.OpRead, Path: "/home/u/Downloads/report.csv",
 		Requested: "~/Downloads/report.csv", Count: 3, Created: created, Expires: created.Add(10 * time.Minute),
 		Suggested: guard.Scope{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Kind: guard.KindFile},
-		RequestContext: ipc.RequestContext{Cwd: "/home/u/w/sub", Workspace: []string{"/home/u/w", "/home/u/lib"},
+		RequestContext: wire.RequestContext{Cwd: "/home/u/w/sub", Workspace: []string{"/home/u/w", "/home/u/lib"},
 			Reason: testReason}}
 }
 
 // recorder collects decisions.
 type recorder struct {
 	mu  sync.Mutex
-	got []ipc.Decision
+	got []wire.Decision
 }
 
-func (r *recorder) decide(d ipc.Decision) {
+func (r *recorder) decide(d wire.Decision) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, d)
 }
 
-func (r *recorder) decisions() []ipc.Decision {
+func (r *recorder) decisions() []wire.Decision {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]ipc.Decision(nil), r.got...)
+	return append([]wire.Decision(nil), r.got...)
 }
 
-func newTestDialog(t *testing.T, req ipc.Request) (*Dialog, *recorder, fyne.Window) {
+func newTestDialog(t *testing.T, req wire.Request) (*Dialog, *recorder, fyne.Window) {
 	t.Helper()
 	test.NewTempApp(t)
 	rec := &recorder{}
@@ -61,16 +61,16 @@ func TestDialogChoices(t *testing.T) {
 		name   string
 		click  func(*Dialog)
 		folder bool
-		want   ipc.Decision
+		want   wire.Decision
 	}{
-		{"allow once", func(d *Dialog) { test.Tap(d.Once) }, false, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
-		{"allow for this session", func(d *Dialog) { test.Tap(d.Session) }, false, ipc.Decision{Scope: "session", Kind: guard.KindFile}},
-		{"always on this device", func(d *Dialog) { test.Tap(d.Device) }, false, ipc.Decision{Scope: "device", Kind: guard.KindFile}},
-		{"session for the folder", func(d *Dialog) { test.Tap(d.Session) }, true, ipc.Decision{Scope: "session", Kind: guard.KindFolder}},
-		{"deny", func(d *Dialog) { test.Tap(d.Deny) }, false, ipc.Decision{Scope: "deny"}},
-		{"escape denies", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }, false, ipc.Decision{Scope: "deny"}},
-		{"closing denies", func(d *Dialog) { d.Closed() }, false, ipc.Decision{Scope: "deny"}},
-		{"return takes the default", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }, false, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"allow once", func(d *Dialog) { test.Tap(d.Once) }, false, wire.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"allow for this session", func(d *Dialog) { test.Tap(d.Session) }, false, wire.Decision{Scope: "session", Kind: guard.KindFile}},
+		{"always on this device", func(d *Dialog) { test.Tap(d.Device) }, false, wire.Decision{Scope: "device", Kind: guard.KindFile}},
+		{"session for the folder", func(d *Dialog) { test.Tap(d.Session) }, true, wire.Decision{Scope: "session", Kind: guard.KindFolder}},
+		{"deny", func(d *Dialog) { test.Tap(d.Deny) }, false, wire.Decision{Scope: "deny"}},
+		{"escape denies", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }, false, wire.Decision{Scope: "deny"}},
+		{"closing denies", func(d *Dialog) { d.Closed() }, false, wire.Decision{Scope: "deny"}},
+		{"return takes the default", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }, false, wire.Decision{Scope: "once", Kind: guard.KindFile}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,9 +159,9 @@ func settle(t *testing.T, p *Prompter) {
 // delay, not before.
 func TestPrompterArms(t *testing.T) {
 	a := test.NewTempApp(t)
-	var decided []ipc.Decision
+	var decided []wire.Decision
 	var mu sync.Mutex
-	p := &Prompter{App: a, ArmDelay: 300 * time.Millisecond, Decide: func(id string, d ipc.Decision) error {
+	p := &Prompter{App: a, ArmDelay: 300 * time.Millisecond, Decide: func(id string, d wire.Decision) error {
 		mu.Lock()
 		defer mu.Unlock()
 		decided = append(decided, d)
@@ -228,14 +228,14 @@ func TestDialogShowsOrigin(t *testing.T) {
 	until := req.Expires.Local().Format("15:04:05")
 	tests := []struct {
 		name string
-		edit func(*ipc.Request)
+		edit func(*wire.Request)
 		want map[string]string // row label -> text; "" means the row is absent
 	}{
-		{"all known", func(*ipc.Request) {}, map[string]string{
+		{"all known", func(*wire.Request) {}, map[string]string{
 			LabelCwd: "/home/u/w/sub", LabelWorkspace: "/home/u/w\n/home/u/lib", LabelReason: testReason}},
-		{"workspace is the cwd", func(r *ipc.Request) { r.Workspace = []string{r.Cwd} }, map[string]string{
+		{"workspace is the cwd", func(r *wire.Request) { r.Workspace = []string{r.Cwd} }, map[string]string{
 			LabelCwd: "/home/u/w/sub", LabelWorkspace: ""}},
-		{"unknown", func(r *ipc.Request) { r.RequestContext = ipc.RequestContext{}; r.Expires = time.Time{} }, map[string]string{
+		{"unknown", func(r *wire.Request) { r.RequestContext = wire.RequestContext{}; r.Expires = time.Time{} }, map[string]string{
 			LabelCwd: "–", LabelReason: "–", LabelWorkspace: "", LabelOpenUntil: "–"}},
 	}
 	for _, tt := range tests {
@@ -290,7 +290,7 @@ func TestDialogCountdown(t *testing.T) {
 func TestNotificationHidesCode(t *testing.T) {
 	a := test.NewTempApp(t)
 	got := make(chan string, 1)
-	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, ArmDelay: time.Millisecond,
+	p := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, ArmDelay: time.Millisecond,
 		Notify: func(title, msg string) error { got <- title + "\n" + msg; return nil }}
 	settle(t, p)
 	p.Show(readRequest(), "K7MP3QXA")
@@ -324,11 +324,11 @@ func TestDialogAsksCode(t *testing.T) {
 		name  string
 		typed string
 		click func(*Dialog)
-		want  ipc.Decision
+		want  wire.Decision
 	}{
-		{"allow sends the code", " K7MP3QXA ", func(d *Dialog) { test.Tap(d.Session) }, ipc.Decision{Scope: "session", Kind: guard.KindFile, Code: "K7MP3QXA"}},
-		{"allow with nothing typed", "", func(d *Dialog) { test.Tap(d.Once) }, ipc.Decision{Scope: "once", Kind: guard.KindFile}},
-		{"deny needs no code", "K7MP3QXA", func(d *Dialog) { test.Tap(d.Deny) }, ipc.Decision{Scope: "deny"}},
+		{"allow sends the code", " K7MP3QXA ", func(d *Dialog) { test.Tap(d.Session) }, wire.Decision{Scope: "session", Kind: guard.KindFile, Code: "K7MP3QXA"}},
+		{"allow with nothing typed", "", func(d *Dialog) { test.Tap(d.Once) }, wire.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"deny needs no code", "K7MP3QXA", func(d *Dialog) { test.Tap(d.Deny) }, wire.Decision{Scope: "deny"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,7 +351,7 @@ func TestDialogAsksCode(t *testing.T) {
 // windows that ask for the code; one inside it shows the code instead.
 func TestPrompterAsksCode(t *testing.T) {
 	a := test.NewTempApp(t)
-	p := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, AskCode: true, ArmDelay: time.Millisecond}
+	p := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, AskCode: true, ArmDelay: time.Millisecond}
 	settle(t, p)
 	p.Show(readRequest(), "")
 	waitDialog := func(p *Prompter) *Dialog { // opened and armed: its timer has run
@@ -368,7 +368,7 @@ func TestPrompterAsksCode(t *testing.T) {
 	if d := waitDialog(p); !d.CodeEntry.Visible() {
 		t.Error("the settings process's window does not ask for the code")
 	}
-	in := &Prompter{App: a, Decide: func(string, ipc.Decision) error { return nil }, ArmDelay: time.Millisecond}
+	in := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, ArmDelay: time.Millisecond}
 	settle(t, in)
 	in.Show(readRequest(), "K7MP3QXA")
 	if d := waitDialog(in); d.CodeEntry.Visible() {

@@ -3,12 +3,11 @@ package prompt
 import (
 	"fmt"
 	"log/slog"
+	"pathgrant/wire"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
-
-	"pathgrant/ipc"
 )
 
 // ArmDelay is how long the allow buttons of a new prompt stay disabled.
@@ -22,7 +21,7 @@ const WindowTitle = "pathgrant: approve access"
 // any order), never one modal at a time.
 type Prompter struct {
 	App      fyne.App
-	Decide   func(id string, d ipc.Decision) error
+	Decide   func(id string, d wire.Decision) error
 	Notify   func(title, message string) error // nil: no notifications
 	Log      *slog.Logger
 	ArmDelay time.Duration
@@ -36,7 +35,7 @@ type Prompter struct {
 	AskCode bool
 
 	mu         sync.Mutex
-	pending    map[string]ipc.Request
+	pending    map[string]wire.Request
 	codes      map[string]string // request id -> approval code, shown in its window only
 	windows    map[string]*promptWindow
 	notifyOnce sync.Once
@@ -45,7 +44,7 @@ type Prompter struct {
 // Show implements ipc.Approver: it notifies and opens the prompt, which
 // shows the approval code (the notification never does). It never blocks
 // the daemon.
-func (p *Prompter) Show(r ipc.Request, code string) {
+func (p *Prompter) Show(r wire.Request, code string) {
 	p.mu.Lock()
 	p.init()
 	p.pending[r.ID] = r
@@ -97,7 +96,7 @@ func (p *Prompter) dialog(id string) *Dialog {
 // menu calls it. It must run on the UI goroutine.
 func (p *Prompter) ShowAll() {
 	p.mu.Lock()
-	reqs := make([]ipc.Request, 0, len(p.pending))
+	reqs := make([]wire.Request, 0, len(p.pending))
 	for _, r := range p.pending {
 		reqs = append(reqs, r)
 	}
@@ -116,7 +115,7 @@ func (p *Prompter) Count() int {
 
 // Open shows r's window, creating it if needed: the settings window's
 // Review button. UI goroutine only.
-func (p *Prompter) Open(r ipc.Request) {
+func (p *Prompter) Open(r wire.Request) {
 	p.mu.Lock()
 	p.init()
 	p.pending[r.ID] = r
@@ -127,12 +126,12 @@ func (p *Prompter) Open(r ipc.Request) {
 // init makes the maps on first use. Called with mu held.
 func (p *Prompter) init() {
 	if p.pending == nil {
-		p.pending, p.codes, p.windows = map[string]ipc.Request{}, map[string]string{}, map[string]*promptWindow{}
+		p.pending, p.codes, p.windows = map[string]wire.Request{}, map[string]string{}, map[string]*promptWindow{}
 	}
 }
 
 // open shows r's window, creating it if needed. UI goroutine only.
-func (p *Prompter) open(r ipc.Request) {
+func (p *Prompter) open(r wire.Request) {
 	p.mu.Lock()
 	w, ok := p.windows[r.ID]
 	p.mu.Unlock()
@@ -140,7 +139,7 @@ func (p *Prompter) open(r ipc.Request) {
 		w.Show()
 		return
 	}
-	d := NewDialog(r, func(dec ipc.Decision) { p.decided(r, dec) })
+	d := NewDialog(r, func(dec wire.Decision) { p.decided(r, dec) })
 	p.mu.Lock()
 	code := p.codes[r.ID]
 	p.mu.Unlock()
@@ -190,7 +189,7 @@ func (p *Prompter) armDelay() time.Duration {
 // decided hands the decision to the daemon off the UI goroutine; the
 // daemon's Withdraw then closes the window. A waiting agent gets the
 // answer from the daemon itself, so no second notification is sent.
-func (p *Prompter) decided(r ipc.Request, dec ipc.Decision) {
+func (p *Prompter) decided(r wire.Request, dec wire.Decision) {
 	go func() {
 		if err := p.Decide(r.ID, dec); err != nil {
 			// Already decided elsewhere or expired: nothing is granted by
@@ -204,7 +203,7 @@ func (p *Prompter) decided(r ipc.Request, dec ipc.Decision) {
 // NotifyTitle is the summary of the one notification per new request.
 const NotifyTitle = "pathgrant: approval needed"
 
-func (p *Prompter) notify(r ipc.Request) {
+func (p *Prompter) notify(r wire.Request) {
 	p.send(NotifyTitle, fmt.Sprintf("%s wants to %s %s", who(r), r.Op, r.Path))
 }
 

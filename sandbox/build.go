@@ -9,12 +9,12 @@ import (
 	"slices"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Input is what a ruleset is built from.
 type Input struct {
-	Policy ipc.Policy
+	Policy wire.Policy
 	// Used are grants the pre-flight check used: a once grant is consumed
 	// by that check and so is missing from Policy, but it was approved for
 	// exactly this command.
@@ -130,7 +130,7 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 
 // checkAbsolute refuses relative paths: they would be resolved against
 // whatever directory exec runs in.
-func checkAbsolute(p ipc.Policy, in Input) error {
+func checkAbsolute(p wire.Policy, in Input) error {
 	d := in.Device
 	paths := slices.Concat(p.Workspace, p.ReadOnly, p.BlockedWrite, p.Protected, in.Terminals, in.ByMount,
 		d.Toolchains, d.Caches, d.ReadOnlyFiles)

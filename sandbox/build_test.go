@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // fakeFS is a file system described by its paths: a trailing "/" marks a
@@ -86,12 +86,12 @@ func TestBuild(t *testing.T) {
 	}{{
 		name:  "workspace without blocked or protected paths is read-write as a tree",
 		fs:    newFakeFS("/w/main.go", "/w/src/"),
-		in:    Input{Policy: ipc.Policy{Workspace: work}},
+		in:    Input{Policy: wire.Policy{Workspace: work}},
 		rules: []Rule{{Path: "/w", Access: ReadWrite, Why: "workspace"}},
 	}, {
 		name: "protected file splits the workspace around it",
 		fs:   newFakeFS("/w/main.go", "/w/src/a.go", "/w/.claude/settings.json", "/w/.claude/notes.md", "/w/link@/etc"),
-		in:   Input{Policy: ipc.Policy{Workspace: work, Protected: []string{"/w/.claude/settings.json"}}},
+		in:   Input{Policy: wire.Policy{Workspace: work, Protected: []string{"/w/.claude/settings.json"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/.claude/notes.md", Access: fileRW, File: true, Why: "workspace (split)"},
@@ -101,7 +101,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "protected path that does not exist yet cannot be created",
 		fs:   newFakeFS("/w/src/"),
-		in:   Input{Policy: ipc.Policy{Workspace: work, Protected: []string{"/w/.codex/hooks.json"}}},
+		in:   Input{Policy: wire.Policy{Workspace: work, Protected: []string{"/w/.codex/hooks.json"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/src", Access: ReadWrite, Why: "workspace (split)"},
@@ -109,7 +109,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "blocked-write folder gets nothing, its siblings everything",
 		fs:   newFakeFS("/w/secrets/key", "/w/docs/", "/w/a/b/c/", "/w/a/b/blocked/", "/w/a/x"),
-		in:   Input{Policy: ipc.Policy{Workspace: work, BlockedWrite: []string{"/w/secrets", "/w/a/b/blocked"}}},
+		in:   Input{Policy: wire.Policy{Workspace: work, BlockedWrite: []string{"/w/secrets", "/w/a/b/blocked"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/a/b/c", Access: ReadWrite, Why: "workspace (split)"},
@@ -119,7 +119,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "whole components only: /w/src-old does not split /w/src",
 		fs:   newFakeFS("/w/src/a", "/w/src-old/"),
-		in:   Input{Policy: ipc.Policy{Workspace: work, BlockedWrite: []string{"/w/src-old"}}},
+		in:   Input{Policy: wire.Policy{Workspace: work, BlockedWrite: []string{"/w/src-old"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/src", Access: ReadWrite, Why: "workspace (split)"},
@@ -127,17 +127,17 @@ func TestBuild(t *testing.T) {
 	}, {
 		name:  "blocked path holding the workspace leaves it read-only",
 		fs:    newFakeFS("/w/a"),
-		in:    Input{Policy: ipc.Policy{Workspace: work, BlockedWrite: []string{"/"}}},
+		in:    Input{Policy: wire.Policy{Workspace: work, BlockedWrite: []string{"/"}}},
 		rules: []Rule{{Path: "/w", Access: ReadExec, Why: "workspace"}},
 	}, {
 		name:  "blocked path equal to the workspace leaves it read-only",
 		fs:    newFakeFS("/w/a"),
-		in:    Input{Policy: ipc.Policy{Workspace: work, BlockedWrite: []string{"/w"}}},
+		in:    Input{Policy: wire.Policy{Workspace: work, BlockedWrite: []string{"/w"}}},
 		rules: []Rule{{Path: "/w", Access: ReadExec, Why: "workspace"}},
 	}, {
 		name: "protected path through a link excludes the link and its target",
 		fs:   newFakeFS("/w/.claude@/w/real", "/w/real/settings.json", "/w/real/other", "/w/src/"),
-		in:   Input{Policy: ipc.Policy{Workspace: work, Protected: []string{"/w/.claude/settings.json"}}},
+		in:   Input{Policy: wire.Policy{Workspace: work, Protected: []string{"/w/.claude/settings.json"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/real/other", Access: fileRW, File: true, Why: "workspace (split)"},
@@ -146,7 +146,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "nested workspace is split by a path excluded inside it",
 		fs:   newFakeFS("/w/inner/blocked/", "/w/inner/ok/", "/w/top"),
-		in:   Input{Policy: ipc.Policy{Workspace: []string{"/w", "/w/inner"}, BlockedWrite: []string{"/w/inner/blocked"}}},
+		in:   Input{Policy: wire.Policy{Workspace: []string{"/w", "/w/inner"}, BlockedWrite: []string{"/w/inner/blocked"}}},
 		rules: []Rule{
 			{Path: "/w", Access: ReadExec, Why: "workspace"},
 			{Path: "/w/inner", Access: ReadExec, Why: "workspace"},
@@ -156,7 +156,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "read-only roots and read grants are read-only; other grants give nothing",
 		fs:   newFakeFS("/w/", "/ro/x", "/dl/report.csv", "/dl/folder/a", "/etc/passwd"),
-		in: Input{Policy: ipc.Policy{Workspace: work, ReadOnly: []string{"/ro"}, Grants: []guard.Scope{
+		in: Input{Policy: wire.Policy{Workspace: work, ReadOnly: []string{"/ro"}, Grants: []guard.Scope{
 			{Op: guard.OpRead, Path: "/dl/report.csv", Kind: guard.KindFile},
 			{Op: guard.OpRead, Path: "/dl/folder", Kind: guard.KindFolder},
 			{Op: guard.OpWrite, Path: "/etc/passwd", Kind: guard.KindFile},
@@ -172,7 +172,7 @@ func TestBuild(t *testing.T) {
 		name: "used once grant is added; grants never reach protected paths",
 		fs:   newFakeFS("/w/", "/home/u/.config/pathgrant/x", "/home/u/.config/app/y", "/home/u/z"),
 		in: Input{
-			Policy: ipc.Policy{Workspace: work, Protected: []string{"/home/u/.config/pathgrant"}, Grants: []guard.Scope{
+			Policy: wire.Policy{Workspace: work, Protected: []string{"/home/u/.config/pathgrant"}, Grants: []guard.Scope{
 				{Op: guard.OpRead, Path: "/home/u/.config", Kind: guard.KindFolder},
 				{Op: guard.OpRead, Path: "/home/u/.config/pathgrant/x", Kind: guard.KindFile},
 			}},
@@ -186,7 +186,7 @@ func TestBuild(t *testing.T) {
 	}, {
 		name: "tmp dir, terminals and system rules",
 		fs:   newFakeFS("/w/", "/run/user/1/pathgrant-exec/s1/"),
-		in: Input{Policy: ipc.Policy{Workspace: work}, TmpDir: "/run/user/1/pathgrant-exec/s1",
+		in: Input{Policy: wire.Policy{Workspace: work}, TmpDir: "/run/user/1/pathgrant-exec/s1",
 			Terminals: []string{"/dev/pts/3"}, System: []Rule{{Path: "/usr", Access: ReadExec, Follow: true, Why: "system"}}},
 		rules: []Rule{
 			{Path: "/dev/pts/3", Access: DeviceRW, File: true, Why: "terminal"},
@@ -237,10 +237,10 @@ func TestBuildErrors(t *testing.T) {
 		in   Input
 		want string
 	}{
-		{"relative workspace", newFakeFS(), Input{Policy: ipc.Policy{Workspace: []string{"w"}}}, `path "w" is not absolute`},
-		{"relative grant", newFakeFS(), Input{Policy: ipc.Policy{Grants: []guard.Scope{{Op: guard.OpRead, Path: "x", Kind: guard.KindFile}}}}, `path "x"`},
+		{"relative workspace", newFakeFS(), Input{Policy: wire.Policy{Workspace: []string{"w"}}}, `path "w" is not absolute`},
+		{"relative grant", newFakeFS(), Input{Policy: wire.Policy{Grants: []guard.Scope{{Op: guard.OpRead, Path: "x", Kind: guard.KindFile}}}}, `path "x"`},
 		{"relative tmp dir", newFakeFS(), Input{TmpDir: "tmp"}, `path "tmp"`},
-		{"unreadable spine directory", denied, Input{Policy: ipc.Policy{Workspace: []string{"/w"}, Protected: []string{"/w/.claude/settings.json"}}}, "list /w/.claude"},
+		{"unreadable spine directory", denied, Input{Policy: wire.Policy{Workspace: []string{"/w"}, Protected: []string{"/w/.claude/settings.json"}}}, "list /w/.claude"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestBuildErrors(t *testing.T) {
 func TestBuildVanishedSpineDirectory(t *testing.T) {
 	f := newFakeFS("/w/a/blocked/", "/w/b/")
 	delete(f.entries, "/w/a") // removed between listing /w and listing /w/a
-	got, err := Build(Input{Policy: ipc.Policy{Workspace: []string{"/w"}, BlockedWrite: []string{"/w/a/blocked"}}}, f)
+	got, err := Build(Input{Policy: wire.Policy{Workspace: []string{"/w"}, BlockedWrite: []string{"/w/a/blocked"}}}, f)
 	if err != nil {
 		t.Fatal(err)
 	}

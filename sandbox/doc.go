@@ -1,4 +1,4 @@
-// Package sandbox turns a session's effective permissions (ipc.Policy) into
+// Package sandbox turns a session's effective permissions (wire.Policy) into
 // kernel file-system rules for `pathgrant exec`: the workspace read-write
 // except its blocked-write and protected paths, read-only roots and read
 // grants read-only, a few system locations, and nothing else.

@@ -9,13 +9,12 @@ import (
 	"strings"
 
 	"pathgrant/devicepolicy"
-	"pathgrant/ipc"
-	"pathgrant/sandbox/launch"
 	"pathgrant/sandbox/rules"
+	"pathgrant/wire"
 )
 
 // Launcher prepares, in the daemon, the sandbox of every agent command
-// (ipc.Launcher), whichever door it came through: a hook's rewritten
+// (Launcher), whichever door it came through: a hook's rewritten
 // command, `pathgrant exec --session`, the tool routes' and `pathgrant
 // mcp`'s execute_shell_command, the app's in-process calls. It is the one
 // place that decides whether a command is confined and at which level
@@ -41,39 +40,46 @@ type Launcher struct {
 var errUnconfinable = errors.New("this machine cannot confine commands (no Landlock): refusing to run it unconfined")
 
 // Launch prepares req's sandbox for the session pol (pol.Used included)
+// Launch is a prepared sandbox and, for explaining refusals later, which
+// of the paths a failed command names lie outside its view.
+type Launch struct {
+	Prepared wire.Prepared
+	Outside  func(paths []string) []string
+}
+
 // under the device policy file in force.
-func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Request) (ipc.Launch, error) {
+func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.ExecRequest) (Launch, error) {
 	if !file.Confinement {
-		return ipc.Launch{Prepared: launch.Prepared{Level: ipc.LevelOff,
+		return Launch{Prepared: wire.Prepared{Level: wire.LevelOff,
 			Unconfined: "the device policy turns confinement off (confinement = false)"}}, nil
 	}
 	switch l.Confinement.Level {
 	case LevelFull, LevelLandlock:
 	case LevelNone:
-		return ipc.Launch{}, errUnconfinable
+		return Launch{}, errUnconfinable
 	default: // never a view's rules without the view
-		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: unknown confinement level %q", l.Confinement.Level)
+		return Launch{}, fmt.Errorf("prepare the sandbox: unknown confinement level %q", l.Confinement.Level)
 	}
 	if !filepath.IsAbs(req.Path) || len(req.Argv) == 0 {
-		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)
+		return Launch{}, fmt.Errorf("prepare the sandbox: the command %q at %q is not an absolute program path", req.Argv, req.Path)
 	}
 	if req.Exe == "" {
 		if req.Exe = l.Exe; req.Exe == "" {
-			return ipc.Launch{}, errors.New("prepare the sandbox: no pathgrant-confine or pathgrant binary next to the daemon's for the inner step")
+			return Launch{}, errors.New("prepare the sandbox: no pathgrant-confine or pathgrant binary next to the daemon's for the inner step")
 		}
 	}
 	if b := filepath.Base(req.Exe); b != ConfineName && b != "pathgrant" {
-		return ipc.Launch{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", req.Exe)
+		return Launch{}, fmt.Errorf("prepare the sandbox: %q is not a pathgrant binary", req.Exe)
 	}
 	inner, bins := InnerStep(req.Exe)
 	getenv := envLookup(req.Env)
 	tmp, err := SessionTmpDir(TmpBase(getenv), pol.Session)
 	if err != nil {
-		return ipc.Launch{}, err
+		return Launch{}, err
 	}
 	in := Input{Policy: pol, Used: pol.Used, TmpDir: tmp, System: SystemRules(), Device: Device{Toolchains: file.Toolchains,
 		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent, AllowProtected: file.AllowProtected}}
-	p := launch.Prepared{Level: string(l.Confinement.Level), TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
+	p := wire.Prepared{Level: l.Confinement.Level, TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
 		Workspace: pol.Workspace, AllowProtected: file.AllowProtected}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
@@ -94,12 +100,12 @@ func (l Launcher) Launch(pol ipc.Policy, file devicepolicy.Policy, req launch.Re
 		}
 	}
 	if err != nil {
-		return ipc.Launch{}, err
+		return Launch{}, err
 	}
 	if p.Job, err = json.Marshal(rules.Job{Rules: rs, Path: req.Path, Argv: req.Argv}); err != nil {
-		return ipc.Launch{}, fmt.Errorf("sandbox job: %w", err)
+		return Launch{}, fmt.Errorf("sandbox job: %w", err)
 	}
-	return ipc.Launch{Prepared: p, Outside: in.Outside}, nil
+	return Launch{Prepared: p, Outside: in.Outside}, nil
 }
 
 // envLookup is getenv over environ ("K=V" entries; the last one wins).

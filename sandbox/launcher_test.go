@@ -10,9 +10,8 @@ import (
 
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
-	"pathgrant/ipc"
-	"pathgrant/sandbox/launch"
 	"pathgrant/sandbox/rules"
+	"pathgrant/wire"
 )
 
 // launchEnv is a workspace holding the daemon's and the command's
@@ -20,8 +19,8 @@ import (
 type launchEnv struct {
 	root, work, exe string
 	l               Launcher
-	pol             ipc.Policy
-	req             launch.Request
+	pol             wire.Policy
+	req             wire.ExecRequest
 }
 
 func newLaunchEnv(t *testing.T, level Level) *launchEnv {
@@ -42,8 +41,8 @@ func newLaunchEnv(t *testing.T, level Level) *launchEnv {
 	daemonEnv := map[string]string{"XDG_CONFIG_HOME": e.work + "/daemoncfg"}
 	e.l = Launcher{Confinement: Confinement{Level: level, Bwrap: "/usr/bin/bwrap"}, Getenv: func(k string) string { return daemonEnv[k] },
 		Home: root + "/home", Socket: root + "/run/pathgrant.sock"}
-	e.pol = ipc.Policy{Session: "s1", Workspace: []string{e.work}, Used: []guard.Scope{{Op: guard.OpRead, Path: root + "/granted.txt", Kind: guard.KindFile}}}
-	e.req = launch.Request{Path: "/bin/bash", Argv: []string{"bash", "-c", "make"}, Exe: e.exe,
+	e.pol = wire.Policy{Session: "s1", Workspace: []string{e.work}, Used: []guard.Scope{{Op: guard.OpRead, Path: root + "/granted.txt", Kind: guard.KindFile}}}
+	e.req = wire.ExecRequest{Path: "/bin/bash", Argv: []string{"bash", "-c", "make"}, Exe: e.exe,
 		Env: []string{"HOME=" + root + "/home", "TMPDIR=" + root + "/tmp", "XDG_STATE_HOME=" + e.work + "/agentstate"}}
 	return e
 }
@@ -68,7 +67,7 @@ func TestLaunch(t *testing.T) {
 		name string
 		ok   bool
 	}{
-		{"bubblewrap", p.Bwrap == "/usr/bin/bwrap" && p.Level == string(LevelFull) && p.Unconfined == ""},
+		{"bubblewrap", p.Bwrap == "/usr/bin/bwrap" && p.Level == LevelFull && p.Unconfined == ""},
 		{"namespaces", strings.HasPrefix(args, strings.Join(Namespaces, " "))},
 		{"workspace read-write", strings.Contains(args, "--bind-try "+e.work+" "+e.work)},
 		{"the daemon's folder hidden", strings.Contains(args, "--tmpfs "+e.work+"/daemoncfg/pathgrant")},
@@ -99,15 +98,15 @@ func TestLaunchRefuses(t *testing.T) {
 		name       string
 		level      Level
 		off        bool
-		edit       func(*launch.Request)
+		edit       func(*wire.ExecRequest)
 		unconfined bool
 		err        string
 	}{
 		{"confinement off", LevelFull, true, nil, true, ""},
 		{"no Landlock", LevelNone, false, nil, false, "cannot confine"},
 		{"a level never probed", "", false, nil, false, "unknown confinement level"},
-		{"relative program", LevelFull, false, func(r *launch.Request) { r.Path = "bash" }, false, "absolute"},
-		{"not pathgrant's binary", LevelFull, false, func(r *launch.Request) { r.Exe = "/usr/bin/env" }, false, "not a pathgrant binary"},
+		{"relative program", LevelFull, false, func(r *wire.ExecRequest) { r.Path = "bash" }, false, "absolute"},
+		{"not pathgrant's binary", LevelFull, false, func(r *wire.ExecRequest) { r.Exe = "/usr/bin/env" }, false, "not a pathgrant binary"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

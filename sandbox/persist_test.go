@@ -13,11 +13,11 @@ import (
 
 	"pathgrant/guard"
 	"pathgrant/internal/buildcheck"
-	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/rules"
+	"pathgrant/wire"
 )
 
 // persistCase is one way of changing what git reads or runs, tried as a
@@ -274,7 +274,7 @@ func daemonProtected(ws string) []string {
 func runConfined(t *testing.T, confine, ws, mark, script string) (string, error) {
 	t.Helper()
 	tmp := t.TempDir()
-	in := sandbox.Input{Policy: ipc.Policy{Session: "s", Workspace: []string{ws}, Protected: daemonProtected(ws)},
+	in := sandbox.Input{Policy: wire.Policy{Session: "s", Workspace: []string{ws}, Protected: daemonProtected(ws)},
 		TmpDir: tmp, System: sandbox.SystemRules()}
 	fsys := sandbox.NewMemoFS(sandbox.OSFS{})
 	inner, bins := sandbox.InnerStep(confine)

@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"pathgrant/wire"
 	"strconv"
 	"strings"
 )
 
-// Level is how a confined command is confined.
-type Level string
+// Level is how a confined command is confined (the socket's type: the
+// daemon reports it).
+type Level = wire.Level
 
-// The confinement levels, strongest first.
+// The machine's confinement levels, strongest first. LevelNone: exec
+// refuses unless told otherwise.
 const (
-	// LevelFull is a bubblewrap mount view with Landlock inside it.
-	LevelFull Level = "bwrap+landlock"
-	// LevelLandlock is Landlock alone, on the real file system.
-	LevelLandlock Level = "landlock"
-	// LevelNone is no confinement: exec refuses unless told otherwise.
-	LevelNone Level = "none"
+	LevelFull     = wire.LevelFull
+	LevelLandlock = wire.LevelLandlock
+	LevelNone     = wire.LevelNone
 )
 
 // MinLandlockABI is the oldest Landlock ABI exec enforces its rules with

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 // BenchmarkViewProtected is what the protected set costs a confined
@@ -26,7 +26,7 @@ func BenchmarkViewProtected(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%v %s", err, out)
 	}
-	in := sandbox.Input{Policy: ipc.Policy{Session: "s", Workspace: []string{ws}, Protected: daemonProtected(ws)}, System: sandbox.SystemRules()}
+	in := sandbox.Input{Policy: wire.Policy{Session: "s", Workspace: []string{ws}, Protected: daemonProtected(ws)}, System: sandbox.SystemRules()}
 	var view, tmpfsView sandbox.View
 	empty := sandbox.EmptyDirIn(b.TempDir())
 	b.Run("build view", func(b *testing.B) {

@@ -3,11 +3,10 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"pathgrant/wire"
 	"slices"
 	"strings"
 	"testing"
-
-	"pathgrant/ipc"
 )
 
 // TestViewProtectedSet: the view pins every member of the protected set
@@ -39,7 +38,7 @@ func TestViewProtectedSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := func(open ...string) View {
-		in := Input{Policy: ipc.Policy{Workspace: []string{w}}, Device: Device{AllowProtected: open}}
+		in := Input{Policy: wire.Policy{Workspace: []string{w}}, Device: Device{AllowProtected: open}}
 		v, err := BuildView(in, ViewConfig{}, NewMemoFS(OSFS{}))
 		if err != nil {
 			t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"pathgrant/ipc"
 	"pathgrant/sandbox/kernel"
+	"pathgrant/wire"
 )
 
 func TestAssess(t *testing.T) {
@@ -68,7 +68,7 @@ func TestBuildView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in := Input{Policy: ipc.Policy{Workspace: []string{w}, Protected: []string{w + "/.claude/settings.json"}},
+	in := Input{Policy: wire.Policy{Workspace: []string{w}, Protected: []string{w + "/.claude/settings.json"}},
 		Device: Device{Caches: []string{cache}, Toolchains: []string{root + "/missing-toolchain"}}}
 	v, err := BuildView(in, ViewConfig{Hidden: []string{w + "/state", root + "/elsewhere"}}, OSFS{})
 	if err != nil {

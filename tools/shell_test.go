@@ -11,8 +11,8 @@ import (
 
 	"pathgrant/guard"
 	"pathgrant/sandbox/frontend"
-	"pathgrant/sandbox/launch"
 	"pathgrant/tools"
+	"pathgrant/wire"
 )
 
 // frontEndConfiner runs commands through the one front end
@@ -24,7 +24,7 @@ type frontEndConfiner struct{ tmp string }
 
 func (f frontEndConfiner) Run(ctx context.Context, c tools.Command) (int, error) {
 	env := append(slices.Clone(c.Env), "TMPDIR="+f.tmp)
-	res := frontend.Run(ctx, frontend.Child{Prepared: launch.Prepared{Unconfined: "test"}, Path: "/bin/bash",
+	res := frontend.Run(ctx, frontend.Child{Prepared: wire.Prepared{Unconfined: "test"}, Path: "/bin/bash",
 		Argv: []string{"bash", "-c", c.Text}, Env: env, Dir: c.Dir, Stdout: c.Stdout, Stderr: &skipFirst{w: c.Stderr}, OwnGroup: true})
 	if res.Err != nil {
 		return -1, res.Err

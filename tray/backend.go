@@ -6,21 +6,23 @@ import (
 	"context"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/grantsadmin"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Backend is what the settings window reads and changes: the daemon in
 // this process (Local), or one reached over its socket (Remote).
 type Backend interface {
-	Pending() ([]ipc.Request, error)
+	Pending() ([]wire.Request, error)
 	// Grants lists every grant, live or ended; the window filters them.
 	Grants() ([]grants.Grant, error)
 	Audit(grants.AuditFilter) ([]grants.Record, error)
 	Revoke(id string) error
 	RevokeSession(session string) (int, error)
-	Decide(id string, d ipc.Decision) error
+	Decide(id string, d wire.Decision) error
 }
 
 // Local is the daemon running in this process.
@@ -30,7 +32,7 @@ type Local struct {
 }
 
 // Pending implements Backend.
-func (l Local) Pending() ([]ipc.Request, error) { return l.Server.Pending(), nil }
+func (l Local) Pending() ([]wire.Request, error) { return l.Server.Pending(), nil }
 
 // Grants implements Backend.
 func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(everyGrant) }
@@ -52,7 +54,7 @@ func (l Local) RevokeSession(session string) (int, error) {
 }
 
 // Decide implements Backend.
-func (l Local) Decide(id string, d ipc.Decision) error {
+func (l Local) Decide(id string, d wire.Decision) error {
 	_, err := l.Server.Decide(id, d)
 	return err
 }
@@ -61,7 +63,7 @@ func (l Local) Decide(id string, d ipc.Decision) error {
 // Grants, the audit log and revokes go through grantsadmin, the one way
 // every front end reaches them.
 type Remote struct {
-	Client *ipc.Client
+	Client *apiclient.Client
 }
 
 const remoteTimeout = 5 * time.Second
@@ -73,7 +75,7 @@ func ctx() (context.Context, context.CancelFunc) {
 func (r Remote) admin() grantsadmin.Admin { return grantsadmin.Daemon(r.Client) }
 
 // Pending implements Backend.
-func (r Remote) Pending() ([]ipc.Request, error) {
+func (r Remote) Pending() ([]wire.Request, error) {
 	c, cancel := ctx()
 	defer cancel()
 	return r.Client.Pending(c)
@@ -93,7 +95,7 @@ func (r Remote) Revoke(id string) error { return r.admin().Revoke(id) }
 func (r Remote) RevokeSession(session string) (int, error) { return r.admin().RevokeSession(session) }
 
 // Decide implements Backend.
-func (r Remote) Decide(id string, d ipc.Decision) error {
+func (r Remote) Decide(id string, d wire.Decision) error {
 	c, cancel := ctx()
 	defer cancel()
 	_, err := r.Client.Decide(c, id, d)

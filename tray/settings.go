@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // SettingsTitle is the settings window's title.
@@ -29,7 +29,7 @@ const allFilter = "All"
 type Settings struct {
 	Win     fyne.Window
 	backend Backend
-	review  func(ipc.Request)
+	review  func(wire.Request)
 	// background runs backend calls off the UI goroutine; tests make it
 	// synchronous.
 	background func(func())
@@ -38,7 +38,7 @@ type Settings struct {
 	allGrants []grants.Grant // every grant the backend has, live or ended
 	grants    []grants.Grant // those the state filter shows
 	records   []grants.Record
-	pending   []ipc.Request
+	pending   []wire.Request
 
 	grantList, auditList, pendingList        *widget.List
 	sessionPick, auditSession, kind, stateIs *widget.Select
@@ -48,7 +48,7 @@ type Settings struct {
 
 // NewSettings builds the window; review opens a prompt for a pending
 // request. Call Show to display it.
-func NewSettings(a fyne.App, b Backend, review func(ipc.Request)) *Settings {
+func NewSettings(a fyne.App, b Backend, review func(wire.Request)) *Settings {
 	s := &Settings{Win: a.NewWindow(SettingsTitle), backend: b, review: review, status: widget.NewLabel(""),
 		background: func(f func()) { go f() }}
 	s.grantList = widget.NewList(s.grantCount, newRow, s.updateGrant)

@@ -15,7 +15,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // fakeBackend is an in-memory Backend that records what it was asked.
@@ -23,14 +23,14 @@ type fakeBackend struct {
 	mu       sync.Mutex
 	grants   []grants.Grant
 	records  []grants.Record
-	pending  []ipc.Request
+	pending  []wire.Request
 	revoked  []string
 	sessions []string
 	filter   grants.AuditFilter
 	fail     error
 }
 
-func (f *fakeBackend) Pending() ([]ipc.Request, error) {
+func (f *fakeBackend) Pending() ([]wire.Request, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pending, f.fail
@@ -67,7 +67,7 @@ func (f *fakeBackend) RevokeSession(s string) (int, error) {
 	f.grants = slicesDelete(f.grants, func(g grants.Grant) bool { return g.Session == s })
 	return n - len(f.grants), nil
 }
-func (f *fakeBackend) Decide(string, ipc.Decision) error { return nil }
+func (f *fakeBackend) Decide(string, wire.Decision) error { return nil }
 
 func slicesDelete(gs []grants.Grant, del func(grants.Grant) bool) []grants.Grant {
 	var out []grants.Grant
@@ -91,7 +91,7 @@ func fixtureBackend() *fakeBackend {
 			{Seq: 2, Time: now, Kind: grants.KindApprove, Session: "sessAAAA1111", Op: guard.OpRead, Path: "/home/u/Downloads/a.csv"},
 			{Seq: 3, Time: now, Kind: grants.KindDeny, Session: "sessBBBB2222", Op: guard.OpRead, Path: "/x"},
 		},
-		pending: []ipc.Request{{ID: "r1", Session: "sessAAAA1111", Op: guard.OpRead, Path: "/home/u/Downloads/b.csv", Count: 2}},
+		pending: []wire.Request{{ID: "r1", Session: "sessAAAA1111", Op: guard.OpRead, Path: "/home/u/Downloads/b.csv", Count: 2}},
 	}
 }
 
@@ -115,7 +115,7 @@ func rowTexts(l *widget.List, n int) []string {
 	return out
 }
 
-func newTestSettings(t *testing.T, b Backend, review func(ipc.Request)) *Settings {
+func newTestSettings(t *testing.T, b Backend, review func(wire.Request)) *Settings {
 	t.Helper()
 	a := test.NewTempApp(t)
 	s := NewSettings(a, b, review)
@@ -144,7 +144,7 @@ func TestSettingsShowsEverything(t *testing.T) {
 func TestSettingsActions(t *testing.T) {
 	b := fixtureBackend()
 	var reviewed []string
-	s := newTestSettings(t, b, func(r ipc.Request) { reviewed = append(reviewed, r.ID) })
+	s := newTestSettings(t, b, func(r wire.Request) { reviewed = append(reviewed, r.ID) })
 	row := s.grantList.CreateItem()
 	s.updateGrant(0, row)
 	tapRowButton(row)

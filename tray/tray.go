@@ -9,7 +9,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"pathgrant/assets"
-	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Menu labels.
@@ -86,7 +86,7 @@ func (t *Tray) SetPending(n int) {
 // at the top of the menu while level leaves agent commands unconfined, and
 // takes it away when they are confined again. UI goroutine only.
 func (t *Tray) SetConfinement(level string) {
-	want := ipc.Unconfined(level)
+	want := wire.Level(level).Unconfined()
 	if has := t.unconfined != nil; has == want {
 		return
 	}

@@ -8,7 +8,7 @@ package main
 import (
 	"os"
 
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 func main() {

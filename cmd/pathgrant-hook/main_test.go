@@ -50,8 +50,8 @@ func TestLeanDependencies(t *testing.T) {
 			t.Errorf("pathgrant-hook depends on %s", d)
 		}
 	}
-	if !slices.Contains(deps, "pathgrant/ipc/hooks") {
-		t.Errorf("pathgrant-hook does not use pathgrant/ipc/hooks: %v", deps)
+	if !slices.Contains(deps, "pathgrant/hooks") {
+		t.Errorf("pathgrant-hook does not use pathgrant/hooks: %v", deps)
 	}
 	build(t, ".", filepath.Join(t.TempDir(), "pathgrant-hook"), ".")
 }

@@ -20,6 +20,7 @@ import (
 	"pathgrant/ipc"
 	"pathgrant/prompt"
 	"pathgrant/tray"
+	"pathgrant/wire"
 )
 
 // appID identifies pathgrant to the desktop (preferences, notifications).
@@ -88,16 +89,17 @@ func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
 // wire connects the prompts and the tray to the daemon, and says how to
 // reach the windows when the desktop has no tray.
 func (ui *appUI) wire(srv *ipc.Server, store *grants.Store) {
-	ui.prompter.Decide = func(id string, d ipc.Decision) error { _, err := srv.Decide(id, d); return err }
-	ui.prompter.Confinement = srv.Confinement
-	ui.confinement = srv.Confinement
+	ui.prompter.Decide = func(id string, d wire.Decision) error { _, err := srv.Decide(id, d); return err }
+	level := func() string { return string(srv.Confinement()) }
+	ui.prompter.Confinement = level
+	ui.confinement = level
 	settings := tray.NewSettings(ui.app, tray.Local{Server: srv, Store: store}, ui.prompter.Open)
 	t, ok := tray.New(ui.app, tray.Actions{
 		ShowPending: ui.prompter.ShowAll, ShowSettings: settings.Show, SetPaused: srv.SetPaused, Quit: ui.app.Quit,
 	})
 	if ok {
 		ui.tray = t
-		t.SetConfinement(srv.Confinement())
+		t.SetConfinement(level())
 	}
 	if !ok || !tray.HostAvailable(ui.log) {
 		ui.log.Warn("no system tray host: the app runs without an icon; open its windows with 'pathgrant settings'")

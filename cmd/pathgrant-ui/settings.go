@@ -9,9 +9,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/assets"
-	"pathgrant/ipc"
 	"pathgrant/prompt"
 	"pathgrant/tray"
 )
@@ -20,7 +20,7 @@ import (
 // that answers on the socket, for desktops with no tray icon to click.
 func showSettings(socket string, log *slog.Logger) error {
 	socket = appdirs.SocketOr(socket, os.Getenv)
-	client := ipc.NewClient(socket)
+	client := apiclient.New(socket)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := client.Health(ctx); err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // Layout is a scratch machine: a home folder with a workspace inside a

@@ -15,6 +15,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/ipc"
+	"pathgrant/wire"
 )
 
 // Quiet is a logger that discards everything.
@@ -131,7 +132,7 @@ type personLog struct {
 	log *slog.Logger
 }
 
-func (l personLog) Show(r ipc.Request, code string) {
+func (l personLog) Show(r wire.Request, code string) {
 	l.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path)
 }
 

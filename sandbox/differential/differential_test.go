@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/kernel"
+	"pathgrant/wire"
 )
 
 // helperEnv makes the test binary a helper that confines itself with the
@@ -98,7 +98,7 @@ func newTree(t *testing.T) *tree {
 	tr.grants = guard.NewGrantSet()
 	tr.grants.Add(guard.Grant{ID: "g1", Op: guard.OpRead, Path: granted, Kind: guard.KindFile})
 	in := sandbox.Input{
-		Policy: ipc.Policy{Cwd: tr.work, Workspace: []string{tr.work}, ReadOnly: []string{root + "/ro"},
+		Policy: wire.Policy{Cwd: tr.work, Workspace: []string{tr.work}, ReadOnly: []string{root + "/ro"},
 			Grants: []guard.Scope{{Op: guard.OpRead, Path: granted, Kind: guard.KindFile}}},
 		TmpDir: root + "/tmp",
 		System: sandbox.SystemRules(),

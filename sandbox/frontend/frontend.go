@@ -19,10 +19,11 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // Usage is the front end's command line as pathgrant-confine takes it.
-const Usage = "usage: pathgrant-confine exec [--] COMMAND [ARG]... (a command a pathgrant hook rewrote: $" + launch.CapEnv + " set)"
+const Usage = "usage: pathgrant-confine exec [--] COMMAND [ARG]... (a command a pathgrant hook rewrote: $" + wire.CapEnv + " set)"
 
 // Main is `pathgrant-confine exec [--] COMMAND [ARG]...`: Exec with the
 // capability in $PATHGRANT_CAP and the daemon's socket ($PATHGRANT_SOCKET,
@@ -31,13 +32,13 @@ func Main(args []string, getenv appdirs.Getenv, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	cap := getenv(launch.CapEnv)
+	cap := getenv(wire.CapEnv)
 	switch {
 	case len(args) == 0 || strings.HasPrefix(args[0], "-"):
 		fmt.Fprintln(stderr, Usage)
 		return 2
 	case cap == "":
-		fmt.Fprintf(stderr, "pathgrant-confine: no capability in $%s: it runs only the commands a pathgrant hook rewrote (use pathgrant exec)\n", launch.CapEnv)
+		fmt.Fprintf(stderr, "pathgrant-confine: no capability in $%s: it runs only the commands a pathgrant hook rewrote (use pathgrant exec)\n", wire.CapEnv)
 		return 2
 	}
 	return Exec(appdirs.SocketOr("", getenv), cap, args, stderr)
@@ -68,7 +69,7 @@ func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 		return refuse(kernel.ExitRefused, "find this binary for the sandbox: %v", err)
 	}
 	environ := os.Environ()
-	p, err := Fetch(socket, cap, launch.Request{Path: path, Argv: argv, Exe: exe, Env: environ, Terminals: launch.Terminals()})
+	p, err := Fetch(socket, cap, wire.ExecRequest{Path: path, Argv: argv, Exe: exe, Env: environ, Terminals: launch.Terminals()})
 	if err != nil {
 		return refuse(kernel.ExitRefused, "prepare the sandbox: %v: not running %s", err, argv[0])
 	}

@@ -9,35 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 	"slices"
 	"strings"
 	"testing"
 )
-
-func TestParseAnswer(t *testing.T) {
-	tests := []struct {
-		name, answer string
-		status       int
-		body         string
-		wantErr      bool
-	}{
-		{"ok", "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{\"a\":1}\n", 200, "{\"a\":1}\n", false},
-		{"refusal", "HTTP/1.1 403 Forbidden\r\n\r\n{\"error\":\"no\"}", 403, "{\"error\":\"no\"}", false},
-		{"cut before the body", "HTTP/1.0 200 OK\r\nContent-Type: a", 0, "", true},
-		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", 0, "", true},
-		{"no status", "HTTP/1.0 OK\r\n\r\n", 0, "", true},
-		{"empty", "", 0, "", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body, err := parseAnswer([]byte(tt.answer))
-			if (err != nil) != tt.wantErr || status != tt.status || string(body) != tt.body {
-				t.Errorf("parseAnswer = %d %q %v; want %d %q, error %v", status, body, err, tt.status, tt.body, tt.wantErr)
-			}
-		})
-	}
-}
 
 func TestLookPath(t *testing.T) {
 	dir := t.TempDir()
@@ -102,11 +78,11 @@ func TestMainUsage(t *testing.T) {
 // TestFetchNoDaemon: a socket nobody answers on is an error naming it.
 func TestFetchNoDaemon(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "none.sock")
-	_, err := Fetch(sock, "cap", launch.Request{Argv: []string{"true"}})
+	_, err := Fetch(sock, "cap", wire.ExecRequest{Argv: []string{"true"}})
 	if err == nil || !strings.Contains(err.Error(), sock) {
 		t.Errorf("Fetch = %v; want an error naming %s", err, sock)
 	}
-	var de *DaemonError
+	var de *wire.DaemonError
 	if errors.As(err, &de) {
 		t.Errorf("no daemon is not a daemon's refusal: %v", err)
 	}
@@ -128,35 +104,35 @@ func serve(t *testing.T, handler http.HandlerFunc) string {
 }
 
 // TestFetch: the request carries the capability and the command's hash;
-// a large answer arrives whole (HTTP/1.0 ends it by closing), and a
-// refusal is a DaemonError with the daemon's message.
+// a large answer arrives whole, and a
+// refusal is a wire.DaemonError with the daemon's message.
 func TestFetch(t *testing.T) {
 	argv := []string{"bash", "-c", "make test"}
 	job := `{"rules":[` + strings.Repeat(`{"path":"/usr","access":1},`, 20000) + `{"path":"/etc","access":1}]}`
 	sock := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		var req launch.Request
+		var req wire.ExecRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || !slices.Equal(req.Argv, argv) {
 			http.Error(w, `{"error":"bad request body"}`, http.StatusBadRequest)
 			return
 		}
-		switch r.Header.Get(launch.HeaderCapability) {
+		switch r.Header.Get(wire.HeaderCapability) {
 		case "good":
-			if r.URL.Path != launch.PathExec || r.Header.Get(launch.HeaderCommandHash) != launch.CommandHash("make test") {
+			if r.URL.Path != wire.PathExec || r.Header.Get(wire.HeaderCommandHash) != wire.CommandHash("make test") {
 				http.Error(w, `{"error":"wrong route or hash"}`, http.StatusBadRequest)
 				return
 			}
-			json.NewEncoder(w).Encode(launch.Prepared{Session: "s1", Job: json.RawMessage(job)})
+			json.NewEncoder(w).Encode(wire.Prepared{Session: "s1", Job: json.RawMessage(job)})
 		default:
 			w.WriteHeader(http.StatusForbidden)
 			io.WriteString(w, `{"error":"unknown or spent exec capability","kind":"forged"}`)
 		}
 	})
-	p, err := Fetch(sock, "good", launch.Request{Argv: argv})
+	p, err := Fetch(sock, "good", wire.ExecRequest{Argv: argv})
 	if err != nil || p.Session != "s1" || string(p.Job) != job {
 		t.Fatalf("Fetch = session %q, job of %d bytes, %v; want s1 and the %d-byte job", p.Session, len(p.Job), err, len(job))
 	}
-	_, err = Fetch(sock, "spent", launch.Request{Argv: argv})
-	var de *DaemonError
+	_, err = Fetch(sock, "spent", wire.ExecRequest{Argv: argv})
+	var de *wire.DaemonError
 	if !errors.As(err, &de) || de.Status != http.StatusForbidden || de.Msg != "unknown or spent exec capability" {
 		t.Errorf("Fetch with a spent capability = %v; want the daemon's 403 and message", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // forwardedSignals are passed on to the sandbox when a front end process
@@ -44,7 +45,7 @@ func StderrCaptured() bool {
 // for every door: a hook's rewritten command (pathgrant-confine), the
 // daemon's own tool calls, `pathgrant exec --session`.
 type Child struct {
-	Prepared launch.Prepared
+	Prepared wire.Prepared
 	// Path and Argv are the command (Path absolute); Argv[0] names it in
 	// messages. The prepared job already holds them for a confined run.
 	Path string
@@ -138,7 +139,7 @@ func afterRun(c Child, before afterrun.Start, res *Result) {
 
 // confined reports whether p runs a command in a sandbox with a
 // workspace to check afterwards.
-func confined(p launch.Prepared) bool { return p.Unconfined == "" && len(p.Workspace) > 0 }
+func confined(p wire.Prepared) bool { return p.Unconfined == "" && len(p.Workspace) > 0 }
 
 // start runs c and waits for it (Run without afterRun).
 func start(ctx context.Context, c Child) Result {

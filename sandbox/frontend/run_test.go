@@ -3,11 +3,10 @@ package frontend
 import (
 	"bytes"
 	"context"
+	"pathgrant/wire"
 	"strings"
 	"testing"
 	"time"
-
-	"pathgrant/sandbox/launch"
 )
 
 // TestRun: what Run does with a prepared command, whatever the door: the
@@ -15,10 +14,10 @@ import (
 // scanned, an unconfined run says so, a sandbox that was not prepared
 // runs nothing, and a command outliving ctx is killed with its group.
 func TestRun(t *testing.T) {
-	off := launch.Prepared{Unconfined: "the device policy turns confinement off"}
+	off := wire.Prepared{Unconfined: "the device policy turns confinement off"}
 	tests := []struct {
 		name    string
-		p       launch.Prepared
+		p       wire.Prepared
 		script  string
 		timeout time.Duration
 		status  int
@@ -31,7 +30,7 @@ func TestRun(t *testing.T) {
 		{"output and status", off, "echo out; exit 3", 0, 3, "out\n", "UNCONFINED: the device policy turns confinement off", 0, false, false},
 		{"a refusal is scanned", off, "cat /nonexistent/x; exit 1", 0, 1, "", "No such file", 1, false, false},
 		{"killed with its group on timeout", off, "sleep 30 & sleep 30", 200 * time.Millisecond, -1, "", "", 0, true, false},
-		{"nothing prepared runs nothing", launch.Prepared{Level: "bwrap+landlock"}, "echo ran", 0, -1, "", "", 0, false, true},
+		{"nothing prepared runs nothing", wire.Prepared{Level: "bwrap+landlock"}, "echo ran", 0, -1, "", "", 0, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // shellWords runs text in a real bash where `pathgrant` is a function that
@@ -48,7 +49,7 @@ func TestExecWrap(t *testing.T) {
 	for _, cmd := range awkwardCommands {
 		t.Run(cmd, func(t *testing.T) {
 			wrapped := hooks.ExecWrap("pathgrant", "", "c4p'x", cmd)
-			if !strings.HasPrefix(wrapped, launch.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
+			if !strings.HasPrefix(wrapped, wire.CapEnv+"='c4p'\\''x' 'pathgrant' exec -- bash -c '") {
 				t.Fatalf("ExecWrap(%q) = %q", cmd, wrapped)
 			}
 			got := shellWords(t, wrapped)
@@ -131,8 +132,8 @@ func FuzzExecWrap(f *testing.F) {
 		if err != nil {
 			t.Fatalf("expand %q: %v", wrapped, err)
 		}
-		if len(call.Assigns) != 1 || call.Assigns[0].Name.Value != launch.CapEnv {
-			t.Fatalf("%q does not set %s alone", wrapped, launch.CapEnv)
+		if len(call.Assigns) != 1 || call.Assigns[0].Name.Value != wire.CapEnv {
+			t.Fatalf("%q does not set %s alone", wrapped, wire.CapEnv)
 		}
 		if want := []string{"/opt/path grant/pathgrant", "exec", "--", "bash", "-c", cmd}; !slices.Equal(words, want) {
 			t.Fatalf("%q reads as %q, want %q", wrapped, words, want)

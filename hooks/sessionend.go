@@ -1,14 +1,13 @@
 package hooks
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/wire"
 )
 
 // Each client's own session-end event. install-hooks registers the hook
@@ -119,32 +118,6 @@ func plainID(id string) bool {
 // /v1/sessions/{id}), as the agent process the hook runs under. Only a
 // session bound to that process ends; the daemon refuses any other.
 func EndSession(ctx context.Context, socket, id string) error {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(endTimeout)
-	}
-	conn, err := dialUnix(socket, deadline)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { _ = shutdown(conn) })
-	defer stop()
-	req := "DELETE /v1/sessions/" + id + " HTTP/1.1\r\nHost: pathgrant\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-	if _, err := conn.Write([]byte(req)); err != nil {
-		return exchangeError(ctx, socket, err)
-	}
-	status, data, err := readResponse(bufio.NewReader(conn))
-	if err != nil {
-		return exchangeError(ctx, socket, err)
-	}
-	if status/100 != 2 {
-		var e errorBody
-		_ = json.Unmarshal(data, &e)
-		if e.Error == "" {
-			e.Error = string(bytes.TrimSpace(data))
-		}
-		return &DaemonError{Status: status, Kind: e.Kind, Msg: e.Error}
-	}
-	return nil
+	c := wire.Client{Socket: socket}
+	return c.Do(ctx, "DELETE", wire.PathSessions+"/"+id, nil, nil)
 }

@@ -8,16 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"pathgrant/sandbox/launch"
 	"strings"
 	"testing"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
 	"pathgrant/guard"
+	"pathgrant/hooks"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // confiningDaemon is a daemon on a machine whose confinement is level,
@@ -36,9 +37,9 @@ func confiningDaemon(t *testing.T, level string, on bool) *daemon {
 	d.store = ipctest.OpenStore(t, root+"/state/pathgrant.db")
 	d.srv = ipc.New(ipc.Config{HooksBelow: true, Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device:      guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: []string{root + "/state", root + "/run"}},
-		Confinement: level, DeviceFile: func() devicepolicy.Policy { return devicepolicy.Policy{Confinement: on} }})
+		Confinement: wire.Level(level), DeviceFile: func() devicepolicy.Policy { return devicepolicy.Policy{Confinement: on} }})
 	ipctest.Serve(t, d.srv, d.sock)
-	d.client = ipc.NewClient(d.sock)
+	d.client = apiclient.New(d.sock)
 	return d
 }
 
@@ -137,7 +138,7 @@ func TestConfinedByDefault(t *testing.T) {
 				return
 			}
 			argv := shellWords(t, got)
-			if len(argv) != 8 || !strings.HasPrefix(argv[0], launch.CapEnv+"=") || len(argv[0]) < len(launch.CapEnv)+40 ||
+			if len(argv) != 8 || !strings.HasPrefix(argv[0], wire.CapEnv+"=") || len(argv[0]) < len(wire.CapEnv)+40 ||
 				argv[1] != appdirs.SocketEnv+"="+d.sock || // the socket the hook asked, not exec's default
 				argv[2] != fakeBin || strings.Join(argv[3:7], " ") != "exec -- bash -c" || argv[7] != tt.cmd {
 				t.Errorf("rewritten %q splits into %q", got, argv)

@@ -3,11 +3,10 @@ package hooks_test
 import (
 	"context"
 	"os"
+	"pathgrant/wire"
 	"strings"
 	"testing"
 	"time"
-
-	"pathgrant/ipc"
 )
 
 // The answers the fixtures expect. $HOME is the test daemon's home, $SOCK
@@ -162,7 +161,7 @@ func TestFixtures(t *testing.T) {
 				done := make(chan hookRun, 1)
 				go func() { done <- runHook(t, tc.client, input, env...) }()
 				req := d.waitPending(1)[0]
-				if _, err := d.client.Decide(context.Background(), req.ID, ipc.Decision{Scope: "once", Code: d.person.Code(t, req.ID)}); err != nil {
+				if _, err := d.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: d.person.Code(t, req.ID)}); err != nil {
 					t.Fatalf("approve from outside the agent: %v", err)
 				}
 				select {

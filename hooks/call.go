@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"pathgrant/wire"
 	"strings"
 )
 
@@ -38,13 +39,13 @@ type Call struct {
 // Access is one thing to check: an op on a path, or a shell command (which
 // the daemon's guard analyses into accesses itself).
 type Access struct {
-	Op      string `json:"op,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Command string `json:"command,omitempty"`
+	Op      wire.Op `json:"op,omitempty"`
+	Path    string  `json:"path,omitempty"`
+	Command string  `json:"command,omitempty"`
 }
 
-func readAccess(p string) Access  { return Access{Op: "read", Path: p} }
-func writeAccess(p string) Access { return Access{Op: "write", Path: p} }
+func readAccess(p string) Access  { return Access{Op: wire.OpRead, Path: p} }
+func writeAccess(p string) Access { return Access{Op: wire.OpWrite, Path: p} }
 
 // treeAccess is a recursive read of root (what Glob, Grep and their kin do).
 // It is sent as the command `ls -R -- ROOT`, which the guard treats as a

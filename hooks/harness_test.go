@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // hookBin is the pathgrant-hook binary TestMain builds for the tests that
@@ -101,7 +103,7 @@ type daemon struct {
 	home, work, dl, sock string
 	store                *grants.Store
 	srv                  *ipc.Server
-	client               *ipc.Client
+	client               *apiclient.Client
 	person               ipctest.Person // reads each request's approval code off the daemon's log
 }
 
@@ -131,12 +133,12 @@ func newDaemon(t testing.TB) *daemon {
 		ProcAlive: func(ipc.Proc) bool { return true },
 	})
 	ipctest.Serve(t, d.srv, d.sock)
-	d.client = ipc.NewClient(d.sock)
+	d.client = apiclient.New(d.sock)
 	return d
 }
 
 // register registers a session as a launcher (`pathgrant run`) would.
-func (d *daemon) register(req ipc.SessionRequest) ipc.SessionResponse {
+func (d *daemon) register(req wire.SessionRequest) wire.SessionResponse {
 	d.t.Helper()
 	if req.Cwd == "" {
 		req.Cwd, req.Workspace = d.work, []string{d.work}
@@ -149,7 +151,7 @@ func (d *daemon) register(req ipc.SessionRequest) ipc.SessionResponse {
 }
 
 // waitPending polls until n approval requests are pending.
-func (d *daemon) waitPending(n int) []ipc.Request {
+func (d *daemon) waitPending(n int) []wire.Request {
 	d.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {

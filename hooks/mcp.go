@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/wire"
 )
 
 // BridgeServer is the name pathgrant's MCP bridge is registered under in
@@ -41,7 +42,7 @@ func mcpTool(c *Call, server string) {
 // from pathgrant (the client asks its user as it would without the hook),
 // without asking the daemon, unless the device policy says
 // unknown_tools = "deny"; a policy file that cannot be read denies.
-func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []Answer, error) {
+func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []wire.Answer, error) {
 	if c.MCPServer == BridgeServer {
 		return bridgeVerdict(ctx, c, getenv, socket)
 	}
@@ -51,8 +52,8 @@ func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket strin
 
 // bridgeVerdict lets a call of pathgrant's own bridge through once the
 // session is bound (see mcpVerdict).
-func bridgeVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []Answer, error) {
-	var answers []Answer
+func bridgeVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []wire.Answer, error) {
+	var answers []wire.Answer
 	if strings.HasPrefix(c.Cwd, "/") {
 		c.Accesses = []Access{readAccess(c.Cwd)}
 		v, ans, err := decide(ctx, c, getenv, socket)

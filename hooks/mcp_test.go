@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
 )
 
 // TestMCPTools: pathgrant's own MCP tools are let through (its bridge

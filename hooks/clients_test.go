@@ -22,8 +22,8 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" {
-					continue // optional: not every client can be moved, keeps its MCP servers beside its folder or in TOML, or needs a step after a project install
+				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" {
+					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, or needs a step after a project install
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
 					t.Errorf("field %s: a client either has MCP servers (and every MCP field) or says why not in noMCP", f.Name)

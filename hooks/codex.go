@@ -2,7 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 	"sort"
 	"strings"
 )
@@ -75,7 +75,7 @@ func unwrapOwnExec(input json.RawMessage, findBin func() (string, error)) json.R
 	var f map[string]json.RawMessage
 	var command string
 	if json.Unmarshal(input, &f) != nil || json.Unmarshal(f["command"], &command) != nil ||
-		!strings.HasPrefix(command, launch.CapEnv+"=") {
+		!strings.HasPrefix(command, wire.CapEnv+"=") {
 		return input
 	}
 	bin, err := findBin()

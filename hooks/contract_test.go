@@ -12,11 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"pathgrant/apiclient"
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
+	"pathgrant/wire"
 )
 
 // The cross-provider contract: one table of scenarios, each run through
@@ -136,18 +137,19 @@ func TestCrossProviderContract(t *testing.T) {
 	}
 	writeFile(t, d.work+"/sub/x", "x")
 
-	parent := d.register(ipc.SessionRequest{Agent: "runner"})
-	pc := ipc.NewClient(d.sock)
+	parent := d.register(wire.SessionRequest{Agent: "runner"})
+	pc := apiclient.New(d.sock)
 	pc.Token = parent.Token
-	child, err := pc.Register(ctx, ipc.SessionRequest{Agent: "runner", Parent: parent.ID, Cwd: d.work + "/sub", Workspace: []string{d.work + "/sub"}})
+	child, err := pc.Register(ctx, wire.SessionRequest{Agent: "runner", Parent: parent.ID, Cwd: d.work + "/sub", Workspace: []string{d.work + "/sub"}})
 	if err != nil {
 		t.Fatalf("register child: %v", err)
 	}
-	other := d.register(ipc.SessionRequest{Agent: "other"})
+	other := d.register(wire.SessionRequest{Agent: "other"})
 	tokens := map[string]string{parent.ID: parent.Token, child.ID: child.Token, other.ID: other.Token}
 	// The agent client session "bound-elsewhere" belongs to the other session.
-	if _, err := hooks.Check(ctx, d.sock, other.Token, hooks.CheckRequest{ClientSession: "bound-elsewhere",
-		EnvSession: other.ID, Op: "read", Path: d.work + "/main.go"}); err != nil {
+	bind := wire.Client{Socket: d.sock, Token: other.Token}
+	if err := bind.Do(ctx, "POST", wire.PathCheck, wire.CheckRequest{ClientSession: "bound-elsewhere",
+		EnvSession: other.ID, Op: "read", Path: d.work + "/main.go"}, nil); err != nil {
 		t.Fatalf("bind the client session: %v", err)
 	}
 
@@ -188,14 +190,14 @@ func TestCrossProviderContract(t *testing.T) {
 			want: observation{Decision: "deny", Session: child.ID, Op: "read", Path: report, Rule: "outside_policy", Eligible: true, Owner: child.ID}},
 	}
 
-	observe := func(t *testing.T, ans *ipc.Answer, conflict bool) observation {
+	observe := func(t *testing.T, ans *wire.Answer, conflict bool) observation {
 		t.Helper()
 		if conflict {
 			return observation{Conflict: true, Decision: "deny"}
 		}
 		o := observation{Decision: string(ans.Decision), Session: ans.Session, Op: string(ans.Op), Path: ans.Path,
 			Rule: string(ans.Rule), Eligible: ans.Eligible, Grants: ans.Grants}
-		c := ipc.NewClient(d.sock)
+		c := apiclient.New(d.sock)
 		c.Session, c.Token = ans.Session, tokens[ans.Session]
 		pol, err := c.Policy(ctx)
 		if err != nil {
@@ -234,7 +236,7 @@ func TestCrossProviderContract(t *testing.T) {
 				if res.Exit != 0 {
 					t.Fatalf("%s: exit %d: %s", p.name, res.Exit, res.Stderr)
 				}
-				var de *hooks.DaemonError
+				var de *wire.DaemonError
 				conflict := errors.As(res.Err, &de) && de.Status == http.StatusConflict
 				if res.Err != nil && !conflict {
 					t.Fatalf("%s: %v", p.name, res.Err)
@@ -245,14 +247,14 @@ func TestCrossProviderContract(t *testing.T) {
 				if res.Verdict.Allow != (sc.want.Decision == "allow") {
 					t.Errorf("%s: verdict %+v, want %s", p.name, res.Verdict, sc.want.Decision)
 				}
-				var ans *ipc.Answer
+				var ans *wire.Answer
 				if len(res.Answers) > 0 {
 					ans = toIPC(res.Answers[len(res.Answers)-1])
 				}
 				results[p.name] = observe(t, ans, conflict)
 			}
 			for _, route := range []string{"/v1/check", "/s/{session}/v1/check"} {
-				req := ipc.CheckRequest{SessionID: sc.body, Cwd: sc.cwd}
+				req := wire.CheckRequest{SessionID: sc.body, Cwd: sc.cwd}
 				switch sc.a.kind {
 				case "shell":
 					req.Command = sc.a.value
@@ -307,8 +309,8 @@ func equalObservation(a, b observation) bool {
 		a.Eligible == b.Eligible && slices.Equal(a.Grants, b.Grants) && a.Owner == b.Owner
 }
 
-func toIPC(a hooks.Answer) *ipc.Answer {
-	var out ipc.Answer
+func toIPC(a wire.Answer) *wire.Answer {
+	var out wire.Answer
 	data, _ := json.Marshal(a)
 	if err := json.Unmarshal(data, &out); err != nil {
 		panic(err)
@@ -319,7 +321,7 @@ func toIPC(a hooks.Answer) *ipc.Answer {
 // rawCheck is a tool runner calling the daemon itself: the session in the
 // X-Session-ID header (route /v1/check) or in the URL (/s/{session}/...),
 // the token in X-Session-Token.
-func rawCheck(t *testing.T, sock, route string, id identity, req ipc.CheckRequest) (*ipc.Answer, int) {
+func rawCheck(t *testing.T, sock, route string, id identity, req wire.CheckRequest) (*wire.Answer, int) {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var dd net.Dialer
@@ -339,14 +341,14 @@ func rawCheck(t *testing.T, sock, route string, id identity, req ipc.CheckReques
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		var e ipc.Error
+		var e wire.Error
 		_ = json.NewDecoder(resp.Body).Decode(&e)
 		if resp.StatusCode != http.StatusConflict {
 			t.Fatalf("%s: HTTP %d: %s", route, resp.StatusCode, e.Error)
 		}
 		return nil, resp.StatusCode
 	}
-	var ans ipc.Answer
+	var ans wire.Answer
 	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
 		t.Fatalf("%s: %v", route, err)
 	}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 	"strings"
 	"testing"
 )
@@ -29,8 +29,8 @@ func TestUnwrapExec(t *testing.T) {
 		{"no capability", ExecWrap(bin, "", "", "ls"), "", false},
 		{"a capability that is not one", ExecWrap(bin, "", "$(touch x)", "ls"), "", false},
 		{"something after the wrapper", ExecWrap(bin, "", testCap, "ls") + "; rm -rf ~", "", false},
-		{"an unescaped quote inside", launch.CapEnv + "='" + testCap + "' '" + bin + "' exec -- bash -c 'ls' 'x'", "", false},
-		{"another program than exec", launch.CapEnv + "='" + testCap + "' '" + bin + "' approve -- bash -c 'ls'", "", false},
+		{"an unescaped quote inside", wire.CapEnv + "='" + testCap + "' '" + bin + "' exec -- bash -c 'ls' 'x'", "", false},
+		{"another program than exec", wire.CapEnv + "='" + testCap + "' '" + bin + "' approve -- bash -c 'ls'", "", false},
 		{"not a wrapper", "ls -la", "", false},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/appdirs"
+	"pathgrant/wire"
 )
 
 // DefaultWait is how long a hook waits for the user's decision on an
@@ -92,7 +93,7 @@ type Result struct {
 	Output
 	Call    Call
 	Verdict Verdict
-	Answers []Answer
+	Answers []wire.Answer
 	Err     error // the failure that decided a deny, if any
 }
 
@@ -143,7 +144,7 @@ func Run(ctx context.Context, o Options) Result {
 
 // decide asks the daemon about each access of the call, in order, and
 // stops at the first that is not allowed.
-func decide(ctx context.Context, call Call, getenv func(string) string, socket string) (Verdict, []Answer, error) {
+func decide(ctx context.Context, call Call, getenv func(string) string, socket string) (Verdict, []wire.Answer, error) {
 	if call.NoFiles {
 		return Verdict{Allow: true, Reason: "pathgrant: " + call.Tool + " touches no files"}, nil, nil
 	}
@@ -156,9 +157,9 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 	defer cancel()
 	token := getenv(appdirs.TokenEnv)
 	v := Verdict{Allow: true}
-	var answers []Answer
+	var answers []wire.Answer
 	for _, a := range call.Accesses {
-		req := CheckRequest{
+		req := wire.CheckRequest{
 			ClientSession: call.ClientSession, EnvSession: getenv(appdirs.SessionEnv), Agent: call.Client, Tool: call.Tool,
 			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Cwd: call.Cwd,
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
@@ -166,7 +167,7 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 		if a.Command != "" && CanRewrite(call.Client) {
 			req.ExecCommand = shellText(call) // asks for the capability the rewritten command presents
 		}
-		ans, err := Check(ctx, socket, token, req)
+		ans, err := check(ctx, socket, token, req)
 		if err != nil {
 			return Verdict{Reason: failureReason(err)}, answers, err
 		}
@@ -197,17 +198,33 @@ func waitBudget(getenv func(string) string) time.Duration {
 	return DefaultWait
 }
 
+// check sends one check request to the daemon at socket, with the
+// session token when there is one, and returns its answer. The context's
+// deadline bounds the whole exchange, including a wait for the person's
+// decision.
+func check(ctx context.Context, socket, token string, req wire.CheckRequest) (wire.Answer, error) {
+	var ans wire.Answer
+	c := wire.Client{Socket: socket, Token: token}
+	if err := c.Do(ctx, "POST", wire.PathCheck, req, &ans); err != nil {
+		return ans, err
+	}
+	if ans.Decision != wire.Allow && ans.Decision != wire.Deny {
+		return wire.Answer{}, fmt.Errorf("pathgrant daemon at %s: answer has no decision", socket)
+	}
+	return ans, nil
+}
+
 // failureReason says why a check could not be answered; the call is denied.
 func failureReason(err error) string {
-	var de *DaemonError
-	var ue *UnreachableError
+	var de *wire.DaemonError
+	var ue *wire.UnreachableError
 	switch {
 	case errors.As(err, &ue):
 		return "pathgrant: the daemon is not running (no answer on " + ue.Socket + "): denied"
 	case errors.As(err, &de) && de.Status == 409:
 		return "pathgrant: session conflict: " + de.Msg + ": denied"
 	case errors.As(err, &de):
-		return "pathgrant: the daemon refused the check: " + de.Error() + ": denied"
+		return "pathgrant: the daemon refused the check: " + de.Msg + fmt.Sprintf(" (HTTP %d)", de.Status) + ": denied"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "pathgrant: no answer from the daemon in time: denied"
 	}

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/hooks"
 	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // liveDaemon is a real daemon over a store at storePath that watches the
@@ -61,7 +63,7 @@ func startLive(t *testing.T, d *daemon) *liveDaemon {
 		st.Close()
 	}
 	t.Cleanup(stop)
-	dd.client = ipc.NewClient(d.sock)
+	dd.client = apiclient.New(d.sock)
 	// The daemon adopts or ends stored sessions before it serves: once it
 	// answers, that is done.
 	if err := dd.client.Health(context.Background()); err != nil {
@@ -185,7 +187,7 @@ func TestAgentExitEndsSessionGrant(t *testing.T) {
 		"PATHGRANT_WAIT_MS=20000")
 	a.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
 	req := d.waitPending(1)[0]
-	if _, err := d.srv.Decide(req.ID, ipc.Decision{Scope: "session"}); err != nil {
+	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatalf("approve for the session: %v", err)
 	}
 	if out := a.output(t, "out", 10*time.Second); !strings.Contains(out, `"permissionDecision":"allow"`) {
@@ -238,7 +240,7 @@ func TestAgentExitEndsPendingRequest(t *testing.T) {
 	if p := d.srv.Pending(); len(p) != 0 {
 		t.Errorf("requests still pending: %+v", p)
 	}
-	if _, err := d.srv.Decide(req.ID, ipc.Decision{Scope: "session"}); err == nil {
+	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err == nil {
 		t.Error("approving the ended request succeeded")
 	}
 	if gs, _ := d.store.List(grants.Filter{Session: req.Session, IncludeRevoked: true}); len(gs) != 0 {
@@ -393,7 +395,7 @@ func TestResumedConversationStartsAfresh(t *testing.T) {
 		"PATHGRANT_WAIT_MS=20000")
 	first.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
 	req := d.waitPending(1)[0]
-	if _, err := d.srv.Decide(req.ID, ipc.Decision{Scope: "session"}); err != nil {
+	if _, err := d.srv.Decide(req.ID, wire.Decision{Scope: "session"}); err != nil {
 		t.Fatalf("approve for the session: %v", err)
 	}
 	<-first.done

@@ -1,4 +1,4 @@
-package launch
+package wire
 
 import (
 	"crypto/sha256"
@@ -6,31 +6,15 @@ import (
 	"encoding/json"
 )
 
-// The daemon's routes for a rewritten command: PathExec prepares its
-// sandbox (identity: the exec capability), PathReport explains the paths
-// a failed command was refused (identity: the report ticket PathExec
-// answered with).
-const (
-	PathExec   = "/v1/exec"
-	PathReport = "/v1/exec/report"
-)
-
-// HeaderCapability carries an exec capability or a report ticket;
-// HeaderCommandHash the CommandHash of the shell text the front end is
-// about to run, which must be the text the capability was issued for.
-const (
-	HeaderCapability  = "X-Pathgrant-Capability"
-	HeaderCommandHash = "X-Pathgrant-Command-Hash"
-)
-
-// CapEnv carries the exec capability to the front end.
+// CapEnv carries the exec capability to the front end
+// (`pathgrant-confine exec`) of a hook's rewritten command.
 const CapEnv = "PATHGRANT_CAP"
 
-// Request is what the front end sends PathExec: the command, where its
-// program is, which binary the front end is (the inner step is that
+// ExecRequest is what the front end sends PathExec: the command, where
+// its program is, which binary the front end is (the inner step is that
 // binary or the one next to it), and its environment (where the desktop,
 // the tmp dir and the ssh agent are).
-type Request struct {
+type ExecRequest struct {
 	Path      string   `json:"path"`
 	Argv      []string `json:"argv"`
 	Exe       string   `json:"exe"`
@@ -48,11 +32,11 @@ type Request struct {
 //   - Bwrap empty: no bubblewrap on this machine; the front end runs
 //     Inner with the job's descriptor appended (Landlock alone).
 //
-// The command's environment is the front end's (ConfinedEnv with TmpDir
-// and SSHAgent).
+// The command's environment is the front end's (the confined environment
+// with TmpDir and SSHAgent).
 type Prepared struct {
 	Session    string          `json:"session"`
-	Level      string          `json:"level"`
+	Level      Level           `json:"level"`
 	Unconfined string          `json:"unconfined,omitempty"`
 	Bwrap      string          `json:"bwrap,omitempty"`
 	Args       []string        `json:"args,omitempty"`

@@ -23,6 +23,14 @@ type Installer func(path string, argv []string, uninstall bool) (changed bool, b
 type Client struct {
 	Name    string
 	adapter adapter
+	// Rewrites: the client's hook can replace a shell tool's command, so
+	// a command it lets through runs confined under `pathgrant-confine
+	// exec`. Claude Code and Codex through PreToolUse updatedInput with
+	// an explicit allow (Codex 0.169 accepts nothing else with it),
+	// Gemini CLI through hookSpecificOutput.tool_input, Pi through its
+	// extension setting the call's input.command. Cursor's
+	// beforeShellExecution answers only allow or deny.
+	Rewrites bool
 	// DirEnv is the environment variable that moves the client's user
 	// folder, when it has one; Dir resolves it.
 	DirEnv string
@@ -61,18 +69,18 @@ type Client struct {
 
 // clients is the client table.
 var clients = []Client{
-	{Name: "claude", adapter: claudeAdapter{}, DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
+	{Name: "claude", Rewrites: true, adapter: claudeAdapter{}, DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
 		Settings: "settings.json", ProjectSettings: ".claude/settings.local.json", Install: jsonSettings(editClaude),
 		Protected:        []string{"settings.json", "settings.local.json"},
 		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"},
 		MCPConfig:        ".claude.json", mcpBesideDir: true, ProjectMCPConfig: ".mcp.json", InstallMCP: jsonMCP},
-	{Name: "codex", adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
+	{Name: "codex", Rewrites: true, adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
 		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
 		ProjectNote:      "Codex runs a project's hooks only once you trust the project in Codex: open codex in it and choose to trust it",
 		Protected:        []string{"hooks.json", "config.toml"},
 		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"},
 		MCPConfig:        "config.toml", ProjectMCPConfig: ".codex/config.toml", mcpTOML: true, InstallMCP: codexMCP},
-	{Name: "gemini", adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
+	{Name: "gemini", Rewrites: true, adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
 		Settings: "settings.json", ProjectSettings: ".gemini/settings.json", Install: jsonSettings(editGemini),
 		Protected: []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
 		MCPConfig: "settings.json", ProjectMCPConfig: ".gemini/settings.json", InstallMCP: jsonMCP},
@@ -80,7 +88,7 @@ var clients = []Client{
 		Settings: "hooks.json", ProjectSettings: ".cursor/hooks.json", Install: jsonSettings(editCursor),
 		Protected: []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
 		MCPConfig: "mcp.json", ProjectMCPConfig: ".cursor/mcp.json", InstallMCP: jsonMCP},
-	{Name: "pi", adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
+	{Name: "pi", Rewrites: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
 		Settings: "extensions/pathgrant.ts", ProjectSettings: ".pi/extensions/pathgrant.ts", Install: installPiExtension,
 		Protected:        []string{"extensions", "settings.json"},
 		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"},

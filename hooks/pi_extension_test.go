@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/ipc"
-	"pathgrant/ipc/hooks"
+	"pathgrant/hooks"
+	"pathgrant/wire"
 )
 
 // piDriver loads the shipped Pi extension the way Pi does (a default
@@ -130,7 +130,7 @@ func TestPiExtension(t *testing.T) {
 		if id == "" {
 			t.Fatal("no approval request")
 		}
-		if _, err := d.client.Decide(context.Background(), id, ipc.Decision{Scope: "once", Code: d.person.Code(t, id)}); err != nil {
+		if _, err := d.client.Decide(context.Background(), id, wire.Decision{Scope: "once", Code: d.person.Code(t, id)}); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
 		if o := <-done; o.err != nil || len(o.res) != 1 || o.res[0] != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"pathgrant/appdirs"
-	"pathgrant/sandbox/launch"
+	"pathgrant/wire"
 )
 
 // Every shell command a hook lets through runs confined, by default,
@@ -21,17 +21,12 @@ import (
 // false and the command runs as the client would run it, marked
 // unconfined in the answer's reason.
 
-// rewriters are the clients whose hooks can replace a shell tool's
-// command: Claude Code (PreToolUse updatedInput, with an explicit allow),
-// Codex (PreToolUse updatedInput, with an explicit allow: 0.169 accepts
-// nothing else with it), Gemini CLI (hookSpecificOutput.tool_input) and
-// Pi (its extension sets the tool call's input.command). Cursor's
-// beforeShellExecution answers only allow or deny.
-var rewriters = map[string]bool{"claude": true, "codex": true, "gemini": true, "pi": true}
-
 // CanRewrite reports whether client's hook can run a shell command
-// confined by rewriting it.
-func CanRewrite(client string) bool { return rewriters[client] }
+// confined by rewriting it (the client table's Rewrites column).
+func CanRewrite(client string) bool {
+	c, err := LookupClient(client)
+	return err == nil && c.Rewrites
+}
 
 // ExecWrap returns shell text that runs command in bash under `BIN exec`
 // (bin, an absolute path: pathgrant-confine, or pathgrant) presenting
@@ -40,7 +35,7 @@ func CanRewrite(client string) bool { return rewriters[client] }
 // '<command>'`, each part quoted so the shell passes them through
 // unchanged.
 func ExecWrap(bin, socket, cap, command string) string {
-	return launch.CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
+	return wire.CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
 }
 
 // socketPart is the PATHGRANT_SOCKET assignment of a wrapper, or "".
@@ -89,7 +84,7 @@ func rewriteShell(call Call, command string) json.RawMessage {
 // lets a command the daemon wants confined through unconfined on a client
 // that can rewrite: without a capability or a pathgrant binary to run it
 // under, the call is denied.
-func confineShell(call Call, v Verdict, answers []Answer, socket string, findBin func() (string, error)) Verdict {
+func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, findBin func() (string, error)) Verdict {
 	text := shellText(call)
 	if !v.Allow || text == "" || call.NoFiles || len(answers) == 0 || call.Event == "PermissionRequest" {
 		return v
@@ -114,7 +109,7 @@ func confineShell(call Call, v Verdict, answers []Answer, socket string, findBin
 	if v.Rewrite == nil {
 		return Verdict{Reason: "pathgrant: cannot rewrite this shell command to run confined: denied"}
 	}
-	v.Reason += " (runs confined, " + info.Level + ")"
+	v.Reason += " (runs confined, " + string(info.Level) + ")"
 	return v
 }
 
@@ -135,7 +130,7 @@ func FindExecBinary() (string, error) {
 // binary: a wrapper is trusted only when it runs pathgrant's own front
 // end, which confines what it runs.
 func UnwrapExec(text, bin string) (inner string, ok bool) {
-	rest, ok := strings.CutPrefix(text, launch.CapEnv+"='")
+	rest, ok := strings.CutPrefix(text, wire.CapEnv+"='")
 	if !ok || bin == "" {
 		return "", false
 	}

@@ -1,0 +1,211 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Client speaks HTTP/1.1 to the daemon on Socket, one request and one
+// answer at a time on each connection. Session and Token, when set, go
+// as headers with every request. Keep is how many idle connections it
+// keeps for reuse (a check is then one write and one read on an open
+// connection); zero closes each after its answer, as a hook or a front
+// end, which make one call, want.
+type Client struct {
+	Socket  string
+	Session string
+	Token   string
+	Keep    int
+
+	mu   sync.Mutex
+	idle []*conn
+}
+
+// MaxAnswer bounds an answer a client reads: a tool's output, a prepared
+// sandbox's rules and the grants and audit lists stay well within it.
+const MaxAnswer = 16 << 20
+
+// Header is one extra request header.
+type Header struct{ Name, Value string }
+
+type conn struct {
+	f      *os.File
+	br     *bufio.Reader
+	reused bool // kept from an earlier call
+}
+
+// Do sends method path with in as its JSON body (nil: none) and decodes a
+// 2xx answer into out (nil: discard it). A non-2xx answer is a
+// *DaemonError. The context bounds the whole exchange, including a long
+// wait for the person's decision: its deadline becomes the socket's
+// timeouts, and canceling it shuts the socket down.
+func (c *Client) Do(ctx context.Context, method, path string, in, out any, extra ...Header) error {
+	req, err := c.encode(method, path, in, extra)
+	if err != nil {
+		return err
+	}
+	resp, err := c.exchange(ctx, req)
+	if err != nil {
+		return err
+	}
+	if resp.status/100 != 2 {
+		var e Error
+		_ = json.Unmarshal(resp.body, &e)
+		if e.Error == "" {
+			e.Error = strings.TrimSpace(string(resp.body))
+		}
+		return &DaemonError{Status: resp.status, Kind: e.Kind, Msg: e.Error}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.body, out); err != nil {
+		return fmt.Errorf("pathgrant daemon at %s: malformed answer to %s: %w", c.Socket, path, err)
+	}
+	return nil
+}
+
+// encode writes the request's head and body.
+func (c *Client) encode(method, path string, in any, extra []Header) ([]byte, error) {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return nil, fmt.Errorf("encode %s request: %w", path, err)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(method + " " + path + " HTTP/1.1\r\nHost: pathgrant\r\n")
+	if c.Keep == 0 {
+		b.WriteString("Connection: close\r\n")
+	}
+	hdr := func(k, v string) {
+		if v != "" {
+			b.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	hdr(HeaderSession, c.Session)
+	hdr(HeaderToken, c.Token)
+	for _, h := range extra {
+		hdr(h.Name, h.Value)
+	}
+	if in != nil {
+		b.WriteString("Content-Type: application/json\r\n")
+	}
+	b.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n")
+	b.Write(body)
+	return b.Bytes(), nil
+}
+
+// exchange sends req on a kept or new connection and reads its answer.
+// A kept connection the daemon closed before reading the request (idle
+// timeout, or room made under load) is replaced by a new one, once.
+func (c *Client) exchange(ctx context.Context, req []byte) (response, error) {
+	for {
+		cc, err := c.conn(ctx)
+		if err != nil {
+			return response{}, err
+		}
+		resp, err := c.roundTrip(ctx, cc, req)
+		if err != nil && cc.reused && ctx.Err() == nil && closedUnread(err) {
+			continue
+		}
+		if err != nil {
+			return response{}, c.exchangeError(ctx, err)
+		}
+		return resp, nil
+	}
+}
+
+// roundTrip is one request and answer on cc, which it keeps or closes.
+func (c *Client) roundTrip(ctx context.Context, cc *conn, req []byte) (response, error) {
+	deadline, _ := ctx.Deadline()
+	if err := withFD(cc.f, func(fd int) error {
+		return setTimeouts(fd, deadline, syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO)
+	}); err != nil {
+		cc.f.Close()
+		return response{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { shutdown(cc.f) })
+	_, err := cc.f.Write(req)
+	var resp response
+	if err == nil {
+		resp, err = readResponse(cc.br, MaxAnswer)
+	}
+	if !stop() || err != nil || resp.close {
+		cc.f.Close()
+	} else {
+		c.release(cc)
+	}
+	return resp, err
+}
+
+// conn returns a kept connection or a new one.
+func (c *Client) conn(ctx context.Context) (*conn, error) {
+	c.mu.Lock()
+	if n := len(c.idle); n > 0 {
+		cc := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		c.mu.Unlock()
+		cc.reused = true
+		return cc, nil
+	}
+	c.mu.Unlock()
+	deadline, _ := ctx.Deadline()
+	f, err := dial(ctx, c.Socket, deadline)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{f: f, br: bufio.NewReader(f)}, nil
+}
+
+func (c *Client) release(cc *conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) >= c.Keep {
+		cc.f.Close()
+		return
+	}
+	c.idle = append(c.idle, cc)
+}
+
+// CloseIdle closes the connections kept for reuse.
+func (c *Client) CloseIdle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cc := range c.idle {
+		cc.f.Close()
+	}
+	c.idle = nil
+}
+
+// closedUnread reports whether an exchange failed because the daemon had
+// closed the connection before answering anything: writing hit a closed
+// socket, or reading found its end with no byte of an answer.
+func closedUnread(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+func (c *Client) exchangeError(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case errors.Is(err, syscall.EAGAIN):
+		err = context.DeadlineExceeded // a socket timeout: the deadline passed
+	}
+	var ue *UnreachableError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "pathgrant daemon at ") {
+		return err
+	}
+	return fmt.Errorf("pathgrant daemon at %s: %w", c.Socket, err)
+}
