@@ -29,10 +29,6 @@ func New(path string) *Client {
 	return &Client{wire.Client{Socket: path, Keep: maxIdle}}
 }
 
-func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	return c.Do(ctx, method, path, in, out)
-}
-
 // Health reports whether a daemon answers.
 func (c *Client) Health(ctx context.Context) error {
 	return c.Do(ctx, http.MethodGet, wire.PathHealth, nil, nil)

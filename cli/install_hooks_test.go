@@ -17,8 +17,8 @@ import (
 	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/hooks"
+	"pathgrant/ipc"
 	"pathgrant/wire"
 )
 

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/internal/buildcheck"
 	"pathgrant/hooks"
+	"pathgrant/internal/buildcheck"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/rules"
