@@ -15,7 +15,7 @@ const synthetic = `# a page
 | path | owns | may import |
 |---|---|---|
 | ` + "`main.go`" + ` | the command | ` + "`cli`" + ` |
-| ` + "`cli/`" + ` | subcommands | ` + "`ipc`, `wire`" + `; a library |
+| ` + "`cli/`" + ` | subcommands, a\|b | ` + "`ipc`, `wire`" + `; a library |
 | ` + "`ipc/`" + ` | the API | ` + "`wire`" + ` |
 | ` + "`ipc/sub/`, `extra/`" + ` | a helper; two paths | ` + "`wire`" + ` |
 | ` + "`wire/`" + ` | the protocol | stdlib only |

@@ -61,9 +61,9 @@ func parseTable(doc string) ([]row, error) {
 }
 
 // parseRow reads one table line; ok is false for the header and the rule
-// under it.
+// under it. A cell may hold a pipe escaped as markdown escapes it (\|).
 func parseRow(line string, n int) (row, bool, error) {
-	cells := strings.Split(strings.Trim(line, "|"), "|")
+	cells := strings.Split(strings.ReplaceAll(strings.Trim(line, "|"), `\|`, "\x00"), "|")
 	if len(cells) != 3 {
 		return row{}, false, fmt.Errorf("line %d: %d cells, want 3 (path | owns | imports)", n, len(cells))
 	}
