@@ -382,7 +382,7 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 				}
 				startup = append(startup, started(frontEnd[name]()))
 				policy = append(policy, e.policyRoundTrips(b, bin, name == "capability"))
-				viewT = append(viewT, run(exec.Command(bwrap, view.Args(os.Geteuid() == 0, []string{truePath})...)))
+				viewT = append(viewT, run(exec.Command(bwrap, slices.Concat(view.Options(os.Geteuid() == 0), []string{"--", truePath})...)))
 				inner = append(inner, run(job()))
 			}
 			p := median(plain)

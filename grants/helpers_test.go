@@ -2,6 +2,7 @@ package grants
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"pathgrant/guard"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // testClock is a settable clock owned by one test.
@@ -196,4 +199,28 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// loadSession returns the session with the given id.
+func (s *Store) loadSession(id string) (Session, error) {
+	var sess Session
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		sess, err = getSession(tx, id)
+		return err
+	})
+	if err != nil {
+		return Session{}, fmt.Errorf("get session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// watched reports the paths currently watched.
+func (w *watcher) watched() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]int, len(w.refs))
+	for p, n := range w.refs {
+		out[p] = n
+	}
+	return out
 }

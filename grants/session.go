@@ -89,19 +89,6 @@ func (s *Store) StartSession(sess Session) (Session, error) {
 	return sess, nil
 }
 
-// loadSession returns the session with the given id.
-func (s *Store) loadSession(id string) (Session, error) {
-	var sess Session
-	err := s.view(func(tx *bolt.Tx) (err error) {
-		sess, err = getSession(tx, id)
-		return err
-	})
-	if err != nil {
-		return Session{}, fmt.Errorf("get session %s: %w", id, err)
-	}
-	return sess, nil
-}
-
 // EndSession ends a session because its client or launcher said so: see
 // EndSessionFor. It returns how many grants ended.
 func (s *Store) EndSession(id string) (int, error) {

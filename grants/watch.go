@@ -184,17 +184,6 @@ func (s *Store) unwatch(gs []Grant) {
 	}
 }
 
-// watched reports the paths currently watched (for tests and diagnostics).
-func (w *watcher) watched() map[string]int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := make(map[string]int, len(w.refs))
-	for p, n := range w.refs {
-		out[p] = n
-	}
-	return out
-}
-
 func (w *watcher) close() {
 	if err := w.fs.Close(); err != nil {
 		w.log.Warn("close file watcher", "err", err)

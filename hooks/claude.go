@@ -36,8 +36,6 @@ type claudeInput struct {
 
 type claudeAdapter struct{}
 
-func (claudeAdapter) name() string { return "claude" }
-
 func (claudeAdapter) parse(raw []byte) (Call, error) {
 	var in claudeInput
 	if err := json.Unmarshal(raw, &in); err != nil {

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -36,8 +37,8 @@ func TestClientTableComplete(t *testing.T) {
 					t.Errorf("field %s is empty", f.Name)
 				}
 			}
-			if c.adapter != nil && c.adapter.name() != c.Name {
-				t.Errorf("adapter is %s's", c.adapter.name())
+			if got, want := fmt.Sprintf("%T", c.adapter), "hooks."+c.Name+"Adapter"; c.adapter != nil && got != want {
+				t.Errorf("adapter is %s, want %s", got, want)
 			}
 			for _, rel := range append(slices.Clone(c.Protected), c.Settings) {
 				if filepath.IsAbs(rel) || strings.HasPrefix(rel, "..") {

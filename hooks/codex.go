@@ -32,8 +32,6 @@ type codexInput struct {
 
 type codexAdapter struct{}
 
-func (codexAdapter) name() string { return "codex" }
-
 func (codexAdapter) parse(raw []byte) (Call, error) {
 	var in codexInput
 	if err := json.Unmarshal(raw, &in); err != nil {

@@ -35,8 +35,6 @@ type cursorAttach struct {
 
 type cursorAdapter struct{}
 
-func (cursorAdapter) name() string { return "cursor" }
-
 func (cursorAdapter) parse(raw []byte) (Call, error) {
 	var in cursorInput
 	if err := json.Unmarshal(raw, &in); err != nil {

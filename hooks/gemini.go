@@ -32,8 +32,6 @@ type geminiMCPContext struct {
 
 type geminiAdapter struct{}
 
-func (geminiAdapter) name() string { return "gemini" }
-
 func (geminiAdapter) parse(raw []byte) (Call, error) {
 	var in geminiInput
 	if err := json.Unmarshal(raw, &in); err != nil {

@@ -56,8 +56,6 @@ type piInput struct {
 
 type piAdapter struct{}
 
-func (piAdapter) name() string { return "pi" }
-
 func (piAdapter) parse(raw []byte) (Call, error) {
 	var in piInput
 	if err := json.Unmarshal(raw, &in); err != nil {

@@ -71,8 +71,9 @@ func blockOutput(reason string) Output {
 	return Output{Stderr: reason + "\n", Exit: 2}
 }
 
+// adapter is one client's hook protocol: its JSON read into a Call, and a
+// verdict written back in its own output format.
 type adapter interface {
-	name() string
 	parse(raw []byte) (Call, error)
 	render(c Call, v Verdict) Output
 }

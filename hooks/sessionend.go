@@ -34,9 +34,6 @@ var endEvents = map[string]string{
 	"pi":     "session_shutdown",
 }
 
-// EndEvent is the client's session-end hook event ("" for none).
-func EndEvent(client string) string { return endEvents[client] }
-
 // endTimeout bounds the whole end-session exchange: a client waits for its
 // session-end hooks on the way out.
 const endTimeout = 2 * time.Second

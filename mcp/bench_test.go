@@ -14,8 +14,8 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/guard"
-	"pathgrant/ipc"
 	"pathgrant/hooks"
+	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/mcp"
 )

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/internal/buildcheck"
 	"pathgrant/hooks"
+	"pathgrant/internal/buildcheck"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/rules"
@@ -301,7 +301,7 @@ func runConfined(t *testing.T, confine, ws, mark, script string) (string, error)
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cmd := exec.Command("bwrap", view.Args(os.Geteuid() == 0, append(inner, "3"))...)
+	cmd := exec.Command("bwrap", slices.Concat(view.Options(os.Geteuid() == 0), []string{"--"}, inner, []string{"3"})...)
 	cmd.ExtraFiles, cmd.Dir = []*os.File{f}, ws
 	cmd.Env = append(personEnv(tmp), "M="+mark, "TMPDIR="+tmp)
 	out, err := cmd.CombinedOutput()

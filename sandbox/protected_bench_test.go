@@ -48,7 +48,7 @@ func BenchmarkViewProtected(b *testing.B) {
 	}{{"bwrap true, protected set", view}, {"bwrap true, protected set with a tmpfs per place", tmpfsView}, {"bwrap true, without", bare}} {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
-				c := exec.Command("bwrap", v.view.Args(os.Geteuid() == 0, []string{"/bin/true"})...)
+				c := exec.Command("bwrap", slices.Concat(v.view.Options(os.Geteuid() == 0), []string{"--", "/bin/true"})...)
 				if out, err := c.CombinedOutput(); err != nil {
 					b.Fatalf("%v %s", err, out)
 				}

@@ -93,7 +93,7 @@ func TestViewProtectedSet(t *testing.T) {
 func mountList(v View) string {
 	var b strings.Builder
 	for _, m := range v.Mounts {
-		b.WriteString(m.String() + "\n")
+		b.WriteString(strings.Join(m.Args(), " ") + " (" + m.Why + ")\n")
 	}
 	return b.String()
 }

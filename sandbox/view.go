@@ -35,10 +35,6 @@ func (m Mount) Args() []string {
 	return []string{m.Op, m.Src, m.Dst}
 }
 
-func (m Mount) String() string {
-	return strings.Join(m.Args(), " ") + " (" + m.Why + ")"
-}
-
 // ViewConfig is what a view needs beyond the policy.
 type ViewConfig struct {
 	// Exe is the pathgrant binary, bound read-only so the view can run
@@ -88,12 +84,6 @@ type ViewFS interface {
 // outside can be signalled or traced), killed when exec's process dies,
 // and a new terminal session (no TIOCSTI into the user's terminal).
 var Namespaces = []string{"--unshare-ipc", "--unshare-pid", "--die-with-parent", "--new-session"}
-
-// Args is the bubblewrap command line that runs inner (the inner step and
-// the command) in the view.
-func (v View) Args(root bool, inner []string) []string {
-	return slices.Concat(v.Options(root), []string{"--"}, inner)
-}
 
 // Options are bubblewrap's options for the view: the namespaces and the
 // mounts. As root bubblewrap would keep every capability, so they are

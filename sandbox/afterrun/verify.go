@@ -70,10 +70,6 @@ func Begin(writeAreas []string) Start {
 	return Start{start, pinned}
 }
 
-// At is a start read elsewhere: changes from t on count, and no member
-// is taken to have been pinned.
-func At(t time.Time) Start { return Start{t: t} }
-
 // Verify walks each write area (the workspace roots) and neutralises what
 // was made or changed since the command's start (Begin) that would make the
 // person's tools run code: in every git directory found (.git folders,
@@ -91,11 +87,6 @@ func verifyPinned(writeAreas []string, since time.Time, pinned map[string]bool, 
 	v := newVerifier(writeAreas, since, open)
 	v.pinned = pinned
 	return v.run()
-}
-
-// verify is Verify counting changes from since.
-func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
-	return newVerifier(writeAreas, since, open).run()
 }
 
 func newVerifier(writeAreas []string, since time.Time, open []string) *verifier {

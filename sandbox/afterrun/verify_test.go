@@ -236,3 +236,8 @@ func TestBeginPinnedMembers(t *testing.T) {
 		t.Fatalf("after Verify:\n%s", lines)
 	}
 }
+
+// verify is Verify counting changes from since.
+func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
+	return newVerifier(writeAreas, since, open).run()
+}

@@ -11,30 +11,6 @@ import (
 	"pathgrant/sandbox/rules"
 )
 
-// JobFD writes job to a memory file the next program inherits (no
-// close-on-exec) and returns its descriptor: the rules can be larger than
-// one argument may be.
-func JobFD(job rules.Job) (int, error) {
-	data, err := json.Marshal(job)
-	if err != nil {
-		return -1, fmt.Errorf("sandbox job: %w", err)
-	}
-	return DataFD(data)
-}
-
-// DataFD is JobFD for a job already encoded (as the daemon sends it).
-func DataFD(data []byte) (int, error) {
-	fd, err := unix.MemfdCreate("pathgrant-exec-job", 0)
-	if err != nil {
-		return -1, fmt.Errorf("sandbox job: memfd: %w", err)
-	}
-	if _, err := unix.Pwrite(fd, data, 0); err != nil {
-		unix.Close(fd)
-		return -1, fmt.Errorf("sandbox job: write: %w", err)
-	}
-	return fd, nil
-}
-
 // JobFile is the job in a close-on-exec memory file, to be handed to the
 // inner step at a descriptor number of the caller's choosing
 // (os.ProcAttr.Files): a process that starts other programs concurrently

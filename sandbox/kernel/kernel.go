@@ -2,9 +2,7 @@
 // path (binding the rule to that inode, so a link or file swapped in
 // afterwards cannot widen it), builds the ruleset, restricts the calling
 // thread and replaces the process with the command, which inherits the
-// restriction and can never drop it. A process that must go on unconfined
-// (the daemon) instead starts the command from a restricted thread of its
-// own (Ruleset.StartRestricted).
+// restriction and can never drop it.
 package kernel
 
 import (
@@ -50,8 +48,4 @@ func Available(probe Probe) (int, error) {
 type Skipped struct {
 	Rule rules.Rule
 	Err  error
-}
-
-func (s Skipped) String() string {
-	return fmt.Sprintf("%s: %v", s.Rule, s.Err)
 }

@@ -154,19 +154,6 @@ func (rs *Ruleset) Exec(path string, argv, env []string) error {
 	})
 }
 
-// StartRestricted enforces the ruleset on a new OS thread and calls start
-// there, returning its error. It is for a process that must not restrict
-// itself, such as the daemon: a child inherits the restriction (and
-// no_new_privs) of the thread that forked it, so start forks the confined
-// command. The thread is locked and never unlocked, so the runtime ends it
-// when start returns and nothing else ever runs on it. The ruleset is
-// consumed; start does not run if enforcing fails.
-func (rs *Ruleset) StartRestricted(start func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- rs.lockAndRun(start) }()
-	return <-done
-}
-
 // lockAndRun locks the calling goroutine to its OS thread for good,
 // restricts the thread and calls run on it.
 func (rs *Ruleset) lockAndRun(run func() error) error {

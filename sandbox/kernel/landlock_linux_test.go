@@ -289,43 +289,6 @@ func TestExecAfterCloseFails(t *testing.T) {
 	}
 }
 
-// TestStartRestricted: start runs on a restricted thread, and the caller's
-// thread stays unrestricted.
-func TestStartRestricted(t *testing.T) {
-	requireLandlock(t)
-	path := filepath.Join(t.TempDir(), "a.txt")
-	writeFile(t, path, "a\n")
-	rs, err := NewRuleset(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rs.StartRestricted(func() error {
-		_, err := os.ReadFile(path)
-		return err
-	})
-	if !errors.Is(err, os.ErrPermission) {
-		t.Errorf("read on the restricted thread: %v, want permission denied", err)
-	}
-	if _, err := os.ReadFile(path); err != nil {
-		t.Errorf("read after StartRestricted: %v", err)
-	}
-}
-
-// TestStartRestrictedAfterCloseFails: a ruleset that cannot be enforced
-// runs nothing.
-func TestStartRestrictedAfterCloseFails(t *testing.T) {
-	requireLandlock(t)
-	rs, err := NewRuleset(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs.Close()
-	ran := false
-	if err := rs.StartRestricted(func() error { ran = true; return nil }); err == nil || ran {
-		t.Fatalf("StartRestricted on a closed ruleset: err %v, ran %v", err, ran)
-	}
-}
-
 // systemRules are what any test command needs to run: the system trees,
 // configuration and /proc, and the common devices.
 func systemRules() []rules.Rule {

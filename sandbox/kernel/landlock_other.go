@@ -34,22 +34,6 @@ func (*Ruleset) Exec(string, []string, []string) error {
 	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 
-// StartRestricted fails without calling start: there is no Landlock off
-// Linux.
-func (*Ruleset) StartRestricted(func() error) error {
-	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
-}
-
-// JobFD fails off Linux.
-func JobFD(rules.Job) (int, error) {
-	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
-}
-
-// DataFD fails off Linux.
-func DataFD([]byte) (int, error) {
-	return -1, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
-}
-
 // JobFile fails off Linux.
 func JobFile([]byte) (*os.File, error) {
 	return nil, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)

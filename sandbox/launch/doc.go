@@ -1,15 +1,11 @@
-// Package launch is what the daemon and the front end of a hook's
-// rewritten shell command (package frontend) say to each other: the
-// command's exec capability has the daemon prepare its sandbox (the
-// bubblewrap mount view, the Landlock rules and the inner step to run),
-// and a report ticket has it explain the paths a failed command was
-// refused. It also holds the pieces of that exchange both sides use: the
-// command's text and hash, the confined environment, the stderr tee and
-// the refusal scanner.
+// Package launch holds what both sides of a confined command use, the
+// daemon that prepares its sandbox and the front end that runs it (package
+// frontend): the command's text and its shell quoting, the confined
+// environment, the terminals to reopen inside the view, and the stderr
+// scanner that picks out the paths a failed command was refused. What the
+// two sides send each other over the socket is package wire's.
 //
-// The daemon prepares because it is already running: the view and the
-// rules cost a fresh process milliseconds of start-up and cold caches, on
-// the path of every agent shell command. So the front end links only the
-// standard library's small parts and x/sys (no net, no net/http, no
-// regexp, no os/exec): it talks HTTP/1.0 over the Unix socket itself.
+// The front end links it, so it stays as lean as the front end must be:
+// the standard library's small parts only (no net, no regexp, no
+// os/exec).
 package launch
