@@ -61,9 +61,6 @@ func StartSubreaper(log *slog.Logger) (*Subreaper, error) {
 	return r, nil
 }
 
-// Reaped is how many orphans have been reaped.
-func (r *Subreaper) Reaped() int64 { return r.reaped.Load() }
-
 // Stop ends the reaping; the process stays a subreaper.
 func (r *Subreaper) Stop() {
 	select {

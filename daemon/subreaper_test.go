@@ -178,3 +178,6 @@ func parentOf(pid int) int {
 	ppid, _ := strconv.Atoi(fields[1])
 	return ppid
 }
+
+// Reaped is how many orphans r has reaped.
+func (r *Subreaper) Reaped() int64 { return r.reaped.Load() }

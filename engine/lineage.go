@@ -63,10 +63,7 @@ type Lineage struct {
 	failed bool
 }
 
-// newLineage starts a lazy walk up from pid.
-func newLineage(pid int32) *Lineage { return &Lineage{next: pid} }
-
-// peerLineage starts a lazy walk up from a peer whose start time was
+// PeerLineage starts a lazy walk up from a peer whose start time was
 // pinned to its connection (connInfo.pinnedStart; 0 when it could not be):
 // if pid names another process by the time the walk starts, the lineage
 // is failed.
@@ -74,7 +71,7 @@ func PeerLineage(pid int32, start uint64) *Lineage {
 	return &Lineage{next: pid, start: start, failed: start == 0}
 }
 
-// fixedLineage is a lineage already known (tests, and Config.Lineage); a
+// FixedLineage is a lineage already known (tests, and Config.Lineage); a
 // reader's error makes it failed.
 func FixedLineage(l []LineageEntry, err error) *Lineage {
 	return &Lineage{got: l, failed: err != nil}

@@ -65,3 +65,6 @@ func TestLazyLineage(t *testing.T) {
 		t.Fatalf("all %+v", all)
 	}
 }
+
+// newLineage starts a lazy walk up from pid.
+func newLineage(pid int32) *Lineage { return &Lineage{next: pid} }

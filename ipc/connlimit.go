@@ -150,13 +150,6 @@ func (l *connLimiter) state(c net.Conn, s http.ConnState) {
 	}
 }
 
-// open is the number of connections admitted and not yet closed.
-func (l *connLimiter) open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.conns)
-}
-
 // raiseFileLimit lifts the soft limit on open files to the hard one, so
 // the connection bounds, not the descriptor limit, are what a flood meets.
 func raiseFileLimit() error {

@@ -104,3 +104,10 @@ func TestConnLimiterIdleOrder(t *testing.T) {
 		t.Fatalf("after closing all: %d open, %d peers, %d idle", l.open(), len(l.peers), l.idle.Len())
 	}
 }
+
+// open is the number of connections admitted and not yet closed.
+func (l *connLimiter) open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}

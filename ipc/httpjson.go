@@ -27,8 +27,6 @@ type apiError struct {
 	msg    string
 }
 
-func (e *apiError) Error() string { return e.msg }
-
 func errorf(status int, kind grants.Kind, format string, args ...any) *apiError {
 	return &apiError{status: status, kind: kind, msg: fmt.Sprintf(format, args...)}
 }
