@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Client speaks HTTP/1.1 to the daemon on Socket, one request and one
@@ -39,9 +39,10 @@ const MaxAnswer = 16 << 20
 type Header struct{ Name, Value string }
 
 type conn struct {
-	f      *os.File
-	br     *bufio.Reader
-	reused bool // kept from an earlier call
+	f         *os.File
+	br        *bufio.Reader
+	reused    bool      // kept from an earlier call
+	idleSince time.Time // when its last answer was read
 }
 
 // Do sends method path with in as its JSON body (nil: none) and decodes a
@@ -94,9 +95,11 @@ func (c *Client) encode(method, path string, in any, extra []Header) ([]byte, er
 			b.WriteString(k + ": " + v + "\r\n")
 		}
 	}
-	hdr(HeaderSession, c.Session)
-	hdr(HeaderToken, c.Token)
-	for _, h := range extra {
+	values := append([]Header{{HeaderSession, c.Session}, {HeaderToken, c.Token}}, extra...)
+	for _, h := range values {
+		if strings.ContainsAny(h.Value, "\r\n") {
+			return nil, fmt.Errorf("encode %s request: header %s holds a line break", path, h.Name)
+		}
 		hdr(h.Name, h.Value)
 	}
 	if in != nil {
@@ -108,16 +111,18 @@ func (c *Client) encode(method, path string, in any, extra []Header) ([]byte, er
 }
 
 // exchange sends req on a kept or new connection and reads its answer.
-// A kept connection the daemon closed before reading the request (idle
-// timeout, or room made under load) is replaced by a new one, once.
+// A request is sent again, once and on a new connection, only when
+// writing it to a kept connection failed (the daemon had closed it), so
+// the daemon never read it: a request whose answer did not come is never
+// resent, since the daemon may have acted on it (a tool call, a decision).
 func (c *Client) exchange(ctx context.Context, req []byte) (response, error) {
-	for {
+	for attempt := 0; ; attempt++ {
 		cc, err := c.conn(ctx)
 		if err != nil {
 			return response{}, err
 		}
-		resp, err := c.roundTrip(ctx, cc, req)
-		if err != nil && cc.reused && ctx.Err() == nil && closedUnread(err) {
+		resp, unsent, err := c.roundTrip(ctx, cc, req)
+		if err != nil && unsent && cc.reused && attempt == 0 && ctx.Err() == nil {
 			continue
 		}
 		if err != nil {
@@ -128,39 +133,53 @@ func (c *Client) exchange(ctx context.Context, req []byte) (response, error) {
 }
 
 // roundTrip is one request and answer on cc, which it keeps or closes.
-func (c *Client) roundTrip(ctx context.Context, cc *conn, req []byte) (response, error) {
+// unsent says the write failed because the daemon had closed the
+// connection: the request was not read.
+func (c *Client) roundTrip(ctx context.Context, cc *conn, req []byte) (resp response, unsent bool, err error) {
 	deadline, _ := ctx.Deadline()
 	if err := withFD(cc.f, func(fd int) error {
 		return setTimeouts(fd, deadline, syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO)
 	}); err != nil {
 		cc.f.Close()
-		return response{}, err
+		return response{}, false, err
 	}
 	stop := context.AfterFunc(ctx, func() { shutdown(cc.f) })
-	_, err := cc.f.Write(req)
-	var resp response
-	if err == nil {
+	if _, err = cc.f.Write(req); err != nil {
+		unsent = errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+	} else {
 		resp, err = readResponse(cc.br, MaxAnswer)
 	}
 	if !stop() || err != nil || resp.close {
 		cc.f.Close()
 	} else {
+		cc.idleSince = time.Now()
 		c.release(cc)
 	}
-	return resp, err
+	return resp, unsent, err
 }
 
-// conn returns a kept connection or a new one.
+// conn returns a kept connection that is still open or a new one. A kept
+// connection idle for maxIdleAge or more is not used: the daemon closes
+// idle ones after 30 s, and one closed while the request is on its way
+// would fail it.
 func (c *Client) conn(ctx context.Context) (*conn, error) {
-	c.mu.Lock()
-	if n := len(c.idle); n > 0 {
+	for {
+		c.mu.Lock()
+		n := len(c.idle)
+		if n == 0 {
+			c.mu.Unlock()
+			break
+		}
 		cc := c.idle[n-1]
 		c.idle = c.idle[:n-1]
 		c.mu.Unlock()
+		if time.Since(cc.idleSince) >= maxIdleAge || cc.br.Buffered() > 0 || peerClosed(cc.f) {
+			cc.f.Close()
+			continue
+		}
 		cc.reused = true
 		return cc, nil
 	}
-	c.mu.Unlock()
 	deadline, _ := ctx.Deadline()
 	f, err := dial(ctx, c.Socket, deadline)
 	if err != nil {
@@ -189,11 +208,21 @@ func (c *Client) CloseIdle() {
 	c.idle = nil
 }
 
-// closedUnread reports whether an exchange failed because the daemon had
-// closed the connection before answering anything: writing hit a closed
-// socket, or reading found its end with no byte of an answer.
-func closedUnread(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+// maxIdleAge is how long a kept connection may wait for its next call,
+// well within the daemon's idle timeout.
+const maxIdleAge = 20 * time.Second
+
+// peerClosed reports whether the daemon has closed a kept connection (or
+// sent on it unasked): a non-blocking peek finds its end or a byte.
+func peerClosed(f *os.File) bool {
+	var b [1]byte
+	closed := true
+	_ = withFD(f, func(fd int) error {
+		_, _, err := syscall.Recvfrom(fd, b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		closed = err != syscall.EAGAIN
+		return nil
+	})
+	return closed
 }
 
 func (c *Client) exchangeError(ctx context.Context, err error) error {

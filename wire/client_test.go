@@ -113,3 +113,34 @@ func TestClientContext(t *testing.T) {
 		t.Errorf("call past its deadline = %v; want DeadlineExceeded naming the socket", err)
 	}
 }
+
+// TestClientNeverResends: a request the daemon read and then dropped
+// without answering (a crash, a panic) is an error, never sent again,
+// since the daemon may have acted on it; a header value with a line
+// break is refused before anything is sent.
+func TestClientNeverResends(t *testing.T) {
+	var calls atomic.Int32
+	sock, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == PathTools+"/drop" {
+			calls.Add(1)
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		io.WriteString(w, `{}`)
+	})
+	c := Client{Socket: sock, Keep: 1}
+	ctx := context.Background()
+	if err := c.Do(ctx, "GET", PathHealth, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "POST", PathTools+"/drop", "x", nil); err == nil || calls.Load() != 1 {
+		t.Errorf("dropped call: %v, daemon saw it %d times; want an error and exactly one", err, calls.Load())
+	}
+	bad := Client{Socket: sock, Token: "t\r\nX-Session-ID: other"}
+	if err := bad.Do(ctx, "GET", PathHealth, nil, nil); err == nil || !strings.Contains(err.Error(), "line break") {
+		t.Errorf("a token with a line break: %v; want it refused", err)
+	}
+}

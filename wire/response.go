@@ -71,7 +71,9 @@ func readResponse(r *bufio.Reader, limit int) (response, error) {
 		return response{}, fmt.Errorf("answer of %d bytes is too large", length)
 	case length >= 0:
 		resp.body = make([]byte, length)
-		_, err = io.ReadFull(r, resp.body)
+		if _, err = io.ReadFull(r, resp.body); errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // the head was read: the answer is cut, not missing
+		}
 	default:
 		resp.close = true
 		resp.body, err = io.ReadAll(io.LimitReader(r, int64(limit)))
@@ -100,11 +102,14 @@ func readChunked(r *bufio.Reader, limit int) ([]byte, error) {
 				}
 			}
 		}
-		if int64(len(body))+n > int64(limit) {
+		if n > int64(limit-len(body)) {
 			return nil, errors.New("answer is too large")
 		}
 		chunk := make([]byte, n)
 		if _, err := io.ReadFull(r, chunk); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
 			return nil, err
 		}
 		body = append(body, chunk...)
@@ -114,16 +119,17 @@ func readChunked(r *bufio.Reader, limit int) ([]byte, error) {
 	}
 }
 
+// readLine reads one line of at most the reader's buffer (4 KiB): a
+// longer one is an error, never a growing allocation.
 func readLine(r *bufio.Reader) (string, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
+	line, err := r.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		return "", errors.New("header line too long")
+	case errors.Is(err, io.EOF):
+		return "", io.ErrUnexpectedEOF
+	case err != nil:
 		return "", err
 	}
-	if len(line) > 8<<10 {
-		return "", errors.New("header line too long")
-	}
-	return strings.TrimRight(line, "\r\n"), nil
+	return strings.TrimRight(string(line), "\r\n"), nil
 }
