@@ -10,7 +10,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/ipc/boundstest"
+	"pathgrant/engine/boundstest"
 	"pathgrant/ipc/ipctest"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc/boundstest"
+	"pathgrant/engine/boundstest"
 )
 
 // BenchmarkRegistrationBounds is what the bounds add to a registration:

@@ -17,7 +17,7 @@ import (
 	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/ipc/boundstest"
+	"pathgrant/engine/boundstest"
 	"pathgrant/tools"
 	"pathgrant/wire"
 )
