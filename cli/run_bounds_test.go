@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"pathgrant/engine"
+	"pathgrant/engine/boundstest"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
-	"pathgrant/engine/boundstest"
 	"pathgrant/ipc/ipctest"
 )
 

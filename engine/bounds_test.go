@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"pathgrant/engine/boundstest"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/engine/boundstest"
 )
 
 // BenchmarkRegistrationBounds is what the bounds add to a registration:

@@ -15,9 +15,9 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/engine"
+	"pathgrant/engine/boundstest"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/engine/boundstest"
 	"pathgrant/tools"
 	"pathgrant/wire"
 )
