@@ -26,7 +26,7 @@ const maxIdle = 4
 
 // New returns a client for the socket at path.
 func New(path string) *Client {
-	return &Client{wire.Client{Socket: path, Keep: maxIdle}}
+	return &Client{wire.Client{Socket: path, Keep: maxIdle, Poll: true}}
 }
 
 // Health reports whether a daemon answers.

@@ -20,12 +20,16 @@ import (
 // as headers with every request. Keep is how many idle connections it
 // keeps for reuse (a check is then one write and one read on an open
 // connection); zero closes each after its answer, as a hook or a front
-// end, which make one call, want.
+// end, which make one call, want. Poll puts its sockets on the runtime's
+// poller, for a process with other work to do while a call waits (the
+// CLI, the MCP bridge, a test serving the daemon in process); the hook
+// and the front end only wait, and start no poller.
 type Client struct {
 	Socket  string
 	Session string
 	Token   string
 	Keep    int
+	Poll    bool
 
 	mu   sync.Mutex
 	idle []*conn
@@ -137,9 +141,7 @@ func (c *Client) exchange(ctx context.Context, req []byte) (response, error) {
 // connection: the request was not read.
 func (c *Client) roundTrip(ctx context.Context, cc *conn, req []byte) (resp response, unsent bool, err error) {
 	deadline, _ := ctx.Deadline()
-	if err := withFD(cc.f, func(fd int) error {
-		return setTimeouts(fd, deadline, syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO)
-	}); err != nil {
+	if err := c.setDeadline(cc.f, deadline); err != nil {
 		cc.f.Close()
 		return response{}, false, err
 	}
@@ -156,6 +158,15 @@ func (c *Client) roundTrip(ctx context.Context, cc *conn, req []byte) (resp resp
 		c.release(cc)
 	}
 	return resp, unsent, err
+}
+
+// setDeadline bounds the exchange on f: through the poller for a polled
+// socket, else with the kernel's send and receive timeouts.
+func (c *Client) setDeadline(f *os.File, deadline time.Time) error {
+	if c.Poll {
+		return f.SetDeadline(deadline)
+	}
+	return withFD(f, func(fd int) error { return setTimeouts(fd, deadline, syscall.SO_RCVTIMEO, syscall.SO_SNDTIMEO) })
 }
 
 // conn returns a kept connection that is still open or a new one. A kept
@@ -181,7 +192,7 @@ func (c *Client) conn(ctx context.Context) (*conn, error) {
 		return cc, nil
 	}
 	deadline, _ := ctx.Deadline()
-	f, err := dial(ctx, c.Socket, deadline)
+	f, err := dial(ctx, c.Socket, deadline, c.Poll)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +240,7 @@ func (c *Client) exchangeError(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case errors.Is(err, syscall.EAGAIN):
+	case errors.Is(err, syscall.EAGAIN) || errors.Is(err, os.ErrDeadlineExceeded):
 		err = context.DeadlineExceeded // a socket timeout: the deadline passed
 	}
 	var ue *UnreachableError

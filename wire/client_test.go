@@ -33,7 +33,8 @@ func serve(t *testing.T, h http.HandlerFunc) (string, *atomic.Int32) {
 	return sock, &conns
 }
 
-// TestClientDo: headers and body arrive, answers decode, refusals are
+// TestClientDo: headers and body arrive, answers decode (blocking or on
+// the poller), refusals are
 // DaemonErrors with the daemon's message and kind, and a client that
 // keeps connections reuses one while a one-shot client does not.
 func TestClientDo(t *testing.T) {
@@ -51,10 +52,11 @@ func TestClientDo(t *testing.T) {
 	cap := Header{Name: HeaderCapability, Value: "cap"}
 	for _, tt := range []struct {
 		keep      int
+		poll      bool
 		wantConns int32
-	}{{0, 3}, {2, 1}} {
+	}{{0, false, 3}, {2, false, 1}, {0, true, 3}, {2, true, 1}} {
 		conns.Store(0)
-		c := Client{Socket: sock, Token: "tok", Keep: tt.keep}
+		c := Client{Socket: sock, Token: "tok", Keep: tt.keep, Poll: tt.poll}
 		for range 3 {
 			var ans Answer
 			if err := c.Do(ctx, "POST", PathCheck, "hello", &ans, cap); err != nil || !ans.Allowed() || ans.Reason != "hello" {
@@ -99,18 +101,20 @@ func TestClientContext(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	sock, _ := serve(t, func(w http.ResponseWriter, r *http.Request) { <-release })
-	c := Client{Socket: sock}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	start := time.Now()
-	if err := c.Do(ctx, "GET", PathHealth, nil, nil); !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
-		t.Errorf("canceled call = %v after %v; want context.Canceled at once", err, time.Since(start))
-	}
-	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	err := c.Do(ctx, "GET", PathHealth, nil, nil)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), sock) {
-		t.Errorf("call past its deadline = %v; want DeadlineExceeded naming the socket", err)
+	for _, poll := range []bool{false, true} {
+		c := Client{Socket: sock, Poll: poll}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		if err := c.Do(ctx, "GET", PathHealth, nil, nil); !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+			t.Errorf("poll %v: canceled call = %v after %v; want context.Canceled at once", poll, err, time.Since(start))
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := c.Do(ctx, "GET", PathHealth, nil, nil)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), sock) {
+			t.Errorf("poll %v: call past its deadline = %v; want DeadlineExceeded naming the socket", poll, err)
+		}
 	}
 }
 

@@ -23,7 +23,12 @@ const busyWait = 2 * time.Second
 // but nobody accepts, as while the daemon restarts) is tried again after
 // a short pause; both for up to busyWait in all, and never past deadline
 // (zero: none). A daemon that is not there at all (ENOENT) fails at once.
-func dial(ctx context.Context, path string, deadline time.Time) (*os.File, error) {
+//
+// poll puts the connected socket on the runtime's poller (non-blocking,
+// deadlines through SetDeadline): a process that does other work while a
+// call waits needs that, since a goroutine blocked in a read holds its
+// processor until the scheduler notices, up to milliseconds later.
+func dial(ctx context.Context, path string, deadline time.Time, poll bool) (*os.File, error) {
 	giveUp := time.Now().Add(busyWait)
 	if !deadline.IsZero() && deadline.Before(giveUp) {
 		giveUp = deadline
@@ -37,6 +42,12 @@ func dial(ctx context.Context, path string, deadline time.Time) (*os.File, error
 			return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
 		}
 		fd, err := connect(path, giveUp)
+		if err == nil && poll {
+			if err := syscall.SetNonblock(fd, true); err != nil {
+				syscall.Close(fd)
+				return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, err)
+			}
+		}
 		if err == nil {
 			return os.NewFile(uintptr(fd), path), nil
 		}

@@ -48,7 +48,7 @@ func TestDialUnix(t *testing.T) {
 			sock := filepath.Join(t.TempDir(), "s.sock")
 			tc.setup(t, sock)
 			start := time.Now()
-			f, err := dial(context.Background(), sock, start.Add(tc.deadline))
+			f, err := dial(context.Background(), sock, start.Add(tc.deadline), false)
 			took := time.Since(start)
 			if f != nil {
 				f.Close()
