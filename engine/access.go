@@ -12,7 +12,7 @@ type callerVerdict struct {
 	why, session string
 }
 
-// judgeLineage is judgeCaller for a lineage already in hand (a hook's
+// judgeLineage is JudgeCaller for a lineage already in hand (a hook's
 // first check); below says whether a process below the daemon counts.
 func (s *Engine) judgeLineage(l *Lineage, below bool) callerVerdict {
 	lin, readable := l.Whole()

@@ -100,7 +100,7 @@ const (
 	DoorToolRoute   Door = "tool route"               // POST /v1/tools/{tool}
 	DoorSessionTool Door = "session tool route"       // POST /s/{session}/v1/tools/{tool}
 	DoorMCP         Door = "pathgrant mcp"            // the MCP bridge on stdio, forwarding to the tool routes
-	DoorInProcess   Door = "in process"               // Server.RunTool, the app's in-process API
+	DoorInProcess   Door = "in process"               // Engine.RunTool, the app's in-process API
 )
 
 // Doors lists all of them.

@@ -65,7 +65,7 @@ type Person struct {
 	log bytes.Buffer
 }
 
-// Approver returns an ipc.Approver that logs each new request with its
+// Approver returns an engine.Approver that logs each new request with its
 // code to p's log.
 func (p *Person) Approver() engine.Approver {
 	return personLog{p: p, log: slog.New(slog.NewTextHandler(p, nil))}
