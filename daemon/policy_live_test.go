@@ -1,14 +1,12 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"pathgrant/guard"
 	"pathgrant/internal/buildcheck"
 	"pathgrant/ipc"
+	"pathgrant/ipc/ipctest"
 	"pathgrant/wire"
 )
 
@@ -30,7 +29,7 @@ type liveDaemon struct {
 	root, home, work, sock, policyFile, hook string
 	d                                        *Daemon
 	client                                   *apiclient.Client // the session's
-	log                                      *syncLog
+	log                                      *ipctest.Person // the daemon's log, safe to read while it writes
 }
 
 // oldReason marks the audit record written two days before the daemon
@@ -92,12 +91,12 @@ func TestPolicyLive(t *testing.T) {
 	// A file that does not load keeps the last good one, and says so once.
 	t.Run("a refused file keeps the last good policy", func(t *testing.T) {
 		l.write(t, "ssh_agent = true\ntoolchains = [\"~/.ssh\"]\n")
-		eventually(t, "the refusal logged", func() bool { return strings.Contains(l.log.String(), "never allowed") })
+		eventually(t, "the refusal logged", func() bool { return strings.Contains(l.log.Log(), "never allowed") })
 		if l.policy(t).SSHAgent || !strings.Contains(l.runHook(t), `"permissionDecision":"deny"`) {
 			t.Fatalf("the refused file's settings are in force, or the last good one is not")
 		}
-		if n := strings.Count(l.log.String(), "the changed file is refused"); n != 1 {
-			t.Errorf("the refusal was logged %d times, want once:\n%s", n, l.log.String())
+		if n := strings.Count(l.log.Log(), "the changed file is refused"); n != 1 {
+			t.Errorf("the refusal was logged %d times, want once:\n%s", n, l.log.Log())
 		}
 	})
 }
@@ -111,7 +110,7 @@ func startLive(t *testing.T) *liveDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &liveDaemon{root: root, home: root + "/home", sock: root + "/run/pathgrant.sock", log: &syncLog{}}
+	l := &liveDaemon{root: root, home: root + "/home", sock: root + "/run/pathgrant.sock", log: &ipctest.Person{}}
 	l.work, l.policyFile = l.home+"/work", root+"/config/pathgrant/"+devicepolicy.TOMLName
 	for _, dir := range []string{l.work, root + "/data", root + "/run", filepath.Dir(l.policyFile)} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -256,23 +255,4 @@ func eventually(t *testing.T, what string, ok func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// syncLog is the daemon's log, written by its goroutines while the test
-// reads it.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
