@@ -29,7 +29,7 @@ type liveDaemon struct {
 	root, home, work, sock, policyFile, hook string
 	d                                        *Daemon
 	client                                   *apiclient.Client // the session's
-	log                                      *ipctest.Person // the daemon's log, safe to read while it writes
+	log                                      *ipctest.Person   // the daemon's log, safe to read while it writes
 }
 
 // oldReason marks the audit record written two days before the daemon
