@@ -36,12 +36,50 @@ const (
 	// and the MCP bridge): the tool, the access it was allowed on, and how
 	// it ended; never the file's content or the command's output.
 	KindTool Kind = "tool"
+	// KindRefuse is a check refused outright, never offered to the person
+	// (a protected path, a tool pathgrant cannot map): identical refusals
+	// of one session are one record with a count, and each session's
+	// records are bounded.
+	KindRefuse Kind = "refuse"
+	// KindLift is a remembered denial the person lifted.
+	KindLift Kind = "lift"
 )
 
-var kinds = map[Kind]bool{
-	KindRequest: true, KindApprove: true, KindDeny: true, KindExpire: true,
-	KindRevoke: true, KindUse: true, KindInvalidate: true, KindConflict: true,
-	KindForged: true, KindStale: true, KindForeignDevice: true, KindPrune: true, KindTool: true,
+// kindLabels are the kinds as the person reads them (the settings window,
+// `pathgrant audit`). A "forged" record is most often a mistyped code.
+var kindLabels = map[Kind]string{
+	KindRequest: "asked", KindApprove: "approved", KindDeny: "denied", KindExpire: "expired",
+	KindRevoke: "revoked", KindUse: "used", KindInvalidate: "invalidated", KindConflict: "conflict",
+	KindForged: "wrong code", KindStale: "stale session", KindForeignDevice: "other device",
+	KindPrune: "pruned", KindTool: "tool call", KindRefuse: "refused", KindLift: "denial lifted",
+}
+
+// Kinds lists every audit kind, in a stable order, for filters.
+func Kinds() []Kind {
+	return []Kind{KindRequest, KindApprove, KindDeny, KindRefuse, KindForged, KindExpire, KindRevoke,
+		KindUse, KindLift, KindInvalidate, KindConflict, KindStale, KindForeignDevice, KindPrune, KindTool}
+}
+
+// Label is k as the person reads it.
+func (k Kind) Label() string {
+	if l, ok := kindLabels[k]; ok {
+		return l
+	}
+	return string(k)
+}
+
+// ParseKind accepts a kind by its name or its label ("wrong code").
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds() {
+		if s == string(k) || strings.EqualFold(s, k.Label()) {
+			return k, nil
+		}
+	}
+	names := make([]string, 0, len(kindLabels))
+	for _, k := range Kinds() {
+		names = append(names, string(k))
+	}
+	return "", fmt.Errorf("unknown audit kind %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // maxReason bounds the free-text reason so that a record cannot carry a
@@ -79,7 +117,7 @@ func grantRecord(kind Kind, g Grant, reason string) Record {
 // conflicts, forged and stale sessions. Seq is assigned; Time defaults to
 // now; Reason is cut to one short line.
 func (s *Store) Audit(rec Record) error {
-	if !kinds[rec.Kind] {
+	if _, ok := kindLabels[rec.Kind]; !ok {
 		return fmt.Errorf("audit: %w: unknown kind %q", ErrInvalid, rec.Kind)
 	}
 	if err := s.update(func(tx *bolt.Tx) error { return s.appendAudit(tx, rec) }); err != nil {

@@ -21,6 +21,14 @@ type CheckRequest struct {
 	Cwd            string   `json:"cwd,omitempty"`
 	WorkspaceRoots []string `json:"workspace_roots,omitempty"`
 	WaitMS         int      `json:"wait_ms,omitempty"`
+	// Input is the tool's own input, for the person's eyes in a prompt
+	// (a search's pattern and folder): shown, never checked; cut to
+	// MaxInput bytes.
+	Input string `json:"input,omitempty"`
+	// Unmapped reports a tool the hook cannot map to accesses, which it
+	// refuses: the daemon denies and records it (Tool names it; no op,
+	// path or command).
+	Unmapped bool `json:"unmapped,omitempty"`
 	// ExecCommand is the shell text the caller will run under `pathgrant
 	// exec` if the command is allowed: it asks for an exec capability
 	// bound to that text (see ExecInfo).
@@ -33,6 +41,9 @@ type CheckRequest struct {
 	// cannot confine.
 	ExecAnyway bool `json:"exec_anyway,omitempty"`
 }
+
+// MaxInput bounds CheckRequest.Input.
+const MaxInput = 512
 
 // Answer is the daemon's decision on a check, and the payload of the event
 // it publishes: one type, so what the agent is told and what the UI shows

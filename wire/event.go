@@ -17,6 +17,8 @@ type Event struct {
 const (
 	EventRequestCreated = "request.created"
 	EventRequestDecided = "request.decided"
+	// EventRequestUpdated: a pending request's waiting calls changed.
+	EventRequestUpdated = "request.updated"
 	EventGrantUsed      = "grant.used"
 	EventGrantRevoked   = "grant.revoked"
 	EventGrantEnded     = "grant.ended"

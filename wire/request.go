@@ -6,24 +6,37 @@ import "time"
 // person. Identical denials (same session, workflow, op and canonical
 // path) are one request with a repeat count.
 type Request struct {
-	ID          string    `json:"id"`
-	Session     string    `json:"session"`
-	SessionKind string    `json:"session_kind"`
-	Workflow    string    `json:"workflow,omitempty"`
-	Agent       string    `json:"agent,omitempty"`
-	Tool        string    `json:"tool,omitempty"`
-	Command     string    `json:"command,omitempty"`
-	Op          Op        `json:"op"`
-	Path        string    `json:"path"`
-	Requested   string    `json:"requested,omitempty"`
-	Suggested   Scope     `json:"suggested_scope"`
-	Count       int       `json:"count"`
-	Created     time.Time `json:"created"`
-	Expires     time.Time `json:"expires"`
-	State       string    `json:"state"` // pending | approved | denied | expired | ended
-	Scope       string    `json:"scope,omitempty"`
-	Grant       string    `json:"grant,omitempty"`
-	RequestID   string    `json:"request_id,omitempty"`
+	ID          string `json:"id"`
+	Session     string `json:"session"`
+	SessionKind string `json:"session_kind"`
+	Workflow    string `json:"workflow,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Tool        string `json:"tool,omitempty"`
+	Command     string `json:"command,omitempty"`
+	Op          Op     `json:"op"`
+	Path        string `json:"path"`
+	Requested   string `json:"requested,omitempty"`
+	Suggested   Scope  `json:"suggested_scope"`
+	Count       int    `json:"count"`
+	// Waiting is how many calls wait for the decision now; WaitUntil is
+	// when the last of them stops waiting (while Waiting > 0) or stopped
+	// (Waiting == 0): one clock, the agent's, for the window to show. A
+	// decision answers every call waiting at that moment.
+	Waiting   int       `json:"waiting"`
+	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Input is the tool's own input as the agent gave it (a search's
+	// pattern and folder), for the person to read: shown, never checked.
+	// Command is the shell text the agent wrote, without the prefix a
+	// hook adds to run it in the client's directory.
+	Input string `json:"input,omitempty"`
+	// SessionStarted labels the session, with its agent and cwd.
+	SessionStarted time.Time `json:"session_started,omitzero"`
+	Created        time.Time `json:"created"`
+	Expires        time.Time `json:"expires"`
+	State          string    `json:"state"` // pending | approved | denied | expired | ended
+	Scope          string    `json:"scope,omitempty"`
+	Grant          string    `json:"grant,omitempty"`
+	RequestID      string    `json:"request_id,omitempty"`
 	RequestContext
 }
 
@@ -57,8 +70,44 @@ type RequestPage struct {
 // Decision is the body of POST /v1/requests/{id}/decision. Code is the
 // request's one-time approval code: an approval over the socket needs it,
 // a denial does not, and the app's own windows (in process) never do.
+// For limits a session or device grant in time (a Go duration: "15m",
+// "1h", "8h"); empty is until the session ends, or always. Remember,
+// with Scope deny, denies the same access from the session at once for
+// the rest of it (a remembered denial, see Denial).
 type Decision struct {
-	Scope string    `json:"scope"` // once | session | device | deny
-	Kind  GrantKind `json:"kind,omitempty"`
-	Code  string    `json:"code,omitempty"`
+	Scope    string    `json:"scope"` // once | session | device | deny
+	Kind     GrantKind `json:"kind,omitempty"`
+	Code     string    `json:"code,omitempty"`
+	For      string    `json:"for,omitempty"`
+	Remember bool      `json:"remember,omitempty"`
 }
+
+// Denial is a remembered denial: the person chose "Deny for this
+// session", so the same op on the same path from that session is denied at
+// once, without a new prompt, until the session ends or the person lifts
+// it (GET and DELETE /v1/denials).
+type Denial struct {
+	ID      string    `json:"id"`
+	Session string    `json:"session"`
+	Agent   string    `json:"agent,omitempty"`
+	Cwd     string    `json:"cwd,omitempty"`
+	Op      Op        `json:"op"`
+	Path    string    `json:"path"`
+	Request string    `json:"request"` // the approval request it was decided on
+	Created time.Time `json:"created"`
+	Hits    int       `json:"hits"` // calls it has denied since
+	LastHit time.Time `json:"last_hit,omitzero"`
+}
+
+// Raise is the body of POST /v1/app/raise: another process (`pathgrant
+// settings`, a second launch of the app) asks the running app to show its
+// own window. View is "inbox" (the pending requests) or "settings".
+type Raise struct {
+	View string `json:"view"`
+}
+
+// The views Raise may name.
+const (
+	ViewInbox    = "inbox"
+	ViewSettings = "settings"
+)

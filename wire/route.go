@@ -24,6 +24,9 @@ const (
 	PathGrants   = "/v1/grants"
 	PathAudit    = "/v1/audit"
 	PathTools    = "/v1/tools"
+	PathDenials  = "/v1/denials"
+	// PathRaise asks the app that runs the daemon to show its window.
+	PathRaise = "/v1/app/raise"
 	// PathExec prepares a rewritten command's sandbox (identity: the
 	// exec capability); PathReport explains the paths a failed command
 	// was refused (identity: the report ticket PathExec answered with).
