@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -12,39 +13,57 @@ import (
 
 // offer turns an eligible denial into an approval request, or counts a
 // repeat of one already pending. Only a new request is shown and
-// notified. ok is false when prompts are paused or the session has too many
-// pending; the denial is then audited and stays a plain deny.
-func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (wire.Request, bool) {
+// notified. When nothing is offered (the person denied the same access
+// for the session, prompts are paused, too many are pending) it says why,
+// in the words the agent is told; the denial is audited and stays a plain
+// deny.
+func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (wire.Request, string) {
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
+	if den, ok := s.denials.match(sess.ID, a.Op, a.Path, s.now()); ok {
+		if den.Hits == 1 || den.Hits%100 == 0 { // bounded: a retrying agent does not flood the log
+			rec.Reason = fmt.Sprintf("remembered denial (%d calls so far)", den.Hits)
+			s.Audit(rec)
+		}
+		return wire.Request{}, rememberedReason
+	}
 	if s.paused.Load() {
 		rec.Reason = "prompts paused: eligible denial not offered"
 		s.Audit(rec)
-		return wire.Request{}, false
+		return wire.Request{}, "prompts are paused: " + d.Reason
 	}
-	r, code, isNew, err := s.queue.submit(wire.Request{
-		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
-		Command: req.Command, Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested,
-		RequestID:      req.RequestID,
-		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
-	}, ceilingFor(*d.Suggested, s.offerable(sess)))
+	r, code, isNew, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)))
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)
-		return wire.Request{}, false
+		return wire.Request{}, err.Error() + ": " + d.Reason
 	}
-	if isNew {
-		rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
-		s.Audit(rec)
-		ans := s.answer(sess, req, d)
-		ans.Pending = r.ID
-		s.hub.publish(wire.Event{Type: wire.EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
-		if s.cfg.Approver != nil {
-			s.cfg.Approver.Show(r, code)
-		}
+	if !isNew {
+		s.requestChanged(r)
+		return r, ""
 	}
-	return r, true
+	rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
+	s.Audit(rec)
+	ans := s.answer(sess, req, d)
+	ans.Pending = r.ID
+	s.hub.publish(wire.Event{Type: wire.EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
+	if s.cfg.Approver != nil {
+		s.cfg.Approver.Show(r, code)
+	}
+	return r, ""
+}
+
+// newRequest is the approval request an eligible denial raises, with what
+// the person needs to read it: the session's label (agent, cwd, start),
+// the tool's own input, the command as the agent wrote it.
+func (s *Engine) newRequest(sess *session, req wire.CheckRequest, d guard.Decision, a guard.Access) wire.Request {
+	return wire.Request{
+		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
+		Command: agentCommand(req.Command), Input: cleanInput(req.Input), SessionStarted: sess.Started,
+		Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested, RequestID: req.RequestID,
+		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
+	}
 }
 
 func firstDenied(d guard.Decision) guard.Access {
@@ -73,6 +92,11 @@ const (
 func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Request, *Error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
+	full, perr := s.queue.resolve(id)
+	if perr != nil {
+		return wire.Request{}, prefixError("approval request", perr)
+	}
+	id = full
 	req, _, ok := s.queue.get(id)
 	switch {
 	case !ok:
@@ -81,11 +105,15 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 		return req, errorf(Conflict, "", "approval request %s is already %s", id, req.State)
 	}
 	if dec.Scope == "deny" {
-		return s.finish(id, wire.StateDenied, "deny", "", "denied by the user")
+		return s.deny(req, dec)
 	}
 	scope, err := grants.ParseScope(dec.Scope)
 	if err != nil {
 		return wire.Request{}, errorf(BadRequest, "", "%v (or deny)", err)
+	}
+	lasting, aerr := parseFor(dec, scope)
+	if aerr != nil {
+		return wire.Request{}, aerr
 	}
 	if dec.Kind != "" && dec.Kind != guard.KindFile && dec.Kind != guard.KindFolder {
 		return wire.Request{}, errorf(BadRequest, "", "unknown kind %q (want file or folder)", dec.Kind)
@@ -103,7 +131,10 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 	if aerr != nil {
 		return wire.Request{}, aerr
 	}
-	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind,
+	if target.Kind == guard.KindFolder && scope != grants.ScopeOnce && dec.Kind != guard.KindFolder {
+		return wire.Request{}, errorf(BadRequest, "", "approving everything under %s (recursive) for %s needs the folder confirmed (kind folder, or --folder)", target.Path, scope)
+	}
+	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind, For: lasting,
 		Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
 	if err != nil {
 		status := Internal
@@ -113,6 +144,50 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 		return wire.Request{}, errorf(status, "", "grant: %v", err)
 	}
 	return s.finish(id, wire.StateApproved, string(scope), g.ID, "")
+}
+
+// deny ends a request as the person's denial: one-shot, or remembered
+// for the rest of the session (Remember), so the same access is denied at
+// once from then on without asking again.
+func (s *Engine) deny(req wire.Request, dec wire.Decision) (wire.Request, *Error) {
+	switch {
+	case dec.For != "":
+		return wire.Request{}, errorf(BadRequest, "", "a denial takes no duration: it is one-shot, or remembered for the session")
+	case !dec.Remember:
+		return s.finish(req.ID, wire.StateDenied, "deny", "", "denied by the user")
+	}
+	den := s.denials.add(req, s.now())
+	return s.finish(req.ID, wire.StateDenied, string(grants.ScopeSession), "", "denied by the user for this session (remembered denial "+den.ID+")")
+}
+
+// deniedReason is what a call that waited on a denied request is told.
+func deniedReason(r wire.Request) string {
+	if r.Scope == string(grants.ScopeSession) {
+		return rememberedReason
+	}
+	return "denied by the user"
+}
+
+// maxFor is the longest a limited grant may last; longer is "always"
+// (device) or the session's own end.
+const maxFor = 366 * 24 * time.Hour
+
+// parseFor reads how long an approval lasts: a session or device grant
+// may be limited (For: "15m", "1h", "8h"); a once grant serves one call.
+func parseFor(dec wire.Decision, scope grants.Scope) (time.Duration, *Error) {
+	switch {
+	case dec.Remember:
+		return 0, errorf(BadRequest, "", "remember is for a denial (deny for this session), not an approval")
+	case dec.For == "":
+		return 0, nil
+	case scope == grants.ScopeOnce:
+		return 0, errorf(BadRequest, "", "a once grant serves one call: it takes no duration")
+	}
+	d, err := time.ParseDuration(dec.For)
+	if err != nil || d <= 0 || d > maxFor {
+		return 0, errorf(BadRequest, "", "duration %q: want a positive duration up to %s, such as 15m, 1h or 8h", dec.For, maxFor)
+	}
+	return d, nil
 }
 
 // grantTarget is the scope the user chose: the suggested one, or (kind
@@ -141,6 +216,9 @@ func (s *Engine) finish(id, state, scope, grant, why string) (wire.Request, *Err
 	}
 	if state == wire.StateApproved {
 		why = "approved: " + scope
+	}
+	if n := s.queue.waiting(id); n > 1 {
+		why += fmt.Sprintf(" (answers %d waiting calls)", n)
 	}
 	s.requestEnded(r, why)
 	return r, nil

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"time"
+	"slices"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -17,6 +17,12 @@ const retryHint = "approval pending: retry after approving"
 // eligible denial queue an approval and (interactive sessions only) wait
 // for it up to wait_ms.
 func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest) (wire.Answer, *Error) {
+	if req.Unmapped {
+		if req.Tool == "" || req.Command != "" || req.Op != "" || req.Path != "" {
+			return wire.Answer{}, errorf(BadRequest, "", "an unmapped check names its tool and nothing else")
+		}
+		return s.unmapped(sess, req), nil
+	}
 	if (req.Command == "") == (req.Op == "" && req.Path == "") {
 		return wire.Answer{}, errorf(BadRequest, "", "give either a command or an op and a path")
 	}
@@ -24,13 +30,16 @@ func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest
 	if err != nil {
 		return wire.Answer{}, err
 	}
-	if ans.Decision == guard.Allow || !ans.Eligible {
+	if ans.Decision == guard.Allow {
 		return ans, nil
 	}
-	pending, ok := s.offer(sess, req, d)
-	if !ok {
-		ans.Eligible, ans.Suggested = false, nil
-		ans.Reason = "prompts are paused or too many requests are pending: " + ans.Reason
+	if !ans.Eligible {
+		s.refused(sess, req, ans)
+		return ans, nil
+	}
+	pending, why := s.offer(sess, req, d)
+	if why != "" {
+		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return ans, nil
 	}
 	ans.Pending = pending.ID
@@ -42,12 +51,10 @@ func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest
 }
 
 // await waits for the user's decision on ans.Pending. An approval answers
-// this very call (the tool then runs once, as asked); anything else denies.
+// this very call (the tool then runs once, as asked), and every other call
+// waiting on the same request; anything else denies.
 func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer) wire.Answer {
-	wait := min(time.Duration(req.WaitMS)*time.Millisecond, s.cfg.MaxWait)
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	decided, ok := s.queue.wait(ctx, ans.Pending)
+	decided, ok := s.waitDecision(ctx, ans.Pending, req.WaitMS)
 	switch {
 	case !ok:
 		ans.Reason = retryHint
@@ -58,10 +65,10 @@ func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest
 		return ans
 	case decided.State != wire.StateApproved:
 		ans.Eligible, ans.Suggested = false, nil
-		ans.Reason = "denied by the user"
+		ans.Reason = deniedReason(decided)
 		return ans
 	}
-	again, _, err := s.evaluate(sess, req)
+	again, _, err := s.reevaluate(sess, req, decided)
 	if err != nil {
 		ans.Reason = err.Msg
 		return ans
@@ -74,18 +81,31 @@ func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest
 // grants that allowed it. A once grant spent by a concurrent request fails
 // the use; the request is then evaluated again, without it.
 func (s *Engine) evaluate(sess *session, req wire.CheckRequest) (wire.Answer, guard.Decision, *Error) {
+	return s.evaluateWith(sess, req, nil)
+}
+
+// evaluateWith is evaluate with a decided once grant in hand (reevaluate):
+// it may serve, and its use is not recorded again.
+func (s *Engine) evaluateWith(sess *session, req wire.CheckRequest, extra *decidedGrant) (wire.Answer, guard.Decision, *Error) {
 	view := s.cfg.Store.View(sess.ID).WithRequest(req.Tool, req.RequestID)
+	var held guard.Grants = view
+	if extra != nil {
+		held = withDecided{Grants: view, extra: extra}
+	}
 	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
 	pol, err := s.compiled(sess)
 	if err != nil {
 		return wire.Answer{}, guard.Decision{}, errorf(Internal, "", "%v", err)
 	}
 	for attempt := 0; ; attempt++ {
-		d, err := guard.Evaluate(pol, view, greq)
+		d, err := guard.Evaluate(pol, held, greq)
 		if err != nil {
 			return wire.Answer{}, d, errorf(BadRequest, "", "%v", err)
 		}
 		ids := grantIDs(d)
+		if extra != nil {
+			ids = slices.DeleteFunc(ids, func(id string) bool { return id == extra.g.ID })
+		}
 		if d.Verdict != guard.Allow || len(ids) == 0 {
 			return s.answer(sess, req, d), d, nil
 		}

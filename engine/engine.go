@@ -71,6 +71,11 @@ type Config struct {
 	// folders and the agents' configuration homes that no session may be
 	// registered over; nil means the process's.
 	Getenv appdirs.Getenv
+	// Raise asks the app window that runs this daemon to show a view
+	// (wire.ViewInbox, wire.ViewSettings), for POST /v1/app/raise: a second
+	// launch of the app, `pathgrant settings` from another process. nil:
+	// the daemon has no window (headless).
+	Raise func(view string) error
 }
 
 func (c Config) withDefaults() Config {
@@ -120,6 +125,8 @@ type Engine struct {
 	log      *slog.Logger
 	sessions *registry
 	queue    *queue
+	denials  *denialSet
+	refusals *refusals
 	hub      *hub
 	agents   *agentSet
 	caps     *capStore
@@ -144,7 +151,7 @@ func New(cfg Config) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
-		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), ctx: ctx, cancel: cancel,
+		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), self: selfProc(),
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"pathgrant/grants"
@@ -34,4 +35,13 @@ func (e *Error) Error() string { return e.Msg }
 
 func errorf(code Code, kind grants.Kind, format string, args ...any) *Error {
 	return &Error{Code: code, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// prefixError is the refusal of an id or prefix that names no single
+// thing: NotFound, or BadRequest for one too short or ambiguous.
+func prefixError(what string, err error) *Error {
+	if errors.Is(err, grants.ErrNotFound) {
+		return errorf(NotFound, "", "no %s %v", what, err)
+	}
+	return errorf(BadRequest, "", "%s %v", what, err)
 }

@@ -6,8 +6,13 @@ import (
 	"pathgrant/wire"
 )
 
-// Revoke revokes a grant and publishes it to the grant's session.
-func (s *Engine) Revoke(id string) error {
+// Revoke revokes a grant (its id or a unique prefix of at least
+// grants.MinPrefix characters) and publishes it to the grant's session.
+func (s *Engine) Revoke(prefix string) error {
+	id, err := s.cfg.Store.ResolveID(prefix)
+	if err != nil {
+		return err
+	}
 	g, err := s.cfg.Store.Get(id)
 	if err == nil {
 		err = s.cfg.Store.Revoke(id)
@@ -45,14 +50,16 @@ func (s *Engine) Grants(f grants.Filter) ([]grants.Grant, *Error) {
 }
 
 // RevokeRefusal is the refusal a Revoke of grant id that ended in err is
-// (nil for none): an unknown grant is NotFound, one already ended a
-// Conflict.
+// (nil for none): an unknown grant is NotFound, a prefix too short or
+// ambiguous BadRequest, one already ended a Conflict.
 func RevokeRefusal(id string, err error) *Error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, grants.ErrNotFound):
 		return errorf(NotFound, "", "no grant %s", id)
+	case errors.Is(err, grants.ErrAmbiguous) || errors.Is(err, grants.ErrTooShort):
+		return errorf(BadRequest, "", "%v", err)
 	}
 	return errorf(Conflict, "", "revoke %s: %v", id, err)
 }

@@ -1,12 +1,13 @@
 package engine
 
 import (
-	"context"
 	"errors"
+	"maps"
 	"sort"
 	"sync"
 	"time"
 
+	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
@@ -35,9 +36,33 @@ type coalesceKey struct {
 }
 
 type entry struct {
-	req  wire.Request
-	lock codeLock      // the approval code's digest and ceiling; spent once decided
-	done chan struct{} // closed when decided or expired
+	req     wire.Request
+	lock    codeLock          // the approval code's digest and ceiling; spent once decided
+	done    chan struct{}     // closed when decided or expired
+	waiters map[int]time.Time // the calls waiting now: when each stops waiting
+	// answered is how many calls were waiting when the request was
+	// decided: the calls the decision answers.
+	answered int
+}
+
+// waitState sets req.Waiting and req.WaitUntil from the waiters: the
+// latest deadline while any waits; once none does, WaitUntil keeps when
+// the last one stopped.
+func (e *entry) waitState(now time.Time) {
+	e.req.Waiting = len(e.waiters)
+	if len(e.waiters) == 0 {
+		if !e.req.WaitUntil.IsZero() && e.req.WaitUntil.After(now) {
+			e.req.WaitUntil = now
+		}
+		return
+	}
+	var last time.Time
+	for _, dl := range e.waiters {
+		if dl.After(last) {
+			last = dl
+		}
+	}
+	e.req.WaitUntil = last
 }
 
 // queue holds approval requests. It coalesces identical denials, caps each
@@ -48,6 +73,7 @@ type queue struct {
 	byID       map[string]*entry
 	byKey      map[coalesceKey]*entry
 	perSession map[string]int
+	nextWaiter int
 	cap        int // per session
 	total      int // all sessions
 	ttl        time.Duration
@@ -82,7 +108,8 @@ func (q *queue) submit(r wire.Request, ceil ceiling) (wire.Request, string, bool
 	now := q.now()
 	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, wire.StatePending, now, now.Add(q.ttl)
 	code := newApprovalCode()
-	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{})}
+	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{}),
+		waiters: map[int]time.Time{}}
 	q.byID[r.ID], q.byKey[k] = e, e
 	q.perSession[r.Session]++
 	return r, code, true, nil
@@ -112,6 +139,14 @@ func (q *queue) tryCode(id, code string) codeCheck {
 	return codeCheck{wrong: e.lock.wrong, ceiling: e.lock.ceiling}
 }
 
+// resolve returns the id of the one request, pending or decided, whose id
+// is or begins with prefix.
+func (q *queue) resolve(prefix string) (string, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return grants.MatchPrefix(prefix, maps.Keys(q.byID))
+}
+
 // get returns a request by id, pending or decided.
 func (q *queue) get(id string) (wire.Request, chan struct{}, bool) {
 	q.mu.Lock()
@@ -134,6 +169,7 @@ func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
 	e.lock = codeLock{} // spent: the code never approves again
+	e.answered = len(e.waiters)
 	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})
 	q.perSession[e.req.Session]--
 	close(e.done)
@@ -176,19 +212,49 @@ func (q *queue) expire(keep time.Duration) []wire.Request {
 	return out
 }
 
-// wait blocks until the request is decided or ctx ends.
-func (q *queue) wait(ctx context.Context, id string) (wire.Request, bool) {
-	_, done, ok := q.get(id)
-	if !ok {
-		return wire.Request{}, false
+// waiting reports how many calls waited on a pending request now, or,
+// once decided, how many the decision answered.
+func (q *queue) waiting(id string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e := q.byID[id]; e != nil {
+		if e.req.State == wire.StatePending {
+			return len(e.waiters)
+		}
+		return e.answered
 	}
-	select {
-	case <-done:
-		r, _, _ := q.get(id)
-		return r, true
-	case <-ctx.Done():
-		return wire.Request{}, false
+	return 0
+}
+
+// join counts a call waiting on pending request id until deadline. It
+// returns the request as it now stands and leave, which the call runs
+// when it stops waiting (decided or not); leave returns the request after
+// it, and whether it is still pending (so the change is worth showing).
+func (q *queue) join(id string, deadline time.Time) (wire.Request, chan struct{}, func() (wire.Request, bool), bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	if e == nil || e.req.State != wire.StatePending {
+		if e != nil {
+			return e.req, e.done, func() (wire.Request, bool) { return wire.Request{}, false }, true
+		}
+		return wire.Request{}, nil, nil, false
 	}
+	q.nextWaiter++
+	w := q.nextWaiter
+	e.waiters[w] = deadline
+	e.waitState(q.now())
+	leave := func() (wire.Request, bool) {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if e.req.State != wire.StatePending {
+			return e.req, false // the decision counted this call; nothing to show
+		}
+		delete(e.waiters, w)
+		e.waitState(q.now())
+		return e.req, true
+	}
+	return e.req, e.done, leave, true
 }
 
 // sortRequests orders requests oldest first, by id within one instant,

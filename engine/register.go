@@ -119,7 +119,7 @@ func (s *Engine) newSession(id string, req wire.SessionRequest, parent *session)
 	}
 	sess := &session{
 		ID: id, Agent: req.Agent, Workflow: req.Workflow, Kind: kind, Parent: parent, Cwd: sp.Cwd,
-		Env: req.Env, Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp,
+		Env: req.Env, Started: s.now(), Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp,
 	}
 	if _, err := s.compiled(sess); err != nil {
 		return nil, err

@@ -6,8 +6,13 @@ import (
 
 // Request is one approval request, pending or ended, as the person sees
 // it in process (the app's windows).
+// id may be a unique prefix of at least grants.MinPrefix characters.
 func (s *Engine) Request(id string) (wire.Request, bool) {
-	r, _, ok := s.queue.get(id)
+	full, err := s.queue.resolve(id)
+	if err != nil {
+		return wire.Request{}, false
+	}
+	r, _, ok := s.queue.get(full)
 	return r, ok
 }
 

@@ -30,6 +30,7 @@ type session struct {
 	Cwd      string
 	Env      map[string]string // never logged, audited or published
 	Expires  time.Time
+	Started  time.Time // when it registered, by the engine's clock; labels it for a person
 
 	roots     guard.SessionPolicy // canonical
 	tokenHash [32]byte            // set for sessions registered with a token

@@ -61,10 +61,9 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 	if !ans.Eligible {
 		return denial(p, d, ans), nil
 	}
-	pending, ok := s.offer(sess, creq, d)
-	if !ok {
-		ans.Eligible, ans.Suggested = false, nil
-		ans.Reason = "prompts are paused or too many requests are pending: " + ans.Reason
+	pending, why := s.offer(sess, creq, d)
+	if why != "" {
+		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return denial(p, d, ans), nil
 	}
 	if sess.Kind != wire.KindInteractive || req.WaitMS <= 0 {
@@ -77,18 +76,15 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 // approval runs this very call after a fresh evaluation; anything else
 // denies it.
 func (s *Engine) awaitTool(ctx context.Context, sess *session, p *tools.Prepared, creq wire.CheckRequest, ans wire.Answer, d guard.Decision, pending string) tools.Result {
-	wait := min(time.Duration(creq.WaitMS)*time.Millisecond, s.cfg.MaxWait)
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	decided, ok := s.queue.wait(wctx, pending)
+	decided, ok := s.waitDecision(ctx, pending, creq.WaitMS)
 	switch {
 	case !ok:
 		return denial(p, d, ans).Pending(pending)
 	case decided.State != wire.StateApproved:
-		ans.Eligible, ans.Suggested, ans.Reason = false, nil, "denied by the user"
+		ans.Eligible, ans.Suggested, ans.Reason = false, nil, deniedReason(decided)
 		return denial(p, d, ans)
 	}
-	again, d2, aerr := s.evaluate(sess, creq)
+	again, d2, aerr := s.reevaluate(sess, creq, decided)
 	if aerr != nil {
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, aerr.Msg
 		return denial(p, d, ans)

@@ -117,6 +117,9 @@ type NewGrant struct {
 	Agent     string
 	Tool      string
 	RequestID string
+	// For limits a session or device grant in time; zero is until the
+	// session ends (session) or always (device). A once grant takes none.
+	For time.Duration
 }
 
 // validate refuses what may never become a grant; it fails closed.
@@ -129,6 +132,9 @@ func (n NewGrant) validate() error {
 	}
 	if n.Kind != guard.KindFile && n.Kind != guard.KindFolder {
 		return fmt.Errorf("%w: unknown kind %q (want file or folder)", ErrInvalid, n.Kind)
+	}
+	if n.For < 0 || n.For > 0 && n.Scope == ScopeOnce {
+		return fmt.Errorf("%w: a %s grant cannot last %s", ErrInvalid, n.Scope, n.For)
 	}
 	if n.Scope == ScopeDevice && n.Op != guard.OpRead {
 		return fmt.Errorf("%w: cannot grant %s at device scope", ErrDeviceReadOnly, n.Op)

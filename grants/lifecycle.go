@@ -27,7 +27,11 @@ func (s *Store) Put(n NewGrant) (Grant, error) {
 		if err := insertGrant(tx, g); err != nil {
 			return err
 		}
-		rec := grantRecord(KindApprove, g, "approved")
+		why := "approved"
+		if n.For > 0 {
+			why = "approved for " + n.For.String()
+		}
+		rec := grantRecord(KindApprove, g, why)
 		rec.Tool, rec.RequestID = n.Tool, n.RequestID
 		return s.appendAudit(tx, rec)
 	})
@@ -35,6 +39,7 @@ func (s *Store) Put(n NewGrant) (Grant, error) {
 		return Grant{}, fmt.Errorf("put %s grant %s %s: %w", n.Scope, n.Op, n.Path, err)
 	}
 	s.watchGrant(g)
+	s.wakeSweeper()
 	return g, nil
 }
 
@@ -59,8 +64,11 @@ func (s *Store) newGrant(n NewGrant) (Grant, error) {
 	if g.Scope == ScopeDevice {
 		g.Device = s.binding
 	}
-	if g.Scope == ScopeOnce {
+	switch {
+	case g.Scope == ScopeOnce:
 		g.Expires = now.Add(s.opts.OnceTTL)
+	case n.For > 0:
+		g.Expires = now.Add(n.For) // a session grant's is capped at the session's
 	}
 	return g, nil
 }
@@ -97,12 +105,17 @@ func (s *Store) Get(id string) (Grant, error) {
 	return g, nil
 }
 
-// Revoke ends one grant at the user's request. Revoking a grant that has
-// already ended fails with ErrEnded and changes nothing.
+// Revoke ends one grant at the user's request; id may be a unique prefix
+// (ResolveID). Revoking a grant that has already ended fails with ErrEnded
+// and changes nothing.
 func (s *Store) Revoke(id string) error {
 	var g Grant
 	err := s.update(func(tx *bolt.Tx) (err error) {
-		if g, err = getGrant(tx, id); err != nil {
+		full, err := resolveGrantID(tx, id)
+		if err != nil {
+			return err
+		}
+		if g, err = getGrant(tx, full); err != nil {
 			return err
 		}
 		if g.Ended != "" {

@@ -80,6 +80,7 @@ type Store struct {
 	watch   *watcher
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	wake    chan struct{} // a grant due sooner than the sweeper's next run
 	once    sync.Once
 	err     error
 }
@@ -103,7 +104,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, opts: o, log: o.Logger.With("store", path)}
+	s := &Store{db: db, path: path, opts: o, log: o.Logger.With("store", path), wake: make(chan struct{}, 1)}
 	if err := s.setup(); err != nil {
 		_ = db.Close()
 		return nil, err

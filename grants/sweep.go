@@ -83,7 +83,9 @@ func (s *Store) expire(tx *bolt.Tx, kind byte, id string) ([]Grant, error) {
 	return nil, nil
 }
 
-// startSweeper runs sweep every SweepEvery until ctx ends.
+// startSweeper runs sweep every SweepEvery until ctx ends, and at once
+// when something falls due before that (a grant limited to a few
+// minutes), so it ends on time, audited, not up to a minute later.
 func (s *Store) startSweeper(ctx context.Context) {
 	if s.opts.SweepEvery <= 0 {
 		return
@@ -91,17 +93,40 @@ func (s *Store) startSweeper(ctx context.Context) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		t := time.NewTicker(s.opts.SweepEvery)
+		t := time.NewTimer(s.untilNextSweep())
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
+			case <-s.wake:
 			case <-t.C:
 				if _, err := s.sweep(); err != nil {
 					s.log.Error("sweep failed", "err", err)
 				}
 			}
+			t.Reset(s.untilNextSweep())
 		}
 	}()
+}
+
+// untilNextSweep is SweepEvery, or less when an expiry falls due sooner.
+func (s *Store) untilNextSweep() time.Duration {
+	next := s.opts.SweepEvery
+	_ = s.view(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketExpiry).Cursor().First()
+		if at, _, _, ok := parseExpiryKey(k); k != nil && ok {
+			next = min(next, max(at.Sub(s.now()), 0)+10*time.Millisecond)
+		}
+		return nil
+	})
+	return next
+}
+
+// wakeSweeper makes the sweeper look again at what falls due next.
+func (s *Store) wakeSweeper() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 }

@@ -55,7 +55,7 @@ func treeAccess(root string) Access {
 	if root == "" {
 		root = "."
 	}
-	return Access{Command: "ls -R -- " + shellQuote(root)}
+	return Access{Command: "ls -R -- " + wire.ShellQuote(root)}
 }
 
 // shellCommand is a command as the client will run it: in cwd. The guard
@@ -64,14 +64,9 @@ func treeAccess(root string) Access {
 // cd to the directory the client reports (the guard models cd).
 func shellCommand(cwd, command string) Access {
 	if strings.HasPrefix(cwd, "/") {
-		command = "cd -- " + shellQuote(cwd) + " && " + command
+		command = wire.ShellIn(cwd, command)
 	}
 	return Access{Command: command}
-}
-
-// shellQuote quotes s as one word for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // under makes a relative path absolute against cwd the way the kernel

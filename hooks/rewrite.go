@@ -35,7 +35,7 @@ func CanRewrite(client string) bool {
 // '<command>'`, each part quoted so the shell passes them through
 // unchanged.
 func ExecWrap(bin, socket, cap, command string) string {
-	return wire.CapEnv + "=" + shellQuote(cap) + socketPart(socket) + " " + shellQuote(bin) + " exec -- bash -c " + shellQuote(command)
+	return wire.CapEnv + "=" + wire.ShellQuote(cap) + socketPart(socket) + " " + wire.ShellQuote(bin) + " exec -- bash -c " + wire.ShellQuote(command)
 }
 
 // socketPart is the PATHGRANT_SOCKET assignment of a wrapper, or "".
@@ -43,7 +43,7 @@ func socketPart(socket string) string {
 	if socket == "" {
 		return ""
 	}
-	return " " + appdirs.SocketEnv + "=" + shellQuote(socket)
+	return " " + appdirs.SocketEnv + "=" + wire.ShellQuote(socket)
 }
 
 // shellText returns the client's shell command from the tool input, or
@@ -144,7 +144,7 @@ func UnwrapExec(text, bin string) (inner string, ok bool) {
 			return "", false
 		}
 	}
-	quoted, ok := strings.CutPrefix(rest, " "+shellQuote(bin)+" exec -- bash -c '")
+	quoted, ok := strings.CutPrefix(rest, " "+wire.ShellQuote(bin)+" exec -- bash -c '")
 	if !ok || !strings.HasSuffix(quoted, "'") {
 		return "", false
 	}

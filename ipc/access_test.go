@@ -29,6 +29,15 @@ var personRoutes = map[string]int{
 	"DELETE /v1/grants/{id}":          http.StatusNotFound,
 	"DELETE /v1/sessions/{id}/grants": http.StatusOK,
 	"GET /v1/audit":                   http.StatusOK,
+	"GET /v1/denials":                 http.StatusOK,
+	"DELETE /v1/denials/{id}":         http.StatusNotFound,
+	"POST /v1/app/raise":              http.StatusNotFound, // the test daemon has no window
+}
+
+// personBodies are the bodies the walk sends a person-only POST route.
+var personBodies = map[string]any{
+	"POST /v1/requests/{id}/decision": wire.Decision{Scope: "deny"},
+	"POST /v1/app/raise":              wire.Raise{View: wire.ViewInbox},
 }
 
 // agentCaller is one kind of caller that may act for an agent.
@@ -109,9 +118,9 @@ func TestEveryRouteDeclaresItsCallers(t *testing.T) {
 func walkPersonOnly(t *testing.T, e *testEnv, c *http.Client, rt route, want int, unreadable *atomic.Bool) {
 	method, path, _ := strings.Cut(rt.pattern, " ")
 	path = strings.Replace(path, "{id}", "no-such-id", 1)
-	var body any
-	if method == http.MethodPost {
-		body = wire.Decision{Scope: "deny"}
+	body, ok := personBodies[rt.pattern]
+	if method == http.MethodPost && !ok {
+		t.Fatalf("no body for %s in personBodies", rt.pattern)
 	}
 	for _, ac := range agentCallers {
 		t.Run(ac.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 type shellArgs struct {
@@ -68,7 +69,7 @@ func (p *Prepared) prepareShell() error {
 	text := a.Command
 	if dir != p.sess.Cwd {
 		// judged where it runs, as the hooks do for a client's cwd
-		text = "cd -- " + shellQuote(dir) + " && " + a.Command
+		text = wire.ShellIn(dir, a.Command)
 	}
 	p.req = guard.Request{Shell: text}
 	p.run = func(ctx context.Context, d guard.Decision) Result { return p.sess.runShell(ctx, d, a, dir) }
@@ -85,11 +86,6 @@ func (s *Session) commandDir(cwd string) (string, error) {
 		return "", fmt.Errorf("%w: cwd: %w", ErrBadCall, err)
 	}
 	return dir, nil
-}
-
-// shellQuote returns s as one single-quoted shell word.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (s *Session) runShell(ctx context.Context, d guard.Decision, a shellArgs, dir string) Result {

@@ -45,6 +45,9 @@ const (
 	RuleGrant        Rule = "grant"
 	RuleOutside      Rule = "outside_policy"
 	RuleUnproven     Rule = "unproven"
+	// RuleUnmapped: a tool the hook cannot map to the files it touches,
+	// refused unless the device policy lets the client ask (unmapped_tools).
+	RuleUnmapped Rule = "unmapped_tool"
 )
 
 // GrantKind says whether a grant covers one exact path or a folder's

@@ -1,0 +1,46 @@
+package wire
+
+import "strings"
+
+// A hook judges and runs an agent's shell command in the directory the
+// client reports by prefixing it with a cd (ShellIn); the person is shown
+// the command as the agent wrote it (AgentCommand). Both sides share this
+// one spelling so that the prefix can be taken off exactly.
+
+// shellInPrefix begins every command ShellIn builds.
+const shellInPrefix = "cd -- "
+
+// ShellQuote returns s as one single-quoted POSIX shell word.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellIn is command run in dir: `cd -- 'dir' && command`.
+func ShellIn(dir, command string) string {
+	return shellInPrefix + ShellQuote(dir) + " && " + command
+}
+
+// AgentCommand undoes ShellIn: the command without the prefix, when text
+// is exactly a ShellIn of some directory; any other text is returned as it
+// is, so nothing an agent wrote is ever hidden.
+func AgentCommand(text string) string {
+	rest, ok := strings.CutPrefix(text, shellInPrefix+"'")
+	if !ok {
+		return text
+	}
+	for {
+		i := strings.IndexByte(rest, '\'')
+		if i < 0 {
+			return text
+		}
+		rest = rest[i+1:]
+		if after, ok := strings.CutPrefix(rest, `\''`); ok {
+			rest = after // an escaped quote inside the directory
+			continue
+		}
+		if after, ok := strings.CutPrefix(rest, " && "); ok {
+			return after
+		}
+		return text
+	}
+}

@@ -1,0 +1,33 @@
+package wire
+
+import "testing"
+
+func TestAgentCommand(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"prefixed", `cd -- '/home/u/p' && ls -la`, "ls -la"},
+		{"quote in dir", `cd -- '/tmp/it'\''s' && cat x`, "cat x"},
+		{"chained command kept whole", `cd -- '/w' && a && b`, "a && b"},
+		{"the agent's own cd stays", "cd /tmp && ls", "cd /tmp && ls"},
+		{"unquoted dir stays", "cd -- /w && ls", "cd -- /w && ls"},
+		{"no && after the dir", `cd -- '/w' ; ls`, `cd -- '/w' ; ls`},
+		{"unterminated quote", `cd -- '/w && ls`, `cd -- '/w && ls`},
+		{"plain", "echo hi", "echo hi"},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AgentCommand(tc.text); got != tc.want {
+				t.Errorf("AgentCommand(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzShellIn checks that AgentCommand is the exact inverse of ShellIn
+// for every directory and command (seed corpus in testdata/fuzz).
+func FuzzShellIn(f *testing.F) {
+	f.Fuzz(func(t *testing.T, dir, command string) {
+		if got := AgentCommand(ShellIn(dir, command)); got != command {
+			t.Errorf("AgentCommand(ShellIn(%q, %q)) = %q", dir, command, got)
+		}
+	})
+}
