@@ -60,7 +60,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 func (s *Engine) newRequest(sess *session, req wire.CheckRequest, d guard.Decision, a guard.Access) wire.Request {
 	return wire.Request{
 		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
-		Command: agentCommand(req.Command), Input: cleanInput(req.Input), SessionStarted: sess.Started,
+		Command: agentCommand(req), Input: cleanInput(req.Input), SessionStarted: sess.Started,
 		Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested, RequestID: req.RequestID,
 		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
 	}

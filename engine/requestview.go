@@ -10,8 +10,15 @@ import (
 
 // agentCommand is a shell command as the agent wrote it: without the
 // prefix a hook adds to run it in the client's directory, which the
-// person never typed and which pushes the command out of sight.
-func agentCommand(command string) string { return wire.AgentCommand(command) }
+// person never typed and which pushes the command out of sight. A search
+// tool's recursive read (wire.TreeRead) is no command anyone wrote: with
+// the tool's own input to show instead, it is not shown.
+func agentCommand(req wire.CheckRequest) string {
+	if req.Input != "" && wire.IsTreeRead(req.Command) {
+		return ""
+	}
+	return wire.AgentCommand(req.Command)
+}
 
 // cleanInput makes a tool's own input safe to show: control characters
 // (a terminal escape, a line that fakes another row) become spaces, and it

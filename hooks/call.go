@@ -48,14 +48,13 @@ func readAccess(p string) Access  { return Access{Op: wire.OpRead, Path: p} }
 func writeAccess(p string) Access { return Access{Op: wire.OpWrite, Path: p} }
 
 // treeAccess is a recursive read of root (what Glob, Grep and their kin do).
-// It is sent as the command `ls -R -- ROOT`, which the guard treats as a
-// read of the whole subtree: it needs a folder grant, and a symlink inside
-// the tree is not followed, exactly as the search tools behave.
+// It is sent as wire.TreeRead, which the guard treats as a read of the
+// whole subtree: it needs a folder grant.
 func treeAccess(root string) Access {
 	if root == "" {
 		root = "."
 	}
-	return Access{Command: "ls -R -- " + wire.ShellQuote(root)}
+	return Access{Command: wire.TreeRead(root)}
 }
 
 // shellCommand is a command as the client will run it: in cwd. The guard

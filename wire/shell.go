@@ -44,3 +44,20 @@ func AgentCommand(text string) string {
 		return text
 	}
 }
+
+// treeReadPrefix begins every TreeRead.
+const treeReadPrefix = "ls -R -- "
+
+// TreeRead is how a hook sends a search tool's recursive read of root
+// (Glob, Grep and their kin): the command `ls -R -- 'root'`, which the
+// guard judges as a read of the whole subtree, symlinks not followed, as
+// the search tools behave.
+func TreeRead(root string) string { return treeReadPrefix + ShellQuote(root) }
+
+// IsTreeRead reports whether text is exactly a TreeRead, a command the
+// agent never wrote: the person is shown the tool's own input instead.
+func IsTreeRead(text string) bool {
+	q, ok := strings.CutPrefix(text, treeReadPrefix)
+	return ok && len(q) >= 2 && q[0] == '\'' && q[len(q)-1] == '\'' &&
+		!strings.Contains(strings.ReplaceAll(q[1:len(q)-1], `'\''`, ""), "'")
+}

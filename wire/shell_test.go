@@ -22,6 +22,26 @@ func TestAgentCommand(t *testing.T) {
 	}
 }
 
+func TestIsTreeRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"built", TreeRead("/home/u/Downloads"), true},
+		{"quote in root", TreeRead("/tmp/it's"), true},
+		{"more after it", TreeRead("/a") + " && cat /etc/shadow", false},
+		{"second word", "ls -R -- '/a' '/b'", false},
+		{"unquoted", "ls -R -- /a", false},
+		{"another command", "ls -la", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := IsTreeRead(tc.text); got != tc.want {
+				t.Errorf("IsTreeRead(%q) = %v, want %v", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzShellIn checks that AgentCommand is the exact inverse of ShellIn
 // for every directory and command (seed corpus in testdata/fuzz).
 func FuzzShellIn(f *testing.F) {
