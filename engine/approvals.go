@@ -243,15 +243,15 @@ func (s *Engine) requestEnded(r wire.Request, reason string) {
 
 // unlock checks an approval sent over the socket against the request's
 // code and ceiling. A missing code, a wrong one and a choice above the
-// ceiling are 403 and audited (never with the code); the fifth wrong code
+// ceiling are 403 and audited as KindCode (never with the code); the fifth wrong code
 // denies the request. Called with decideMu held.
 func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope) *Error {
-	rec := grants.Record{Kind: grants.KindForged, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
+	rec := grants.Record{Kind: grants.KindCode, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: req.Op, Path: req.Path}
 	if dec.Code == "" {
 		rec.Reason = "approval without the request's code refused"
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindForged,
+		return errorf(Forbidden, grants.KindCode,
 			"approving request %s needs its approval code, shown only in the prompt window or the daemon's log line for it", req.ID)
 	}
 	c := s.queue.tryCode(req.ID, dec.Code)
@@ -260,15 +260,15 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope)
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, MaxCodeTries)
 		s.Audit(rec)
 		_, _ = s.finish(req.ID, wire.StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", MaxCodeTries))
-		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, MaxCodeTries)
+		return errorf(Forbidden, grants.KindCode, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, MaxCodeTries)
 	case !c.ok:
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, MaxCodeTries)
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindForged, "wrong approval code for request %s (%d tries left)", req.ID, MaxCodeTries-c.wrong)
+		return errorf(Forbidden, grants.KindCode, "wrong approval code for request %s (%d tries left)", req.ID, MaxCodeTries-c.wrong)
 	case !c.ceiling.allows(scope, dec.Kind, req.Suggested):
 		rec.Reason = fmt.Sprintf("approval above what was offered refused: %s %s", scope, orFile(dec.Kind))
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindForged, "request %s was not offered as %s for %s: its code does not allow it", req.ID, scope, orFile(dec.Kind))
+		return errorf(Forbidden, grants.KindCode, "request %s was not offered as %s for %s: its code does not allow it", req.ID, scope, orFile(dec.Kind))
 	}
 	return nil
 }

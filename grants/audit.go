@@ -43,20 +43,24 @@ const (
 	KindRefuse Kind = "refuse"
 	// KindLift is a remembered denial the person lifted.
 	KindLift Kind = "lift"
+	// KindCode is an approval over the socket refused for its code:
+	// missing, wrong, or above what the code unlocks. Most often a typo,
+	// so it is not filed with forged callers.
+	KindCode Kind = "code"
 )
 
 // kindLabels are the kinds as the person reads them (the settings window,
-// `pathgrant audit`). A "forged" record is most often a mistyped code.
+// `pathgrant audit`).
 var kindLabels = map[Kind]string{
 	KindRequest: "asked", KindApprove: "approved", KindDeny: "denied", KindExpire: "expired",
 	KindRevoke: "revoked", KindUse: "used", KindInvalidate: "invalidated", KindConflict: "conflict",
-	KindForged: "wrong code", KindStale: "stale session", KindForeignDevice: "other device",
+	KindForged: "forged caller", KindCode: "wrong code", KindStale: "stale session", KindForeignDevice: "other device",
 	KindPrune: "pruned", KindTool: "tool call", KindRefuse: "refused", KindLift: "denial lifted",
 }
 
 // Kinds lists every audit kind, in a stable order, for filters.
 func Kinds() []Kind {
-	return []Kind{KindRequest, KindApprove, KindDeny, KindRefuse, KindForged, KindExpire, KindRevoke,
+	return []Kind{KindRequest, KindApprove, KindDeny, KindRefuse, KindCode, KindForged, KindExpire, KindRevoke,
 		KindUse, KindLift, KindInvalidate, KindConflict, KindStale, KindForeignDevice, KindPrune, KindTool}
 }
 

@@ -85,12 +85,12 @@ func TestApprovalCode(t *testing.T) {
 	t.Run("above the ceiling", func(t *testing.T) {
 		e := newCodeEnv(t, func(c *Config) { c.Device.Protected = append(c.Device.Protected, c.Home+"/Downloads/keys") })
 		id := e.pending("report.csv") // its folder holds a protected path: only the file was offerable
-		before := auditCount(t, e.testEnv, grants.KindForged)
+		before := auditCount(t, e.testEnv, grants.KindCode)
 		if _, st := e.decide(id, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.code(id)}); st != http.StatusForbidden {
 			t.Fatalf("folder above the ceiling: status %d, want 403", st)
 		}
-		if e.state(id) != wire.StatePending || auditCount(t, e.testEnv, grants.KindForged) != before+1 {
-			t.Fatalf("state %s, forged records +%d", e.state(id), auditCount(t, e.testEnv, grants.KindForged)-before)
+		if e.state(id) != wire.StatePending || auditCount(t, e.testEnv, grants.KindCode) != before+1 {
+			t.Fatalf("state %s, code records +%d", e.state(id), auditCount(t, e.testEnv, grants.KindCode)-before)
 		}
 		if _, st := e.decide(id, wire.Decision{Scope: "device", Code: e.code(id)}); st != 0 {
 			t.Fatalf("the file itself, within the ceiling: status %d", st)
@@ -118,7 +118,7 @@ func TestApprovalCode(t *testing.T) {
 		if wrong == e.code(id) {
 			wrong = "HGFEDCBA"
 		}
-		before := auditCount(t, e.testEnv, grants.KindForged)
+		before := auditCount(t, e.testEnv, grants.KindCode)
 		for i := 1; i <= engine.MaxCodeTries; i++ {
 			_, st := e.decide(id, wire.Decision{Scope: "once", Code: wrong})
 			want := wire.StatePending
@@ -129,8 +129,8 @@ func TestApprovalCode(t *testing.T) {
 				t.Fatalf("wrong code %d: status %d, state %s; want 403, %s", i, st, e.state(id), want)
 			}
 		}
-		if n := auditCount(t, e.testEnv, grants.KindForged) - before; n != engine.MaxCodeTries {
-			t.Fatalf("%d forged records, want one per wrong code", n)
+		if n := auditCount(t, e.testEnv, grants.KindCode) - before; n != engine.MaxCodeTries {
+			t.Fatalf("%d code records, want one per wrong code", n)
 		}
 		if _, st := e.decide(id, wire.Decision{Scope: "once", Code: e.code(id)}); st != http.StatusConflict {
 			t.Fatalf("right code after the request was denied: status %d, want 409", st)
