@@ -49,7 +49,7 @@ func newTestEnv(t testing.TB, mutate ...func(*Config)) *testEnv {
 	for _, f := range []string{e.work + "/main.go", e.dl + "/report.csv", e.dl + "/other.csv"} {
 		mustWrite(t, f, "a,b\n")
 	}
-	e.store, err = grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "test-machine", NoWatch: true,
+	e.store, err = grants.Open(root+"/state/pathgrant.db", grants.Options{MachineID: "test-machine", NoWatch: true, SweepEvery: time.Minute, // as the daemon sweeps
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
