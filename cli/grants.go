@@ -22,8 +22,8 @@ const (
 	grantsUsageText = "usage: pathgrant grants list [--json] [--session S] [--all] [--store PATH] [--socket PATH]\n" +
 		"       pathgrant grants revoke (ID | --session S) [--store PATH] [--socket PATH]\n" +
 		"       a daemon answering on the socket is used; --store alone works on that file"
-	auditUsageText = "usage: pathgrant audit [--since T] [--session S] [--json] [--store PATH] [--socket PATH]\n" +
-		"       T is an RFC3339 time or a duration such as 1h (that long ago)"
+	auditUsageText = "usage: pathgrant audit [--since T] [--session S] [--kind K] [--json] [--store PATH] [--socket PATH]\n" +
+		"       T is an RFC3339 time or a duration such as 1h (that long ago); K is a kind (refuse, code, deny, ...) or its label (\"wrong code\")"
 )
 
 // runGrants implements `pathgrant grants list|revoke`, through the daemon
@@ -212,6 +212,7 @@ func auditPrint(args []string, stdout io.Writer) error {
 	fs, where := newStoreFlags("audit")
 	since := fs.String("since", "", "only records since T (RFC3339, or a duration such as 1h)")
 	session := fs.String("session", "", "only records of this session")
+	kind := fs.String("kind", "", "only records of this kind (its name or its label)")
 	asJSON := fs.Bool("json", false, "JSON lines")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -224,13 +225,18 @@ func auditPrint(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f := grants.AuditFilter{Since: from, Session: *session}
+	if *kind != "" {
+		if f.Kind, err = grants.ParseKind(*kind); err != nil {
+			return usagef("--kind: %v", err)
+		}
+	}
 	b, err := openBackend(where, true)
 	if err != nil || b == nil {
 		return err
 	}
 	defer b.Close()
 	bw := bufio.NewWriter(stdout)
-	f := grants.AuditFilter{Since: from, Session: *session}
 	if *asJSON {
 		enc := json.NewEncoder(bw)
 		err = b.EachAudit(f, func(r grants.Record) error { return enc.Encode(r) })
@@ -265,7 +271,7 @@ func writeAuditTable(w io.Writer, b grantsadmin.Admin, f grants.AuditFilter) err
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tKIND\tSESSION\tOP\tPATH\tSCOPE\tGRANT\tREASON")
 	err := b.EachAudit(f, func(r grants.Record) error {
-		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliTime(r.Time), r.Kind,
+		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliTime(r.Time), r.Kind.Label(),
 			orDash(r.Session), orDash(string(r.Op)), orDash(r.Path), orDash(string(r.Scope)),
 			orDash(r.Grant), r.Reason)
 		return err

@@ -28,7 +28,8 @@ func commands(stdin io.Reader) map[string]command {
 		"approve": {func(args []string, stdout, stderr io.Writer) int {
 			return runApprove(args, stdout, stderr, newConfirmer(stdin, stderr))
 		}, "approve a pending request: --scope once|session|device"},
-		"deny":            {runDeny, "deny a pending request"},
+		"deny":            {runDeny, "deny a pending request (--session: and the same access for the rest of that session)"},
+		"denials":         {runDenials, "list or lift the remembered denials (deny --session)"},
 		"doctor":          {runDoctor, "check this setup and say how to fix what is missing (--json for a bug report)"},
 		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
 		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},

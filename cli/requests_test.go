@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,24 +69,49 @@ func agentMain(mode string) int {
 		}
 		return 0
 	}
-	ans, err := sendCheck(os.Getenv("PATHGRANT_TEST_SOCKET"), os.Getenv("PATHGRANT_TEST_SESSION"),
-		os.Getenv("PATHGRANT_TEST_TOKEN"), os.Getenv("PATHGRANT_TEST_PATH"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "check:", err)
-		return 1
+	return hookMain()
+}
+
+// hookMain sends the check of PATHGRANT_TEST_PATH, or PATHGRANT_TEST_CALLS
+// identical ones at once, each waiting PATHGRANT_TEST_WAIT ms for the
+// person, and prints each answer as one JSON line.
+func hookMain() int {
+	calls, _ := strconv.Atoi(os.Getenv("PATHGRANT_TEST_CALLS"))
+	waitMS, _ := strconv.Atoi(os.Getenv("PATHGRANT_TEST_WAIT"))
+	answers, errs := make(chan wire.Answer, max(calls, 1)), make(chan error, max(calls, 1))
+	var wg sync.WaitGroup
+	for range max(calls, 1) {
+		wg.Go(func() {
+			ans, err := sendCheck(os.Getenv("PATHGRANT_TEST_SOCKET"), os.Getenv("PATHGRANT_TEST_SESSION"),
+				os.Getenv("PATHGRANT_TEST_TOKEN"), os.Getenv("PATHGRANT_TEST_PATH"), waitMS)
+			answers <- ans
+			errs <- err
+		})
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(ans); err != nil {
-		return 1
+	wg.Wait()
+	close(answers)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "check:", err)
+			return 1
+		}
+	}
+	enc := json.NewEncoder(os.Stdout)
+	for ans := range answers {
+		if err := enc.Encode(ans); err != nil {
+			return 1
+		}
 	}
 	return 0
 }
 
-func sendCheck(sock, session, token, path string) (wire.Answer, error) {
+func sendCheck(sock, session, token, path string, waitMS int) (wire.Answer, error) {
 	c := apiclient.New(sock)
 	c.Session, c.Token = session, token
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second+time.Duration(waitMS)*time.Millisecond)
 	defer cancel()
-	return c.Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: path})
+	return c.Check(ctx, wire.CheckRequest{Op: guard.OpRead, Path: path, WaitMS: waitMS})
 }
 
 // daemonEnv is a real daemon, served from this process on a socket in a
@@ -111,7 +138,7 @@ func newDaemonEnv(t *testing.T) *daemonEnv {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	storePath := root + "/state/pathgrant.db"
-	e.store, err = grants.Open(storePath, grants.Options{MachineID: "test", NoWatch: true, Logger: quiet})
+	e.store, err = grants.Open(storePath, grants.Options{MachineID: "test", NoWatch: true, SweepEvery: time.Minute, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +309,7 @@ func TestDecisionCommands(t *testing.T) {
 		{name: "wrong code", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "ABCDEFGH"},
 			code: 1, stderr: "wrong approval code", state: wire.StatePending},
 		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n{code}\n",
-			question: "Allow read {dl}/report.csv for session? [y/N]", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
+			question: "Allow read {dl}/report.csv until the session ends? [y/N]", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "code asked at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "{code}\n",
 			question: "Approval code for {id}", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "no code typed", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "\n",

@@ -103,7 +103,8 @@ type headlessApprover struct {
 // log) can approve it. It does not block.
 func (h headlessApprover) Show(r wire.Request, code string) {
 	h.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path,
-		"approve", fmt.Sprintf("pathgrant approve %s --scope once|session|device [--folder] --code %s%s", r.ID, code, h.socketArg),
+		"approve", fmt.Sprintf("pathgrant approve %s --scope once --code %s%s", r.ID, code, h.socketArg),
+		"or", "--scope session or --scope device, with --for 1h to limit it",
 		"deny", fmt.Sprintf("pathgrant deny %s%s", r.ID, h.socketArg))
 }
 

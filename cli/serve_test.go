@@ -51,9 +51,9 @@ func TestHeadlessApprover(t *testing.T) {
 		want      []string
 	}{
 		{"default socket", "", []string{"id=r1 code=K7MP3QXA", "session=s1", "op=read", "path=/d/x.csv",
-			`"pathgrant approve r1 --scope once|session|device [--folder] --code K7MP3QXA"`, `deny="pathgrant deny r1"`}},
+			`"pathgrant approve r1 --scope once --code K7MP3QXA"`, `deny="pathgrant deny r1"`}},
 		{"other socket", " --socket /x.sock", []string{"id=r1 code=K7MP3QXA",
-			"pathgrant approve r1 --scope once|session|device [--folder] --code K7MP3QXA --socket /x.sock", "pathgrant deny r1 --socket /x.sock"}},
+			"pathgrant approve r1 --scope once --code K7MP3QXA --socket /x.sock", "pathgrant deny r1 --socket /x.sock"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +68,12 @@ func TestHeadlessApprover(t *testing.T) {
 				if !strings.Contains(lines[0], w) {
 					t.Errorf("log line %q lacks %q", lines[0], w)
 				}
+			}
+			// the command in the line is complete: pasted, it parses
+			_, cmd, _ := strings.Cut(lines[0], `approve="pathgrant approve `)
+			cmd, _, _ = strings.Cut(cmd, `"`)
+			if a, err := parseApproveArgs(strings.Fields(cmd)); err != nil || a.id != "r1" || a.scope != "once" || a.code != "K7MP3QXA" {
+				t.Errorf("the logged command %q does not parse: %+v %v", cmd, a, err)
 			}
 		})
 	}

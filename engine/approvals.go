@@ -94,7 +94,7 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 	defer s.decideMu.Unlock()
 	full, perr := s.queue.resolve(id)
 	if perr != nil {
-		return wire.Request{}, prefixError("approval request", perr)
+		return wire.Request{}, prefixError("approval request", id, perr)
 	}
 	id = full
 	req, _, ok := s.queue.get(id)

@@ -146,7 +146,7 @@ func (s *Engine) Denials() []wire.Denial { return s.denials.list() }
 func (s *Engine) LiftDenial(id string) *Error {
 	den, err := s.denials.lift(id)
 	if err != nil {
-		return prefixError("remembered denial", err)
+		return prefixError("remembered denial", id, err)
 	}
 	s.Audit(grants.Record{Kind: grants.KindLift, Session: den.Session, Agent: den.Agent, Op: den.Op, Path: den.Path,
 		Reason: "remembered denial lifted by the person"})

@@ -39,9 +39,9 @@ func errorf(code Code, kind grants.Kind, format string, args ...any) *Error {
 
 // prefixError is the refusal of an id or prefix that names no single
 // thing: NotFound, or BadRequest for one too short or ambiguous.
-func prefixError(what string, err error) *Error {
+func prefixError(what, prefix string, err error) *Error {
 	if errors.Is(err, grants.ErrNotFound) {
-		return errorf(NotFound, "", "no %s %v", what, err)
+		return errorf(NotFound, "", "no %s %s", what, prefix)
 	}
 	return errorf(BadRequest, "", "%s %v", what, err)
 }
