@@ -142,7 +142,12 @@ func (s *Store) appendAudit(tx *bolt.Tx, rec Record) error {
 	if rec.Time.IsZero() {
 		rec.Time = s.now()
 	}
-	rec.Reason = cleanReason(rec.Reason)
+	rec.Reason = clean(rec.Reason, maxReason)
+	// What a caller names (a tool, its call id) is bounded too, so that no
+	// record, however many a session provokes, carries a payload.
+	rec.Tool, rec.RequestID = clean(rec.Tool, maxName), clean(rec.RequestID, maxName)
+	rec.Agent, rec.Workflow = clean(rec.Agent, maxName), clean(rec.Workflow, maxName)
+	rec.Path = clean(rec.Path, maxPath)
 	v, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode audit record: %w", err)
@@ -150,16 +155,23 @@ func (s *Store) appendAudit(tx *bolt.Tx, rec Record) error {
 	return b.Put(be64(seq), v)
 }
 
-// cleanReason turns control characters into spaces and caps the length.
-func cleanReason(s string) string {
+// The bounds of a record's other free-text fields, in runes.
+const (
+	maxName = 128
+	maxPath = 4096
+)
+
+// clean turns control characters into spaces and caps the length at n
+// runes.
+func clean(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
 	}, s)
-	if r := []rune(s); len(r) > maxReason {
-		s = string(r[:maxReason-1]) + "…"
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -165,3 +165,26 @@ func TestAuditAppendAndFilter(t *testing.T) {
 		t.Errorf("reason is %d runes, want at most %d", n, maxReason)
 	}
 }
+
+// TestAuditBoundsEveryField: what a caller names in a record (its tool,
+// call id, agent, workflow, path) is bounded and free of control
+// characters, like the reason, so a flood of refusals carries no payload.
+func TestAuditBoundsEveryField(t *testing.T) {
+	e := newEnv(t, nil)
+	long := strings.Repeat("y", 20000) + "\x1b[2J"
+	if err := e.s.Audit(Record{Kind: KindRefuse, Tool: long, RequestID: long, Agent: long, Workflow: long, Path: "/" + long}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.audit()[0]
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"tool", r.Tool, maxName}, {"request id", r.RequestID, maxName}, {"agent", r.Agent, maxName},
+		{"workflow", r.Workflow, maxName}, {"path", r.Path, maxPath}} {
+		t.Run(f.name, func(t *testing.T) {
+			if n := len([]rune(f.v)); n > f.max || strings.ContainsRune(f.v, '\x1b') {
+				t.Errorf("%d runes (max %d), control characters kept: %v", n, f.max, strings.ContainsRune(f.v, '\x1b'))
+			}
+		})
+	}
+}
