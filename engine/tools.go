@@ -59,6 +59,7 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 		return p.Execute(ctx, d), nil
 	}
 	if !ans.Eligible {
+		s.refused(sess, creq, ans)
 		return denial(p, d, ans), nil
 	}
 	pending, why := s.offer(sess, creq, d)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -302,6 +303,13 @@ func TestToolRoutesWalk(t *testing.T) {
 					}
 				})
 			}
+			t.Run("the refused read is recorded, once for every route", func(t *testing.T) {
+				recs, err := e.store.AuditRecords(grants.AuditFilter{Session: s.id, Kind: grants.KindRefuse})
+				keys := slices.DeleteFunc(recs, func(r grants.Record) bool { return !strings.HasSuffix(r.Path, "/.ssh/id_rsa") })
+				if err != nil || len(keys) != 1 {
+					t.Fatalf("refuse records of the key %+v (%v), want one", keys, err)
+				}
+			})
 			t.Run("approval raised for the session, grant serves every route", func(t *testing.T) {
 				var req wire.Request
 				for _, p := range e.srv.Engine().Pending() {
