@@ -8,6 +8,14 @@ import (
 	"pathgrant/wire"
 )
 
+// Sessions lists the sessions the daemon holds, live and recently ended
+// (the person's alone), to label grants, requests and denials.
+func (c *Client) Sessions(ctx context.Context) ([]wire.SessionInfo, error) {
+	var out []wire.SessionInfo
+	err := c.Do(ctx, http.MethodGet, wire.PathSessions, nil, &out)
+	return out, err
+}
+
 // Denials lists every session's remembered denials (the person's alone).
 func (c *Client) Denials(ctx context.Context) ([]wire.Denial, error) {
 	var out []wire.Denial

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -237,6 +239,31 @@ func (r *registry) dropGone() int {
 	}
 	return before - len(r.sessions)
 }
+
+// list describes every session the registry holds, live or ended, oldest
+// first.
+func (r *registry) list() []wire.SessionInfo {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]wire.SessionInfo, 0, len(r.sessions))
+	for _, s := range r.sessions {
+		info := wire.SessionInfo{ID: s.ID, Agent: s.Agent, Workflow: s.Workflow, Kind: s.Kind, Cwd: s.Cwd,
+			Workspace: slices.Clone(s.roots.Workspace), Started: s.Started}
+		if s.ended.Load() {
+			info.Ended = s.endedAt
+		}
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b wire.SessionInfo) int {
+		return cmp.Or(a.Started.Compare(b.Started), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// Sessions lists the sessions the daemon holds (live, and ended ones
+// within GoneGrace), for the person: the settings window labels grants,
+// requests and denials with them.
+func (s *Engine) Sessions() []wire.SessionInfo { return s.sessions.list() }
 
 // held is how many sessions the registry holds, live or not.
 func (r *registry) held() int {

@@ -29,6 +29,7 @@ var personRoutes = map[string]int{
 	"DELETE /v1/grants/{id}":          http.StatusNotFound,
 	"DELETE /v1/sessions/{id}/grants": http.StatusOK,
 	"GET /v1/audit":                   http.StatusOK,
+	"GET /v1/sessions":                http.StatusOK,
 	"GET /v1/denials":                 http.StatusOK,
 	"DELETE /v1/denials/{id}":         http.StatusNotFound,
 	"POST /v1/app/raise":              http.StatusNotFound, // the test daemon has no window

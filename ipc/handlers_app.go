@@ -6,8 +6,8 @@ import (
 	"pathgrant/wire"
 )
 
-// The person's routes that reach past the grants: remembered denials and
-// the app window.
+// The person's routes that reach past the grants: the sessions that label
+// them, remembered denials and the app window.
 
 func (s *Server) handleListDenials(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.e.Denials())
@@ -26,4 +26,8 @@ func (s *Server) handleRaise(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, req, s.e.Raise(req.View))
+}
+
+func (s *Server) handleListSessions(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.e.Sessions())
 }

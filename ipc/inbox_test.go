@@ -340,3 +340,32 @@ func TestShellCommandShownAsWritten(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 }
+
+// TestSessionsLabelled: the person's session list labels each session by
+// agent, project folder and start, says when one ended, and carries no
+// token or environment.
+func TestSessionsLabelled(t *testing.T) {
+	e := newTestEnv(t)
+	live := e.register(wire.SessionRequest{Agent: "claude", Env: map[string]string{"SECRET_MARK": "s3cr3t"}})
+	ended := e.register(wire.SessionRequest{Agent: "codex"})
+	e.as(agentLineage)
+	if err := e.clientFor(ended).EndSession(context.Background(), ended.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.as(userLineage)
+	got, err := e.client.Sessions(context.Background())
+	if err != nil || len(got) != 2 {
+		t.Fatalf("sessions %+v %v", got, err)
+	}
+	byID := map[string]wire.SessionInfo{got[0].ID: got[0], got[1].ID: got[1]}
+	if s := byID[live.ID]; s.Agent != "claude" || s.Cwd != e.work || s.Started.IsZero() || !s.Ended.IsZero() {
+		t.Errorf("live session %+v", s)
+	}
+	if s := byID[ended.ID]; s.Agent != "codex" || s.Ended.IsZero() {
+		t.Errorf("ended session %+v", s)
+	}
+	_, raw := send(t, rawClient(e.sock), "GET", "/v1/sessions", nil, nil)
+	if strings.Contains(string(raw), live.Token) || strings.Contains(string(raw), "s3cr3t") {
+		t.Fatalf("the session list leaks a token or the environment: %s", raw)
+	}
+}

@@ -90,6 +90,7 @@ func (s *Server) routes() []route {
 		personOnly("DELETE /v1/grants/{id}", s.handleRevoke),
 		personOnly("DELETE /v1/sessions/{id}/grants", s.handleRevokeSession),
 		personOnly("GET /v1/audit", s.handleAudit),
+		personOnly("GET "+wire.PathSessions, s.handleListSessions),
 		personOnly("GET "+wire.PathDenials, s.handleListDenials),
 		personOnly("DELETE "+wire.PathDenials+"/{id}", s.handleLiftDenial),
 		personOnly("POST "+wire.PathRaise, s.handleRaise),

@@ -34,6 +34,20 @@ type SessionResponse struct {
 	Expires time.Time `json:"expires"`
 }
 
+// SessionInfo is one session as the person sees it (GET /v1/sessions):
+// what labels it (agent, project folder, start) and whether it ended. It
+// never carries the token or the session's environment.
+type SessionInfo struct {
+	ID        string    `json:"id"`
+	Agent     string    `json:"agent,omitempty"`
+	Workflow  string    `json:"workflow,omitempty"`
+	Kind      string    `json:"kind"`
+	Cwd       string    `json:"cwd,omitempty"`
+	Workspace []string  `json:"workspace,omitempty"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended,omitzero"`
+}
+
 // RevokedSession is the answer to DELETE /v1/sessions/{id}/grants: the
 // session and the ids of the grants that were live and are now revoked.
 type RevokedSession struct {
