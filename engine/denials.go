@@ -49,8 +49,8 @@ func (d *denialSet) add(r wire.Request, now time.Time) wire.Denial {
 	if d.count(r.Session) >= maxDenialsPerSession {
 		d.forgetOldest(r.Session)
 	}
-	den := &wire.Denial{ID: newID(), Session: r.Session, Agent: r.Agent, Cwd: r.Cwd, Op: r.Op, Path: r.Path,
-		Request: r.ID, Created: now}
+	den := &wire.Denial{ID: newID(), Session: r.Session, Agent: r.Agent, Cwd: r.Cwd, SessionStarted: r.SessionStarted,
+		Op: r.Op, Path: r.Path, Request: r.ID, Created: now}
 	d.byID[den.ID], d.byKey[k] = den, den
 	return *den
 }

@@ -87,16 +87,18 @@ type Decision struct {
 // once, without a new prompt, until the session ends or the person lifts
 // it (GET and DELETE /v1/denials).
 type Denial struct {
-	ID      string    `json:"id"`
-	Session string    `json:"session"`
-	Agent   string    `json:"agent,omitempty"`
-	Cwd     string    `json:"cwd,omitempty"`
-	Op      Op        `json:"op"`
-	Path    string    `json:"path"`
-	Request string    `json:"request"` // the approval request it was decided on
-	Created time.Time `json:"created"`
-	Hits    int       `json:"hits"` // calls it has denied since
-	LastHit time.Time `json:"last_hit,omitzero"`
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	Agent   string `json:"agent,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	// SessionStarted labels the session, with its agent and cwd.
+	SessionStarted time.Time `json:"session_started,omitzero"`
+	Op             Op        `json:"op"`
+	Path           string    `json:"path"`
+	Request        string    `json:"request"` // the approval request it was decided on
+	Created        time.Time `json:"created"`
+	Hits           int       `json:"hits"` // calls it has denied since
+	LastHit        time.Time `json:"last_hit,omitzero"`
 }
 
 // Raise is the body of POST /v1/app/raise: another process (`pathgrant
