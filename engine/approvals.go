@@ -21,11 +21,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
-	if den, ok := s.denials.match(sess.ID, a.Op, a.Path, s.now()); ok {
-		if den.Hits == 1 || den.Hits%100 == 0 { // bounded: a retrying agent does not flood the log
-			rec.Reason = fmt.Sprintf("remembered denial (%d calls so far)", den.Hits)
-			s.Audit(rec)
-		}
+	if s.remembered(sess, a, rec) {
 		return wire.Request{}, rememberedReason
 	}
 	if s.paused.Load() {
@@ -43,6 +39,12 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 		s.requestChanged(r)
 		return r, ""
 	}
+	if s.remembered(sess, a, rec) {
+		// denied for the session while this call was on its way: the
+		// request it raised is that denial, never a prompt
+		_, _ = s.finish(r.ID, wire.StateDenied, string(grants.ScopeSession), "", "remembered denial")
+		return wire.Request{}, rememberedReason
+	}
 	rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
 	s.Audit(rec)
 	ans := s.answer(sess, req, d)
@@ -52,6 +54,18 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 		s.cfg.Approver.Show(r, code)
 	}
 	return r, ""
+}
+
+// remembered reports whether the person denied a's access for sess
+// (deny for this session), and audits the first hit and every 100th:
+// bounded, so a retrying agent does not flood the log.
+func (s *Engine) remembered(sess *session, a guard.Access, rec grants.Record) bool {
+	den, ok := s.denials.match(sess, a.Op, a.Path, s.now())
+	if ok && (den.Hits == 1 || den.Hits%100 == 0) {
+		rec.Reason = fmt.Sprintf("remembered denial (%d calls so far)", den.Hits)
+		s.Audit(rec)
+	}
+	return ok
 }
 
 // newRequest is the approval request an eligible denial raises, with what
@@ -134,8 +148,11 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 	if target.Kind == guard.KindFolder && scope != grants.ScopeOnce && dec.Kind != guard.KindFolder {
 		return wire.Request{}, errorf(BadRequest, "", "approving everything under %s (recursive) for %s needs the folder confirmed (kind folder, or --folder)", target.Path, scope)
 	}
+	// A once approval with calls waiting is spent by them; with none, it
+	// serves the agent's next try.
+	spent := scope == grants.ScopeOnce && s.queue.waiting(id) > 0
 	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind, For: lasting,
-		Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
+		Spent: spent, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
 	if err != nil {
 		status := Internal
 		if errors.Is(err, grants.ErrInvalid) || errors.Is(err, grants.ErrDeviceReadOnly) {
@@ -156,8 +173,18 @@ func (s *Engine) deny(req wire.Request, dec wire.Decision) (wire.Request, *Error
 	case !dec.Remember:
 		return s.finish(req.ID, wire.StateDenied, "deny", "", "denied by the user")
 	}
-	den := s.denials.add(req, s.now())
-	return s.finish(req.ID, wire.StateDenied, string(grants.ScopeSession), "", "denied by the user for this session (remembered denial "+den.ID+")")
+	var agent Proc
+	if sess := s.sessions.get(req.Session); sess != nil {
+		agent = sess.agent
+	}
+	// Remembered before the request ends, so no call answered by the end
+	// can ask again in between; forgotten if it does not end.
+	den := s.denials.add(req, agent, s.now())
+	r, err := s.finish(req.ID, wire.StateDenied, string(grants.ScopeSession), "", "denied by the user for this session (remembered denial "+den.ID+")")
+	if err != nil {
+		_, _ = s.denials.lift(den.ID)
+	}
+	return r, err
 }
 
 // deniedReason is what a call that waited on a denied request is told.

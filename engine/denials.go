@@ -26,20 +26,33 @@ type denialKey struct {
 	path    string
 }
 
+// agentDenialKey finds a denial by the agent process its session is bound
+// to: a hook-only agent that presents a new client session id gets a new
+// session, but it is the same agent the person denied.
+type agentDenialKey struct {
+	agent Proc
+	op    guard.Op
+	path  string
+}
+
 // denialSet holds the remembered denials: "Deny for this session". They
 // live in memory with their session, never on disk, and end with it.
 type denialSet struct {
-	mu    sync.Mutex
-	byID  map[string]*wire.Denial
-	byKey map[denialKey]*wire.Denial
+	mu      sync.Mutex
+	byID    map[string]*wire.Denial
+	byKey   map[denialKey]*wire.Denial
+	byAgent map[agentDenialKey]*wire.Denial
+	agentOf map[string]Proc // denial id -> the agent process it also names
 }
 
 func newDenialSet() *denialSet {
-	return &denialSet{byID: map[string]*wire.Denial{}, byKey: map[denialKey]*wire.Denial{}}
+	return &denialSet{byID: map[string]*wire.Denial{}, byKey: map[denialKey]*wire.Denial{},
+		byAgent: map[agentDenialKey]*wire.Denial{}, agentOf: map[string]Proc{}}
 }
 
-// add remembers the denial of r's access for r's session.
-func (d *denialSet) add(r wire.Request, now time.Time) wire.Denial {
+// add remembers the denial of r's access for r's session and, when the
+// session is bound to an agent process, for that process.
+func (d *denialSet) add(r wire.Request, agent Proc, now time.Time) wire.Denial {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := denialKey{r.Session, r.Op, r.Path}
@@ -52,6 +65,9 @@ func (d *denialSet) add(r wire.Request, now time.Time) wire.Denial {
 	den := &wire.Denial{ID: newID(), Session: r.Session, Agent: r.Agent, Cwd: r.Cwd, SessionStarted: r.SessionStarted,
 		Op: r.Op, Path: r.Path, Request: r.ID, Created: now}
 	d.byID[den.ID], d.byKey[k] = den, den
+	if agent != (Proc{}) {
+		d.byAgent[agentDenialKey{agent, r.Op, r.Path}], d.agentOf[den.ID] = den, agent
+	}
 	return *den
 }
 
@@ -80,15 +96,26 @@ func (d *denialSet) forgetOldest(session string) {
 func (d *denialSet) drop(den *wire.Denial) {
 	delete(d.byID, den.ID)
 	delete(d.byKey, denialKey{den.Session, den.Op, den.Path})
+	if agent, ok := d.agentOf[den.ID]; ok {
+		delete(d.byAgent, agentDenialKey{agent, den.Op, den.Path})
+		delete(d.agentOf, den.ID)
+	}
 }
 
-// match reports whether session's op on path was denied for the session,
-// and counts the hit.
-func (d *denialSet) match(session string, op guard.Op, path string, now time.Time) (wire.Denial, bool) {
+// match reports whether op on path was denied for sess, for a session it
+// runs under (a child cannot escape its parent's denial), or for the agent
+// process it is bound to, and counts the hit.
+func (d *denialSet) match(sess *session, op guard.Op, path string, now time.Time) (wire.Denial, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	den, ok := d.byKey[denialKey{session, op, path}]
-	if !ok {
+	var den *wire.Denial
+	for s := sess; s != nil && den == nil; s = s.Parent {
+		den = d.byKey[denialKey{s.ID, op, path}]
+	}
+	if den == nil && sess.agent != (Proc{}) {
+		den = d.byAgent[agentDenialKey{sess.agent, op, path}]
+	}
+	if den == nil {
 		return wire.Denial{}, false
 	}
 	den.Hits++
@@ -135,6 +162,14 @@ func (d *denialSet) endSession(session string) {
 			d.drop(den)
 		}
 	}
+}
+
+// forgetSession drops what lives in memory with a session: its remembered
+// denials and its refusal counts. It runs when the session ends and when
+// an expired one is dropped.
+func (s *Engine) forgetSession(id string) {
+	s.denials.endSession(id)
+	s.refusals.endSession(id)
 }
 
 // Denials lists the remembered denials of every session, for the person.

@@ -197,7 +197,9 @@ func (s *Engine) sweep() {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
 			s.agents.prune(s.cfg.ProcAlive)
-			s.sessions.dropGone()
+			for _, id := range s.sessions.dropGone() {
+				s.forgetSession(id)
+			}
 			if !s.now().Before(s.pruneDue) || s.retentionDays() != s.prunedAt {
 				s.prune()
 			}

@@ -75,8 +75,7 @@ func (s *Engine) endLocked(sess *session, why grants.EndReason) (int, error) {
 		s.hub.publish(wire.Event{Type: wire.EventGrantEnded, Time: s.now(), Session: sess.ID, GrantID: g.ID})
 	}
 	s.endRequests(sess.ID, why)
-	s.denials.endSession(sess.ID)
-	s.refusals.endSession(sess.ID)
+	s.forgetSession(sess.ID)
 	if first {
 		s.log.Info("session ended", "session", sess.ID, "agent", sess.Agent, "reason", string(why), "grants_ended", len(ended))
 		s.Audit(grants.Record{Kind: grants.KindExpire, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,

@@ -40,9 +40,9 @@ type entry struct {
 	lock    codeLock          // the approval code's digest and ceiling; spent once decided
 	done    chan struct{}     // closed when decided or expired
 	waiters map[int]time.Time // the calls waiting now: when each stops waiting
-	// answered is how many calls were waiting when the request was
-	// decided: the calls the decision answers.
-	answered int
+	// answered are the calls that were waiting when the request was
+	// decided: the calls the decision answers, and only those.
+	answered map[int]bool
 }
 
 // waitState sets req.Waiting and req.WaitUntil from the waiters: the
@@ -169,7 +169,10 @@ func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
 	e.lock = codeLock{} // spent: the code never approves again
-	e.answered = len(e.waiters)
+	e.answered = make(map[int]bool, len(e.waiters))
+	for w := range e.waiters {
+		e.answered[w] = true
+	}
 	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})
 	q.perSession[e.req.Session]--
 	close(e.done)
@@ -221,40 +224,46 @@ func (q *queue) waiting(id string) int {
 		if e.req.State == wire.StatePending {
 			return len(e.waiters)
 		}
-		return e.answered
+		return len(e.answered)
 	}
 	return 0
 }
 
 // join counts a call waiting on pending request id until deadline. It
-// returns the request as it now stands and leave, which the call runs
-// when it stops waiting (decided or not); leave returns the request after
-// it, and whether it is still pending (so the change is worth showing).
-func (q *queue) join(id string, deadline time.Time) (wire.Request, chan struct{}, func() (wire.Request, bool), bool) {
+// returns the request as it now stands, the channel its decision closes,
+// and the waiter's number for leave. A request already decided is not
+// joined (ok false): its decision answered the calls that waited then.
+func (q *queue) join(id string, deadline time.Time) (r wire.Request, done chan struct{}, w int, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
 	if e == nil || e.req.State != wire.StatePending {
-		if e != nil {
-			return e.req, e.done, func() (wire.Request, bool) { return wire.Request{}, false }, true
-		}
-		return wire.Request{}, nil, nil, false
+		return wire.Request{}, nil, 0, false
 	}
 	q.nextWaiter++
-	w := q.nextWaiter
+	w = q.nextWaiter
 	e.waiters[w] = deadline
 	e.waitState(q.now())
-	leave := func() (wire.Request, bool) {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		if e.req.State != wire.StatePending {
-			return e.req, false // the decision counted this call; nothing to show
-		}
-		delete(e.waiters, w)
-		e.waitState(q.now())
-		return e.req, true
+	return e.req, e.done, w, true
+}
+
+// leave ends waiter w's wait on request id. It returns the request and
+// whether this call was answered by its decision; changed says whether
+// the request is still pending and its waiting calls changed (worth
+// showing).
+func (q *queue) leave(id string, w int) (r wire.Request, answered, changed bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	if e == nil {
+		return wire.Request{}, false, false
 	}
-	return e.req, e.done, leave, true
+	if e.req.State != wire.StatePending {
+		return e.req, e.answered[w], false
+	}
+	delete(e.waiters, w)
+	e.waitState(q.now())
+	return e.req, false, true
 }
 
 // sortRequests orders requests oldest first, by id within one instant,

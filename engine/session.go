@@ -213,17 +213,20 @@ const (
 
 // dropGone forgets the sessions that ended or expired more than GoneGrace
 // ago, and the oldest ended ones beyond maxGone, with the client session
-// ids bound to them and the watches on their processes. It returns how
-// many it dropped.
-func (r *registry) dropGone() int {
+// ids bound to them and the watches on their processes. It returns the
+// ids it dropped, so what else lives with a session (its remembered
+// denials and refusal counts) goes too.
+func (r *registry) dropGone() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	before, cutoff := len(r.sessions), r.now().Add(-GoneGrace)
+	cutoff := r.now().Add(-GoneGrace)
 	var ended []*session
+	var dropped []string
 	for id, s := range r.sessions {
 		switch {
 		case s.ended.Load() && s.endedAt.Before(cutoff), !s.ended.Load() && s.Expires.Before(cutoff):
 			r.forget(id)
+			dropped = append(dropped, id)
 		case s.ended.Load():
 			ended = append(ended, s)
 		}
@@ -232,12 +235,13 @@ func (r *registry) dropGone() int {
 		slices.SortFunc(ended, func(a, b *session) int { return a.endedAt.Compare(b.endedAt) })
 		for _, s := range ended[:len(ended)-r.maxGone] {
 			r.forget(s.ID)
+			dropped = append(dropped, s.ID)
 		}
 	}
-	if before > len(r.sessions) {
+	if len(dropped) > 0 {
 		r.dropAliases()
 	}
-	return before - len(r.sessions)
+	return dropped
 }
 
 // list describes every session the registry holds, live or ended, oldest

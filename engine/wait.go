@@ -19,30 +19,26 @@ type Updater interface {
 // waitDecision waits up to waitMS (at most Config.MaxWait) for the
 // person's decision on pending request id, counted as one of its waiting
 // calls the whole time, so the prompt shows how many wait and until when.
-// ok is false when the wait ended first.
+// ok is true only for a call the decision answered: one that was waiting
+// when it was made.
 func (s *Engine) waitDecision(ctx context.Context, id string, waitMS int) (wire.Request, bool) {
 	wait := min(time.Duration(waitMS)*time.Millisecond, s.cfg.MaxWait)
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	r, done, leave, ok := s.queue.join(id, s.now().Add(wait))
+	r, done, w, ok := s.queue.join(id, s.now().Add(wait))
 	if !ok {
 		return wire.Request{}, false
 	}
 	s.requestChanged(r)
-	decided := false
 	select {
 	case <-done:
-		decided = true
 	case <-ctx.Done():
 	}
-	if r, changed := leave(); changed {
+	r, answered, changed := s.queue.leave(id, w)
+	if changed {
 		s.requestChanged(r)
 	}
-	if !decided {
-		return wire.Request{}, false
-	}
-	r, _, _ = s.queue.get(id)
-	return r, true
+	return r, answered
 }
 
 // requestChanged shows a pending request's new waiting count or repeat
@@ -59,10 +55,11 @@ func (s *Engine) requestChanged(r wire.Request) {
 
 // reevaluate answers a call that waited on a request the person approved:
 // a decision answers every call waiting at that moment. A session or
-// device grant serves each of them as it serves any call. A once grant is
-// spent by the first; the others were answered by the same decision, so
-// they are evaluated with that grant still in hand, and it serves nothing
-// else: a grant revoked or invalidated meanwhile serves none of them.
+// device grant serves each of them as it serves any call. A once grant
+// approved while calls waited was spent by the decision itself
+// (grants.NewGrant.Spent), so it serves no call that did not wait; the
+// calls that did are evaluated with it in hand, and a grant revoked,
+// invalidated or whose file was replaced meanwhile serves none of them.
 func (s *Engine) reevaluate(sess *session, req wire.CheckRequest, decided wire.Request) (wire.Answer, guard.Decision, *Error) {
 	ans, d, err := s.evaluate(sess, req)
 	if err != nil || ans.Decision == guard.Allow || decided.Scope != string(grants.ScopeOnce) {
@@ -72,21 +69,25 @@ func (s *Engine) reevaluate(sess *session, req wire.CheckRequest, decided wire.R
 	if gerr != nil || g.Ended != grants.EndConsumed {
 		return ans, d, err
 	}
-	return s.evaluateWith(sess, req, &decidedGrant{g: g.Guard()})
+	return s.evaluateWith(sess, req, &decidedGrant{g: g.Guard(), stored: g})
 }
 
 // decidedGrant is the once grant of a decision, for the calls that
 // waited on it: Lookup finds it where it covers, and its id is never
 // used again (the first call spent it).
 type decidedGrant struct {
-	g guard.Grant
+	g      guard.Grant
+	stored grants.Grant // for its file's identity
 }
 
 func (e *decidedGrant) lookup(op guard.Op, path string, tree bool) string {
-	if e != nil && e.g.Covers(op, path, tree) {
-		return e.g.ID
+	if e == nil || !e.g.Covers(op, path, tree) {
+		return ""
 	}
-	return ""
+	if why, err := e.stored.Replaced(); why != "" || err != nil {
+		return "" // the file the person approved is not the one there now
+	}
+	return e.g.ID
 }
 
 // withDecided is a session's grants plus a decided once grant.

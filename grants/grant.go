@@ -120,6 +120,10 @@ type NewGrant struct {
 	// For limits a session or device grant in time; zero is until the
 	// session ends (session) or always (device). A once grant takes none.
 	For time.Duration
+	// Spent records a once grant as used by its own approval, in the same
+	// step: the calls that waited on the request are the one use the
+	// person allowed, so the grant never serves another call.
+	Spent bool
 }
 
 // validate refuses what may never become a grant; it fails closed.
@@ -129,6 +133,9 @@ func (n NewGrant) validate() error {
 	}
 	if _, err := guard.ParseOp(string(n.Op)); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if n.Spent && n.Scope != ScopeOnce {
+		return fmt.Errorf("%w: only a once grant is spent by its approval", ErrInvalid)
 	}
 	if n.Kind != guard.KindFile && n.Kind != guard.KindFolder {
 		return fmt.Errorf("%w: unknown kind %q (want file or folder)", ErrInvalid, n.Kind)

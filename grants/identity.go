@@ -32,6 +32,11 @@ func fileIdentity(fi os.FileInfo) Identity {
 	return Identity{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
 }
 
+// Replaced says why g's path no longer names the file or folder the
+// person approved ("" when it still does), for a grant held outside the
+// store's lookups (the engine's decided once grant).
+func (g Grant) Replaced() (string, error) { return replaced(g) }
+
 // replaced compares g's path with the identity recorded at approval. It
 // returns why the path no longer is the approved one ("" when it still is),
 // or an error when it cannot tell, which the caller treats as no match

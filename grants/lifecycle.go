@@ -33,13 +33,22 @@ func (s *Store) Put(n NewGrant) (Grant, error) {
 		}
 		rec := grantRecord(KindApprove, g, why)
 		rec.Tool, rec.RequestID = n.Tool, n.RequestID
-		return s.appendAudit(tx, rec)
+		if err := s.appendAudit(tx, rec); err != nil {
+			return err
+		}
+		if n.Spent {
+			v := View{s: s, session: g.Session, tool: n.Tool, requestID: n.RequestID}
+			return v.recordUse(tx, &g, g.Created) // ends it: consumed by the calls that waited
+		}
+		return nil
 	})
 	if err != nil {
 		return Grant{}, fmt.Errorf("put %s grant %s %s: %w", n.Scope, n.Op, n.Path, err)
 	}
-	s.watchGrant(g)
-	s.wakeSweeper()
+	if g.Ended == "" {
+		s.watchGrant(g)
+		s.wakeSweeper()
+	}
 	return g, nil
 }
 

@@ -13,6 +13,11 @@ import (
 // maxLinks bounds symlink hops during resolution, as the kernel's ELOOP does.
 const maxLinks = 40
 
+// pathMax is the kernel's PATH_MAX: a longer path (its NUL included) is
+// ENAMETOOLONG to every system call, so it names nothing a command could
+// reach, and refusing it keeps a caller's megabyte path out of memory.
+const pathMax = 4096
+
 // ErrBadPath is wrapped by every canonicalisation error caused by the path
 // itself (empty, NUL byte, symlink loop) rather than by the file system.
 var ErrBadPath = errors.New("bad path")
@@ -59,6 +64,9 @@ type resolver struct {
 // that exists when no earlier command of the line changed anything, the
 // component walk for anything else.
 func (r resolver) resolve(abs string, followLast bool) (string, error) {
+	if len(abs) >= pathMax {
+		return "", fmt.Errorf("%w: a path of %d bytes is longer than the kernel's PATH_MAX (%d)", ErrBadPath, len(abs), pathMax)
+	}
 	if r.ov.empty() {
 		if p, ok := resolveKernel(abs, followLast); ok {
 			return p, nil

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,8 @@ func TestCanonical(t *testing.T) {
 		{name: "nul byte", path: "{W}/a\x00b", wantErr: ErrBadPath},
 		{name: "relative without cwd", path: "a.txt", wantErr: ErrBadPath},
 		{name: "symlink loop", path: "{W}/loop/x", wantErr: ErrBadPath},
+		{name: "longer than PATH_MAX", path: "{W}/" + strings.Repeat("a/", pathMax/2), wantErr: ErrBadPath},
+		{name: "relative, too long once joined", path: strings.Repeat("b", 200) + strings.Repeat("/c", pathMax/2-100), cwd: "{W}", wantErr: ErrBadPath},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

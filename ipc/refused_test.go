@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -60,18 +61,28 @@ func TestRefusedChecksAudited(t *testing.T) {
 }
 
 // TestRefusalsBounded: a session's distinct refusals are counted up to a
-// bound, then one record says further ones go unrecorded.
+// bound; past it they are counted by op and rule, so a flood of junk
+// neither grows the daemon nor hides a later probe from the log.
 func TestRefusalsBounded(t *testing.T) {
 	e := newTestEnv(t)
 	c := e.clientFor(e.register(wire.SessionRequest{Agent: "claude"}))
 	for i := range 300 {
-		req := wire.CheckRequest{Tool: "Tool" + strings.Repeat("x", i), Unmapped: true}
+		req := wire.CheckRequest{Tool: fmt.Sprintf("Junk%03d", i), Unmapped: true}
 		if _, err := c.Check(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := auditCount(t, e, grants.KindRefuse); n != 257 {
-		t.Fatalf("%d refuse records, want 256 and one saying the rest are not recorded", n)
+	// 256 distinct, then 44 counted together: audited at 1 and 10
+	if n := auditCount(t, e, grants.KindRefuse); n != 258 {
+		t.Fatalf("%d refuse records, want 258", n)
+	}
+	key := e.home + "/.ssh/id_ed25519"
+	if _, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: key, Tool: "Read"}); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := e.store.AuditRecords(grants.AuditFilter{Kind: grants.KindRefuse})
+	if last := recs[len(recs)-1]; last.Path != key || !strings.Contains(last.Reason, "beyond the session's first 256") {
+		t.Fatalf("the probe after the junk: %+v", last)
 	}
 }
 
