@@ -1,7 +1,8 @@
 package ipc
 
-// Attacker's review of the approval inbox change (2d05b15~1..main): each
-// TestAttack* is a finding, written to FAIL while the weakness is there.
+// What someone with the agent's keyboard tried against the approval inbox
+// (a decision answering every waiting call, remembered denials, refusal
+// counts): each TestAttack* is one attempt, and passes while it fails.
 
 import (
 	"context"
@@ -384,7 +385,7 @@ func TestAttackDecidedOnceGrantSkipsIdentityCheck(t *testing.T) {
 	}
 }
 
-// TestHeldRememberedDenialSpellings (passes: what held): a remembered
+// TestHeldRememberedDenialSpellings: a remembered
 // denial is matched on the guard's canonical path, so no other spelling
 // of the same file (trailing slash, ~, relative, dot segments, doubled
 // slashes, a symlink in the workspace, /proc/self/root, a shell command)
