@@ -31,6 +31,14 @@ type Client struct {
 	// refused, unless the device policy says unmapped_tools =
 	// "ask-client".
 	NoFileTools []string
+	// NoOwnTools: the client's hook events name no tool of its own
+	// (Cursor's are shell commands, file reads and MCP tools), so none
+	// can be a tool pathgrant cannot map.
+	NoOwnTools bool
+	// NoOwnFlow: the client has no permission flow of its own (Pi runs
+	// every tool call it does not block), so a call the hook would leave
+	// to the client is blocked instead.
+	NoOwnFlow bool
 	// Rewrites: the client's hook can replace a shell tool's command, so
 	// a command it lets through runs confined under `pathgrant-confine
 	// exec`. Claude Code and Codex through PreToolUse updatedInput with
@@ -108,13 +116,13 @@ var clients = []Client{
 		Reload:     "restart Gemini CLI (quit each running gemini and start it again)",
 		Protected:  []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
 		MCPConfig: "settings.json", ProjectMCPConfig: ".gemini/settings.json", InstallMCP: jsonMCP},
-	{Name: "cursor", Title: "Cursor", adapter: cursorAdapter{}, dir: ".cursor",
+	{Name: "cursor", Title: "Cursor", NoOwnTools: true, adapter: cursorAdapter{}, dir: ".cursor",
 		Settings: "hooks.json", ProjectSettings: ".cursor/hooks.json", Install: jsonSettings(editCursor),
 		HookEvents: "beforeShellExecution, beforeReadFile and beforeMCPExecution (timeout 60 s, failClosed) and sessionEnd",
 		Reload:     "restart Cursor",
 		Protected:  []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
 		MCPConfig: "mcp.json", ProjectMCPConfig: ".cursor/mcp.json", InstallMCP: jsonMCP},
-	{Name: "pi", Title: "Pi", Rewrites: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
+	{Name: "pi", Title: "Pi", Rewrites: true, NoOwnFlow: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
 		Settings: "extensions/pathgrant.ts", ProjectSettings: ".pi/extensions/pathgrant.ts", Install: installPiExtension,
 		HookEvents:       "the extension, which sends every tool_call to the hook and ends the session on session_shutdown",
 		Reload:           "run /reload in each running Pi (or restart it)",

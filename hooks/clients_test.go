@@ -23,8 +23,8 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" || f.Name == "NoFileTools" {
-					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, needs a step after a project install, or has a tool that touches no file
+				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" || f.Name == "NoFileTools" || f.Name == "NoOwnFlow" || f.Name == "NoOwnTools" {
+					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, needs a step after a project install, has a tool that touches no file, lacks a permission flow of its own, or names tools of its own
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
 					t.Errorf("field %s: a client either has MCP servers (and every MCP field) or says why not in noMCP", f.Name)
@@ -84,6 +84,22 @@ func TestNoFileToolsReachTheAdapter(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNoOwnFlowBlocksADefer: a client without a permission flow of its
+// own renders a call left to the client as a block; every other client
+// renders it as no decision, never an allow or a deny.
+func TestNoOwnFlowBlocksADefer(t *testing.T) {
+	for _, c := range clients {
+		t.Run(c.Name, func(t *testing.T) {
+			out := c.adapter.render(Call{Client: c.Name}, Verdict{Defer: true, Reason: "pathgrant: left to the client"})
+			s := string(out.Stdout)
+			blocked := strings.Contains(s, `"block":true`) || strings.Contains(s, `"deny"`)
+			if blocked != c.NoOwnFlow || strings.Contains(s, `"allow"`) || out.Exit != 0 {
+				t.Errorf("a deferred call renders as %q exit %d (NoOwnFlow %v)", s, out.Exit, c.NoOwnFlow)
+			}
+		})
 	}
 }
 

@@ -36,9 +36,9 @@ var claudeNoFileTools = []string{
 	"ToolSearch", "StructuredOutput", "ReportFindings", "PushNotification",
 }
 
-// codexNoFileTools are Codex CLI's: its plan, its hosted web search, and
+// codexNoFileTools are Codex CLI's: its hosted web search, its plan, and
 // its question to the person.
-var codexNoFileTools = []string{"update_plan", "web_search", "request_user_input"}
+var codexNoFileTools = []string{"web_search", "update_plan", "request_user_input"}
 
 // geminiNoFileTools are Gemini CLI's: its web search and fetch, the to-do
 // list, questions to the person, the chat's topic, entering plan mode, and

@@ -85,7 +85,7 @@ func TestToolClasses(t *testing.T) {
 				unmapped = unmapped || tt.client == name && tt.refused != ""
 			}
 			switch {
-			case name == "cursor": // its events name no tool of its own: shell, read and MCP only
+			case c.NoOwnTools: // its events are shell commands, reads and MCP tools only
 			case !unmapped:
 				t.Errorf("%s: no case of a tool pathgrant cannot map", name)
 			case len(c.NoFileTools) > 0 && !noFile:
