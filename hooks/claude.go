@@ -45,7 +45,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	if tool == "" {
 		return malformed("no tool_name")
 	}
-	if touchesNoFile(c.Client, tool) {
+	if touchesNoFile(c.Client, tool) && !makesWorktree(tool, input) {
 		c.NoFiles = true
 		return nil
 	}
@@ -105,6 +105,23 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	}
 	c.Accesses = append(c.Accesses, a)
 	return nil
+}
+
+// makesWorktree reports whether a Claude Code sub-agent call asks for
+// isolation "worktree": Claude then creates a git worktree (files in the
+// repository, some of them protected) before the sub-agent runs, so the
+// call touches files after all and is not one pathgrant can map.
+func makesWorktree(tool string, input json.RawMessage) bool {
+	if tool != "Agent" && tool != "Task" {
+		return false
+	}
+	var in struct {
+		Isolation any `json:"isolation"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return true // an Agent input that is not an object: nothing shows it makes none
+	}
+	return in.Isolation != nil && in.Isolation != "remote"
 }
 
 // claudeGrep is a Grep: a search of its path (the cwd by default), shown

@@ -25,7 +25,8 @@ import "slices"
 
 // claudeNoFileTools are Claude Code's, with the older names it still
 // accepts for some of them (Task for Agent, KillShell and KillBash for
-// TaskStop, BashOutput for TaskOutput); Codex's PreToolUse names Claude's
+// TaskStop, BashOutput for TaskOutput); a sub-agent asked to run in a git
+// worktree is not one (makesWorktree). Codex's PreToolUse names Claude's
 // Bash, so the Codex row has its own list.
 var claudeNoFileTools = []string{
 	"WebFetch", "WebSearch",
