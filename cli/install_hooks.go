@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/devicepolicy"
+	"pathgrant/hooks"
 )
 
 const installHooksUsageText = "usage: pathgrant install-hooks claude|codex|cursor|gemini|pi [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
@@ -66,10 +69,55 @@ func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
 		return "", err
 	}
 	msg := installReport("hook", "installed", a.client, path, a.uninstall, changed, backup)
-	if project != "" && !a.uninstall && client.ProjectNote != "" {
-		msg += "\n" + client.ProjectNote
+	if a.uninstall && !changed {
+		return msg, nil
 	}
-	return msg, nil
+	added, next := hooksChanged(client, a.uninstall, changed)
+	lines := []string{msg, added}
+	if !a.uninstall && !client.NoOwnTools {
+		lines = append(lines, unmappedLine(client, getenv, filepath.Join(devicepolicy.Dir(getenv, home), devicepolicy.TOMLName)))
+	}
+	lines = append(lines, next)
+	if project != "" && !a.uninstall && client.ProjectNote != "" {
+		lines = append(lines, client.ProjectNote)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// hooksChanged says which hooks the file now has (or no longer has) and
+// what the person does next: a client reads its hooks when it starts, so
+// one already running goes on without them until it is restarted.
+func hooksChanged(client hooks.Client, uninstall, changed bool) (hooksLine, next string) {
+	switch {
+	case uninstall:
+		return "hooks removed: " + client.HookEvents, "next: " + client.Reload + " so it stops running the hook"
+	case changed:
+		return "hooks added: " + client.HookEvents, "next: " + client.Reload + " so it loads the hook"
+	}
+	return "hooks: " + client.HookEvents,
+		"next: nothing changed; if " + client.Title + " was started before the hook was installed, " + client.Reload + " so it loads the hook"
+}
+
+// unmappedLine says what the hook now does with the client's tools that
+// are not file accesses, as the device policy at policyFile says: the one
+// change a person notices that is not a prompt.
+func unmappedLine(client hooks.Client, getenv appdirs.Getenv, policyFile string) string {
+	p, err := devicepolicy.Read(getenv)
+	noFile := ""
+	if len(client.NoFileTools) > 0 {
+		noFile = "; those that touch no local file, such as " + client.NoFileTools[0] + ", are left to " + client.Title
+	}
+	switch {
+	case err != nil:
+		return "the device policy is refused, so the hook denies every tool that needs it until it is fixed: " + err.Error()
+	case client.NoOwnFlow:
+		return "tools pathgrant cannot map to files are blocked: " + client.Title + " has no permission flow of its own to leave them to"
+	case p.UnmappedTools == devicepolicy.AskClient:
+		return "tools pathgrant cannot map to files are left to " + client.Title + "'s own permission flow (unmapped_tools = \"ask-client\" in " +
+			policyFile + ")" + noFile
+	}
+	return "tools pathgrant cannot map to files are denied (unmapped_tools = \"ask-client\" in " + policyFile +
+		" leaves them to " + client.Title + ")" + noFile
 }
 
 // hookArgv is the hook command to register: the binary, the client, and

@@ -511,7 +511,7 @@ func TestInstallHooksUnknownClient(t *testing.T) {
 }
 
 // TestInstallHooksProjectNote: installing a project's hooks for a client
-// that runs them only once the project is trusted (Codex) ends with one
+// that runs them only once the project is trusted (Codex) ends with a
 // line saying so; the user's hooks, an uninstall and the other clients
 // print no such line.
 func TestInstallHooksProjectNote(t *testing.T) {
@@ -550,8 +550,112 @@ func TestInstallHooksProjectNote(t *testing.T) {
 			if got := strings.Contains(out, note); got != tt.want {
 				t.Errorf("note printed %v, want %v: %q", got, tt.want, out)
 			}
-			if tt.want && (len(lines) != 2 || !strings.HasPrefix(lines[1], note)) {
-				t.Errorf("want the report then the note on its own line: %q", out)
+			if tt.want && (len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-1], note)) {
+				t.Errorf("want the report, then the note last on its own line: %q", out)
+			}
+		})
+	}
+}
+
+// TestInstallHooksReport: install-hooks says which file it changed (or
+// that nothing changed), the hooks it added or removed, what the hook now
+// does with the client's tools that are not file accesses (as the device
+// policy says), and what to do next. A line ending in "…" is a prefix.
+func TestInstallHooksReport(t *testing.T) {
+	const (
+		claudeHooks = "PreToolUse (every tool, timeout 60 s) and SessionEnd"
+		claudeNext  = "restart Claude Code (quit each running claude and start it again)"
+		claudeTools = `tools pathgrant cannot map to files are denied (unmapped_tools = "ask-client" in $POLICY leaves them to Claude Code); ` +
+			"those that touch no local file, such as WebFetch, are left to Claude Code"
+	)
+	type step struct {
+		uninstall bool
+		want      []string
+	}
+	tests := []struct {
+		name, client, policy string
+		project              bool
+		steps                []step
+	}{
+		{name: "claude install, again, uninstall, again", client: "claude", steps: []step{
+			{false, []string{"installed the pathgrant hook for claude in $FILE", "hooks added: " + claudeHooks, claudeTools,
+				"next: " + claudeNext + " so it loads the hook"}},
+			{false, []string{"the pathgrant hook for claude is already installed in $FILE", "hooks: " + claudeHooks, claudeTools,
+				"next: nothing changed; if Claude Code was started before the hook was installed, " + claudeNext + " so it loads the hook"}},
+			{true, []string{"removed the pathgrant hook for claude from $FILE (previous file saved as $FILE.pathgrant-backup-…",
+				"hooks removed: " + claudeHooks, "next: " + claudeNext + " so it stops running the hook"}},
+			{true, []string{"no pathgrant hook for claude in $FILE: nothing to remove"}},
+		}},
+		{name: "gemini under ask-client", client: "gemini", policy: "unmapped_tools = \"ask-client\"\n", steps: []step{
+			{false, []string{"installed the pathgrant hook for gemini in $FILE",
+				"hooks added: BeforeTool (every tool, timeout 60000 ms) and SessionEnd, with hooksConfig.enabled on",
+				`tools pathgrant cannot map to files are left to Gemini CLI's own permission flow (unmapped_tools = "ask-client" in $POLICY); ` +
+					"those that touch no local file, such as google_web_search, are left to Gemini CLI",
+				"next: restart Gemini CLI (quit each running gemini and start it again) so it loads the hook"}},
+		}},
+		{name: "codex project: the trust note comes last", client: "codex", project: true, steps: []step{
+			{false, []string{"installed the pathgrant hook for codex in $FILE",
+				"hooks added: PreToolUse and PermissionRequest (every tool, timeout 60 s) and SessionEnd, trusted in config.toml",
+				`tools pathgrant cannot map to files are denied (unmapped_tools = "ask-client" in $POLICY leaves them to Codex); ` +
+					"those that touch no local file, such as web_search, are left to Codex",
+				"next: restart Codex (quit each running codex and start it again) so it loads the hook",
+				"Codex runs a project's hooks only once you trust the project in Codex: open codex in it and choose to trust it"}},
+		}},
+		{name: "pi blocks what it cannot map, whatever the policy", client: "pi", policy: "unmapped_tools = \"ask-client\"\n", steps: []step{
+			{false, []string{"installed the pathgrant hook for pi in $FILE",
+				"hooks added: the extension, which sends every tool_call to the hook and ends the session on session_shutdown",
+				"tools pathgrant cannot map to files are blocked: Pi has no permission flow of its own to leave them to",
+				"next: run /reload in each running Pi (or restart it) so it loads the hook"}},
+		}},
+		{name: "cursor names no tool of its own", client: "cursor", steps: []step{
+			{false, []string{"installed the pathgrant hook for cursor in $FILE",
+				"hooks added: beforeShellExecution, beforeReadFile and beforeMCPExecution (timeout 60 s, failClosed) and sessionEnd",
+				"next: restart Cursor so it loads the hook"}},
+		}},
+		{name: "a refused policy is said", client: "claude", policy: "# mine\nunmapped_tools = \"allow\"\n", steps: []step{
+			{false, []string{"installed the pathgrant hook for claude in $FILE", "hooks added: " + claudeHooks,
+				`the device policy is refused, so the hook denies every tool that needs it until it is fixed: device policy $POLICY: line 2: unmapped_tools: "allow" is neither "ask-client" nor "deny"`,
+				"next: " + claudeNext + " so it loads the hook"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newInstallHooksEnv(t)
+			t.Setenv("XDG_CONFIG_HOME", "")
+			policy := filepath.Join(e.home, ".config/pathgrant/policy.toml")
+			if tt.policy != "" {
+				if err := os.MkdirAll(filepath.Dir(policy), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(policy, []byte(tt.policy), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args, project := []string{tt.client, "--hook", e.hook}, ""
+			if tt.project {
+				args, project = append(args, "--project", e.project), e.project
+			}
+			expand := strings.NewReplacer("$FILE", settingsPath(t, tt.client, e.home, project), "$POLICY", policy).Replace
+			for i, st := range tt.steps {
+				a := args
+				if st.uninstall {
+					a = append(slices.Clone(args), "--uninstall")
+				}
+				code, out, errs := installHooksCmd(a...)
+				if code != 0 || errs != "" || !strings.HasSuffix(out, "\n") {
+					t.Fatalf("step %d: exit %d, stdout %q, stderr %q", i, code, out, errs)
+				}
+				got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+				if len(got) != len(st.want) {
+					t.Fatalf("step %d: %d lines, want %d:\n%s", i, len(got), len(st.want), out)
+				}
+				for j, w := range st.want {
+					w = expand(w)
+					prefix, isPrefix := strings.CutSuffix(w, "…")
+					if isPrefix && !strings.HasPrefix(got[j], prefix) || !isPrefix && got[j] != w {
+						t.Errorf("step %d line %d:\n got %s\nwant %s", i, j+1, got[j], w)
+					}
+				}
 			}
 		})
 	}

@@ -25,7 +25,10 @@ import (
 	"pathgrant/guard/protected"
 )
 
-// UnknownTools values: what a hook does with a tool call it cannot map.
+// The values of unknown_tools (another server's MCP tool) and
+// unmapped_tools (a client's own tool pathgrant cannot map to the files it
+// touches): what a hook does with a tool call whose file accesses it
+// cannot know.
 const (
 	AskClient = "ask-client" // let the agent's own permission prompt decide
 	DenyTool  = "deny"       // refuse it
@@ -49,8 +52,13 @@ type Policy struct {
 	// ReadOnlyFiles are read (files or trees) by confined commands:
 	// configuration tools need, such as ~/.gitconfig.
 	ReadOnlyFiles []string `toml:"read_only_files" json:"read_only_files"`
-	// UnknownTools is AskClient or DenyTool.
+	// UnknownTools is AskClient or DenyTool: other MCP servers' tools.
 	UnknownTools string `toml:"unknown_tools" json:"unknown_tools"`
+	// UnmappedTools is DenyTool or AskClient: a client's own tools that
+	// pathgrant cannot map to files (a new tool of a client, a custom Pi
+	// tool). Denied by default: such a tool may read or write anything,
+	// and asking the client lets whatever the client's own rules allow.
+	UnmappedTools string `toml:"unmapped_tools" json:"unmapped_tools"`
 	// Confinement says whether `pathgrant exec` confines commands; false
 	// runs them unconfined (the guard's verdict is then all there is).
 	Confinement bool `toml:"confinement" json:"confinement"`
@@ -74,7 +82,8 @@ type Env struct {
 
 // Defaults is the policy with no file: Downloads eligible, the common
 // toolchains and caches under the home folder, git's configuration
-// readable, confinement on, no ssh agent, 90 days of audit.
+// readable, other MCP servers' tools left to the client, unmapped tools
+// denied, confinement on, no ssh agent, 90 days of audit.
 func Defaults(env Env) Policy {
 	h := func(rel string) string { return filepath.Join(env.Home, rel) }
 	return Policy{
@@ -84,6 +93,7 @@ func Defaults(env Env) Policy {
 		Caches:        []string{h(".cache"), h("go/pkg/mod"), h(".npm"), h(".cargo/registry"), h(".m2")},
 		ReadOnlyFiles: []string{h(".gitconfig"), h(".config/git")},
 		UnknownTools:  AskClient,
+		UnmappedTools: DenyTool,
 		Confinement:   true,
 		RetentionDays: DefaultRetentionDays,
 	}
@@ -135,10 +145,12 @@ func (p Policy) check(home string, at func(value string) string) error {
 			return fmt.Errorf("%sallow_protected: %q is not a protected member (see guard/protected: .vscode, .git/config, …)", at(k), k)
 		}
 	}
-	switch {
-	case p.UnknownTools != AskClient && p.UnknownTools != DenyTool:
-		return fmt.Errorf("%sunknown_tools: %q is neither %q nor %q", at(p.UnknownTools), p.UnknownTools, AskClient, DenyTool)
-	case p.RetentionDays < 1:
+	for _, f := range []struct{ name, value string }{{"unknown_tools", p.UnknownTools}, {"unmapped_tools", p.UnmappedTools}} {
+		if f.value != AskClient && f.value != DenyTool {
+			return fmt.Errorf("%s%s: %q is neither %q nor %q", at(f.name), f.name, f.value, AskClient, DenyTool)
+		}
+	}
+	if p.RetentionDays < 1 {
 		return fmt.Errorf("%sretention_days: %d, want 1 or more", at(fmt.Sprint(p.RetentionDays)), p.RetentionDays)
 	}
 	return nil

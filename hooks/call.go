@@ -21,9 +21,11 @@ type Call struct {
 	WorkspaceRoots []string
 	RequestID      string
 	Accesses       []Access
-	// NoFiles marks a tool that touches no files (a to-do list, a question
-	// to the user); it is allowed without asking the daemon. Only the
-	// tools each adapter lists explicitly are such tools.
+	// NoFiles marks a tool known to touch no local file (a web fetch, a
+	// to-do list, a question to the person): the hook leaves it to the
+	// client's own permission flow without asking the daemon. Only the
+	// tools of the client's row in the client table (NoFileTools) are
+	// such tools.
 	NoFiles bool
 	// Shell marks a shell-command tool whose ToolInput can be rewritten to
 	// run confined under `pathgrant exec` (see ExecWrap).
@@ -42,6 +44,9 @@ type Access struct {
 	Op      wire.Op `json:"op,omitempty"`
 	Path    string  `json:"path,omitempty"`
 	Command string  `json:"command,omitempty"`
+	// Input is a search tool's own input, shown to the person instead of
+	// the recursive read it is checked as (searchinput.go).
+	Input searchInput `json:"-"`
 }
 
 func readAccess(p string) Access  { return Access{Op: wire.OpRead, Path: p} }
@@ -123,8 +128,10 @@ var (
 	// answer is exit status 2 with the reason on stderr, the one block
 	// every client honours whatever event it was running.
 	errMalformed = errors.New("malformed hook input")
-	// errUnknownTool: a tool whose file accesses pathgrant cannot know.
-	// The answer is the client's deny.
+	// errUnknownTool: a tool whose file accesses pathgrant cannot know
+	// (not in the mapping, not one known to touch no file, not MCP). The
+	// daemon is told and the call denied, unless the device policy says
+	// unmapped_tools = "ask-client" (unmapped.go).
 	errUnknownTool = errors.New("unknown tool")
 )
 
@@ -133,7 +140,7 @@ func malformed(format string, args ...any) error {
 }
 
 func unknownTool(client, tool string) error {
-	return fmt.Errorf("%w: %s tool %q is not one pathgrant can check, so it is denied", errUnknownTool, client, tool)
+	return fmt.Errorf("%w: %s tool %q is not one pathgrant can map to the files it touches", errUnknownTool, client, tool)
 }
 
 // fields is a tool's input object.
@@ -165,6 +172,19 @@ func (f fields) str(keys ...string) (string, error) {
 		return s, nil
 	}
 	return "", nil
+}
+
+// each is str for each key on its own: the values in the keys' order.
+func (f fields) each(keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		s, err := f.str(k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
 }
 
 // need is str for a field that must be present and non-empty.

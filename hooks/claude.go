@@ -14,17 +14,6 @@ import "encoding/json"
 // merely has no objection it answers {} and Claude's own rules apply as
 // they would without the hook.
 
-// claudeNoFiles are Claude Code tools that touch no files of the user's:
-// the to-do and task lists (kept by Claude itself), sub-agents (whose own
-// tool calls run through this hook), plan mode, questions to the user,
-// the output and stopping of background shells already started, and the
-// search of Claude's own tool list.
-var claudeNoFiles = map[string]bool{
-	"TodoWrite": true, "TaskCreate": true, "TaskUpdate": true, "TaskList": true, "TaskGet": true,
-	"Task": true, "Agent": true, "ExitPlanMode": true, "EnterPlanMode": true, "AskUserQuestion": true,
-	"BashOutput": true, "TaskOutput": true, "KillShell": true, "KillBash": true, "TaskStop": true, "ToolSearch": true,
-}
-
 type claudeInput struct {
 	SessionID string          `json:"session_id"`
 	Cwd       string          `json:"cwd"`
@@ -50,12 +39,13 @@ func (claudeAdapter) parse(raw []byte) (Call, error) {
 }
 
 // claudeTool maps the Claude Code tool vocabulary (also used by Codex for
-// its Claude-compatible names) to accesses.
+// its Claude-compatible names) to accesses. A tool the client's row lists
+// as touching no local file is marked NoFiles before its input is read.
 func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	if tool == "" {
 		return malformed("no tool_name")
 	}
-	if claudeNoFiles[tool] {
+	if touchesNoFile(c.Client, tool) && !makesWorktree(tool, input) {
 		c.NoFiles = true
 		return nil
 	}
@@ -97,13 +87,13 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		a = treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern))
+		a = searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+			searchInput{kind: "glob", pattern: pattern, in: base})
 	case "Grep":
-		base, err := f.str("path")
+		a, err = claudeGrep(c.Cwd, f)
 		if err != nil {
 			return err
 		}
-		a = searchAccess(under(c.Cwd, orDefault(base, c.Cwd)))
 	case "LS":
 		p, err := f.need(tool, "path")
 		if err != nil {
@@ -115,6 +105,36 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	}
 	c.Accesses = append(c.Accesses, a)
 	return nil
+}
+
+// makesWorktree reports whether a Claude Code sub-agent call asks for
+// isolation "worktree": Claude then creates a git worktree (files in the
+// repository, some of them protected) before the sub-agent runs, so the
+// call touches files after all and is not one pathgrant can map.
+func makesWorktree(tool string, input json.RawMessage) bool {
+	if tool != "Agent" && tool != "Task" {
+		return false
+	}
+	var in struct {
+		Isolation any `json:"isolation"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return true // an Agent input that is not an object: nothing shows it makes none
+	}
+	return in.Isolation != nil && in.Isolation != "remote"
+}
+
+// claudeGrep is a Grep: a search of its path (the cwd by default), shown
+// with its pattern and its file filters.
+func claudeGrep(cwd string, f fields) (Access, error) {
+	v, err := f.each("pattern", "path", "glob", "type")
+	if err != nil {
+		return Access{}, err
+	}
+	pattern, base, glob, typ := v[0], v[1], v[2], v[3]
+	in := searchInput{kind: "pattern", pattern: pattern, in: base,
+		filters: append(filter("files", glob), filter("type", typ)...)}
+	return searched(searchAccess(under(cwd, orDefault(base, cwd))), in), nil
 }
 
 func orDefault(s, def string) string {

@@ -21,8 +21,24 @@ type Installer func(path string, argv []string, uninstall bool) (changed bool, b
 // rewrite them could switch its own guard off). Adding a client is adding
 // a row to clients.
 type Client struct {
-	Name    string
+	Name string
+	// Title is the client's name as its makers write it, for messages.
+	Title   string
 	adapter adapter
+	// NoFileTools are the client's tools known to touch no local file
+	// (nofiles.go): the hook leaves them to the client's own permission
+	// flow without asking the daemon. Any other tool it cannot map is
+	// refused, unless the device policy says unmapped_tools =
+	// "ask-client".
+	NoFileTools []string
+	// NoOwnTools: the client's hook events name no tool of its own
+	// (Cursor's are shell commands, file reads and MCP tools), so none
+	// can be a tool pathgrant cannot map.
+	NoOwnTools bool
+	// NoOwnFlow: the client has no permission flow of its own (Pi runs
+	// every tool call it does not block), so a call the hook would leave
+	// to the client is blocked instead.
+	NoOwnFlow bool
 	// Rewrites: the client's hook can replace a shell tool's command, so
 	// a command it lets through runs confined under `pathgrant-confine
 	// exec`. Claude Code and Codex through PreToolUse updatedInput with
@@ -45,6 +61,13 @@ type Client struct {
 	// machine's).
 	Settings, ProjectSettings string
 	Install                   Installer
+	// HookEvents says, for install-hooks' report, which hooks Install
+	// registers.
+	HookEvents string
+	// Reload is what a person does after install-hooks so that a client
+	// already running loads (or, uninstalled, drops) the hook: clients
+	// read their hooks when they start.
+	Reload string
 	// ProjectNote is what a person must still do after install-hooks
 	// writes a project's hooks, when the client needs a step of its own
 	// before it runs them ("" when it needs none).
@@ -69,27 +92,40 @@ type Client struct {
 
 // clients is the client table.
 var clients = []Client{
-	{Name: "claude", Rewrites: true, adapter: claudeAdapter{}, DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
+	{Name: "claude", Title: "Claude Code", Rewrites: true, adapter: claudeAdapter{}, NoFileTools: claudeNoFileTools,
+		DirEnv: "CLAUDE_CONFIG_DIR", dir: ".claude",
 		Settings: "settings.json", ProjectSettings: ".claude/settings.local.json", Install: jsonSettings(editClaude),
+		HookEvents:       "PreToolUse (every tool, timeout 60 s) and SessionEnd",
+		Reload:           "restart Claude Code (quit each running claude and start it again)",
 		Protected:        []string{"settings.json", "settings.local.json"},
 		ProjectProtected: []string{".claude/settings.json", ".claude/settings.local.json"},
 		MCPConfig:        ".claude.json", mcpBesideDir: true, ProjectMCPConfig: ".mcp.json", InstallMCP: jsonMCP},
-	{Name: "codex", Rewrites: true, adapter: codexAdapter{}, DirEnv: "CODEX_HOME", dir: ".codex",
+	{Name: "codex", Title: "Codex", Rewrites: true, adapter: codexAdapter{}, NoFileTools: codexNoFileTools,
+		DirEnv: "CODEX_HOME", dir: ".codex",
 		Settings: "hooks.json", ProjectSettings: ".codex/hooks.json", Install: installCodex,
+		HookEvents:       "PreToolUse and PermissionRequest (every tool, timeout 60 s) and SessionEnd, trusted in config.toml",
+		Reload:           "restart Codex (quit each running codex and start it again)",
 		ProjectNote:      "Codex runs a project's hooks only once you trust the project in Codex: open codex in it and choose to trust it",
 		Protected:        []string{"hooks.json", "config.toml"},
 		ProjectProtected: []string{".codex/hooks.json", ".codex/config.toml"},
 		MCPConfig:        "config.toml", ProjectMCPConfig: ".codex/config.toml", mcpTOML: true, InstallMCP: codexMCP},
-	{Name: "gemini", Rewrites: true, adapter: geminiAdapter{}, DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
+	{Name: "gemini", Title: "Gemini CLI", Rewrites: true, adapter: geminiAdapter{}, NoFileTools: geminiNoFileTools,
+		DirEnv: "GEMINI_CLI_HOME", dir: ".gemini", envHome: true,
 		Settings: "settings.json", ProjectSettings: ".gemini/settings.json", Install: jsonSettings(editGemini),
-		Protected: []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
+		HookEvents: "BeforeTool (every tool, timeout 60000 ms) and SessionEnd, with hooksConfig.enabled on",
+		Reload:     "restart Gemini CLI (quit each running gemini and start it again)",
+		Protected:  []string{"settings.json"}, ProjectProtected: []string{".gemini/settings.json"},
 		MCPConfig: "settings.json", ProjectMCPConfig: ".gemini/settings.json", InstallMCP: jsonMCP},
-	{Name: "cursor", adapter: cursorAdapter{}, dir: ".cursor",
+	{Name: "cursor", Title: "Cursor", NoOwnTools: true, adapter: cursorAdapter{}, dir: ".cursor",
 		Settings: "hooks.json", ProjectSettings: ".cursor/hooks.json", Install: jsonSettings(editCursor),
-		Protected: []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
+		HookEvents: "beforeShellExecution, beforeReadFile and beforeMCPExecution (timeout 60 s, failClosed) and sessionEnd",
+		Reload:     "restart Cursor",
+		Protected:  []string{"hooks.json"}, ProjectProtected: []string{".cursor/hooks.json"},
 		MCPConfig: "mcp.json", ProjectMCPConfig: ".cursor/mcp.json", InstallMCP: jsonMCP},
-	{Name: "pi", Rewrites: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
+	{Name: "pi", Title: "Pi", Rewrites: true, NoOwnFlow: true, adapter: piAdapter{}, DirEnv: "PI_CODING_AGENT_DIR", dir: ".pi/agent",
 		Settings: "extensions/pathgrant.ts", ProjectSettings: ".pi/extensions/pathgrant.ts", Install: installPiExtension,
+		HookEvents:       "the extension, which sends every tool_call to the hook and ends the session on session_shutdown",
+		Reload:           "run /reload in each running Pi (or restart it)",
 		Protected:        []string{"extensions", "settings.json"},
 		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"},
 		noMCP:            "Pi has no MCP client"},

@@ -23,8 +23,8 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" {
-					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, or needs a step after a project install
+				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" || f.Name == "NoFileTools" || f.Name == "NoOwnFlow" || f.Name == "NoOwnTools" {
+					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, needs a step after a project install, has a tool that touches no file, lacks a permission flow of its own, or names tools of its own
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
 					t.Errorf("field %s: a client either has MCP servers (and every MCP field) or says why not in noMCP", f.Name)
@@ -56,6 +56,48 @@ func TestClientTableComplete(t *testing.T) {
 			}
 			if p := c.ProjectMCPConfig; p != "" && !protects(ProjectProtected(), p) {
 				t.Errorf("project MCP configuration %s is not protected", p)
+			}
+		})
+	}
+}
+
+// TestNoFileToolsReachTheAdapter: every tool a row lists as touching no
+// local file is one its adapter marks so, before reading its input, and
+// none is also an MCP tool name.
+func TestNoFileToolsReachTheAdapter(t *testing.T) {
+	inputs := map[string]string{ // the client's hook input for tool %s, its input not an object
+		"claude": `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"codex":  `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"gemini": `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"pi":     `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
+	}
+	for _, c := range clients {
+		for _, tool := range c.NoFileTools {
+			t.Run(c.Name+"/"+tool, func(t *testing.T) {
+				in, ok := inputs[c.Name]
+				if !ok {
+					t.Fatalf("no input shape for %s: add one", c.Name)
+				}
+				call, err := c.adapter.parse(fmt.Appendf(nil, in, tool))
+				if err != nil || !call.NoFiles || call.MCP || len(call.Accesses) > 0 {
+					t.Errorf("parsed %+v, %v; want a no-file call", call, err)
+				}
+			})
+		}
+	}
+}
+
+// TestNoOwnFlowBlocksADefer: a client without a permission flow of its
+// own renders a call left to the client as a block; every other client
+// renders it as no decision, never an allow or a deny.
+func TestNoOwnFlowBlocksADefer(t *testing.T) {
+	for _, c := range clients {
+		t.Run(c.Name, func(t *testing.T) {
+			out := c.adapter.render(Call{Client: c.Name}, Verdict{Defer: true, Reason: "pathgrant: left to the client"})
+			s := string(out.Stdout)
+			blocked := strings.Contains(s, `"block":true`) || strings.Contains(s, `"deny"`)
+			if blocked != c.NoOwnFlow || strings.Contains(s, `"allow"`) || out.Exit != 0 {
+				t.Errorf("a deferred call renders as %q exit %d (NoOwnFlow %v)", s, out.Exit, c.NoOwnFlow)
 			}
 		})
 	}

@@ -13,9 +13,12 @@
 // HTTP/1.1 client over a plain Unix socket descriptor (client.go).
 //
 // Every failure fails closed in the client's own terms: a daemon that is
-// down or too slow, a session conflict, a tool pathgrant cannot check, or
-// an unknown event all become that client's deny; input that cannot be
-// parsed at all becomes exit status 2 with the reason on stderr, which
-// every supported client treats as a block. Nothing is ever an allow
-// unless the daemon said allow.
+// down or too slow, a session conflict, a tool pathgrant cannot map (which
+// the daemon is told of, and records), or an unknown event all become that
+// client's deny; input that cannot be parsed at all becomes exit status 2
+// with the reason on stderr, which every supported client treats as a
+// block. Nothing is ever an allow unless the daemon said allow. A tool
+// known to touch no local file (nofiles.go), and what the device policy
+// leaves to the client (unknown_tools, unmapped_tools = "ask-client"),
+// get no decision: the client's own permission flow decides.
 package hooks

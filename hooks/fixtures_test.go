@@ -74,8 +74,8 @@ var fixtureCases = []fixtureCase{
 	{client: "claude", fixture: "claude-code-2.1.328-pretooluse-write.json", mode: plainRn, stdout: claudeDeny(writeDenied)},
 	{client: "claude", fixture: "claude-pretooluse-grep-downloads.json", mode: noWait, stdout: claudeDeny(pendingFolder), pending: 1},
 	{client: "claude", fixture: "claude-pretooluse-todowrite.json", mode: down, stdout: `{}`},
-	{client: "claude", fixture: "claude-pretooluse-webfetch.json", mode: plainRn,
-		stdout: claudeDeny(`pathgrant: claude tool \"WebFetch\" is not one pathgrant can check, so it is denied`)},
+	{client: "claude", fixture: "claude-pretooluse-webfetch.json", mode: down, stdout: `{}`}, // no local file: Claude's own flow, no daemon asked
+	{client: "claude", fixture: "claude-pretooluse-skill.json", mode: plainRn, stdout: claudeDeny(unmappedReason("Skill"))},
 	{client: "claude", fixture: `{"session_id": "x", "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": `, mode: inline,
 		exit: 2, stderr: "pathgrant: claude hook input not understood"},
 	{client: "claude", fixture: `{"session_id": "x", "hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {}}`, mode: inline,
@@ -147,7 +147,7 @@ func TestFixtures(t *testing.T) {
 			if tc.mode == down {
 				sock = d.root + "/nobody.sock"
 			}
-			env := []string{"PATHGRANT_SOCKET=" + sock}
+			env := []string{"PATHGRANT_SOCKET=" + sock, "HOME=" + d.home, "XDG_CONFIG_HOME="} // the test's device policy: none
 			switch tc.mode {
 			case noWait:
 				env = append(env, "PATHGRANT_WAIT_MS=0")

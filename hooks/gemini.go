@@ -7,13 +7,6 @@ import "encoding/json"
 // timestamp, tool_name, tool_input. Output: {"decision": "allow"|"deny",
 // "reason": ...}; the reason of a deny reaches the model as the tool error.
 
-// geminiNoFiles are Gemini CLI tools that touch no files: the to-do list,
-// questions to the user, the chat's topic, entering plan mode, and a
-// sub-agent reporting its result.
-var geminiNoFiles = map[string]bool{
-	"write_todos": true, "ask_user": true, "update_topic": true, "enter_plan_mode": true, "complete_task": true,
-}
-
 type geminiInput struct {
 	SessionID  string            `json:"session_id"`
 	Cwd        string            `json:"cwd"`
@@ -44,7 +37,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		return Call{}, malformed("no tool_name")
 	}
 	c := Call{Client: "gemini", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd}
-	if geminiNoFiles[in.ToolName] {
+	if touchesNoFile(c.Client, in.ToolName) {
 		c.NoFiles = true
 		return c, nil
 	}
@@ -95,13 +88,14 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)))
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+			searchInput{kind: "glob", pattern: pattern, in: base}))
 	case "search_file_content", "grep_search", "grep":
-		base, err := f.str("dir_path", "path")
+		a, err := geminiGrep(c.Cwd, f)
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searchAccess(under(c.Cwd, orDefault(base, c.Cwd))))
+		c.Accesses = append(c.Accesses, a)
 	case "read_many_files":
 		patterns, err := f.strs("include", "paths")
 		if err != nil {
@@ -111,12 +105,27 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, malformed("tool read_many_files: no paths")
 		}
 		for _, p := range patterns {
-			c.Accesses = append(c.Accesses, treeAccess(globRoot(c.Cwd, p)))
+			c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(c.Cwd, p)), searchInput{kind: "glob", pattern: p}))
 		}
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
 	}
 	return c, nil
+}
+
+// geminiGrep is a grep_search: a search of its dir_path (the cwd by
+// default), shown with its pattern and the files it includes.
+func geminiGrep(cwd string, f fields) (Access, error) {
+	base, err := f.str("dir_path", "path")
+	if err != nil {
+		return Access{}, err
+	}
+	v, err := f.each("pattern", "include_pattern")
+	if err != nil {
+		return Access{}, err
+	}
+	in := searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}
+	return searched(searchAccess(under(cwd, orDefault(base, cwd))), in), nil
 }
 
 type geminiOutput struct {

@@ -69,6 +69,10 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 	}
 	c := Call{Client: "pi", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd,
 		RequestID: in.ToolCallID}
+	if touchesNoFile(c.Client, in.ToolName) {
+		c.NoFiles = true
+		return c, nil
+	}
 	f, err := decodeObject(in.Input, "input")
 	if err != nil {
 		return Call{}, err
@@ -100,21 +104,19 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
 	case "grep":
-		p, err := f.str("path")
+		v, err := f.each("pattern", "path", "glob")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searchAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))),
+			searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}))
 	case "find":
-		pattern, err := f.str("pattern")
+		v, err := f.each("pattern", "path")
 		if err != nil {
 			return Call{}, err
 		}
-		p, err := f.str("path")
-		if err != nil {
-			return Call{}, err
-		}
-		c.Accesses = append(c.Accesses, treeAccess(globRoot(under(c.Cwd, orDefault(p, c.Cwd)), pattern)))
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(v[1], c.Cwd)), v[0])),
+			searchInput{kind: "glob", pattern: v[0], in: v[1]}))
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
 	}
@@ -130,7 +132,13 @@ type piOutput struct {
 	Command string `json:"command,omitempty"`
 }
 
+// render answers the extension. Pi has no permission flow of its own to
+// leave a call to: a call pathgrant would defer is blocked, saying so.
 func (piAdapter) render(_ Call, v Verdict) Output {
+	if v.Defer {
+		return jsonOutput(piOutput{Block: true, Reason: "pathgrant: Pi has no permission flow of its own to leave this call to, so it is blocked (" +
+			strings.TrimPrefix(v.Reason, "pathgrant: ") + ")"})
+	}
 	if v.Allow {
 		var in struct {
 			Command string `json:"command"`

@@ -42,9 +42,12 @@ type Verdict struct {
 	// Rewrite is the tool input to run instead: the shell command under
 	// `pathgrant exec` (see confineShell).
 	Rewrite json.RawMessage
-	// Defer: pathgrant makes no decision (another server's MCP tool under
-	// unknown_tools = "ask-client"), and the client's own permission flow
-	// decides. Allow is false, so an adapter that cannot defer denies.
+	// Defer: pathgrant makes no decision (a tool known to touch no local
+	// file, another server's MCP tool under unknown_tools = "ask-client",
+	// a tool it cannot map under unmapped_tools = "ask-client"), and the
+	// client's own permission flow decides. Allow is false, so an adapter
+	// that cannot defer (Pi, which has no permission flow of its own)
+	// denies.
 	Defer bool
 }
 
@@ -126,8 +129,8 @@ func Run(ctx context.Context, o Options) Result {
 		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Answers: answers, Err: err}
 	}
 	if errors.Is(err, errUnknownTool) {
-		v := Verdict{Reason: "pathgrant: " + strings.TrimPrefix(err.Error(), errUnknownTool.Error()+": ")}
-		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Err: err}
+		v, answers, err := unmappedVerdict(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
+		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Answers: answers, Err: err}
 	}
 	if err != nil {
 		return Result{Output: blockOutput(fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
@@ -147,7 +150,7 @@ func Run(ctx context.Context, o Options) Result {
 // stops at the first that is not allowed.
 func decide(ctx context.Context, call Call, getenv func(string) string, socket string) (Verdict, []wire.Answer, error) {
 	if call.NoFiles {
-		return Verdict{Allow: true, Reason: "pathgrant: " + call.Tool + " touches no files"}, nil, nil
+		return Verdict{Defer: true, Reason: "pathgrant: " + call.Tool + " touches no local file: left to " + call.Client + "'s own permission flow"}, nil, nil
 	}
 	if len(call.Accesses) == 0 {
 		return Verdict{Reason: "pathgrant: nothing to check in this call: denied"}, nil, errMalformed
@@ -162,7 +165,7 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 	for _, a := range call.Accesses {
 		req := wire.CheckRequest{
 			ClientSession: call.ClientSession, EnvSession: getenv(appdirs.SessionEnv), Agent: call.Client, Tool: call.Tool,
-			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Cwd: call.Cwd,
+			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Input: a.Input.words(getenv("HOME")), Cwd: call.Cwd,
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
 		}
 		if a.Command != "" && CanRewrite(call.Client) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"pathgrant/wire"
 )
 
 // The settings editors: each merges the pathgrant hook into one client's
@@ -245,7 +247,7 @@ func CommandLine(words []string) string {
 		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
 			out[i] = w
 		} else {
-			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+			out[i] = wire.ShellQuote(w)
 		}
 	}
 	return strings.Join(out, " ")

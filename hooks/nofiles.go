@@ -1,0 +1,61 @@
+package hooks
+
+import "slices"
+
+// The tools of each client known to touch no local file of the person's:
+// web fetch and web search (the page or the search runs elsewhere; Claude
+// Code's WebFetch cannot reach localhost, and none of them takes a
+// file:// address), to-do and task lists and plans the client keeps in
+// its own state, questions to the person, sub-agents whose own tool calls
+// come through this hook, and the client's bookkeeping (its tool search,
+// structured answers, notifications). pathgrant has nothing to check in
+// them: the hook answers without asking the daemon and leaves the call to
+// the client's own permission flow, as if the hook were not there.
+//
+// The names are read from each client's shipped code (Claude Code
+// 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1), and a tool joins
+// a list only when its code touches no file the person has: a tool that
+// writes a memory file the client loads into every later session (Gemini
+// CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
+// plan file (Claude's Skill, Gemini's exit_plan_mode), creates a worktree,
+// persists a schedule into the project (Claude's Cron tools), runs a
+// script (Monitor, Workflow, REPL) or reaches MCP resources is not one:
+// pathgrant cannot map it, and it is refused unless the device policy
+// says unmapped_tools = "ask-client" (unmapped.go).
+
+// claudeNoFileTools are Claude Code's, with the older names it still
+// accepts for some of them (Task for Agent, KillShell and KillBash for
+// TaskStop, BashOutput for TaskOutput); a sub-agent asked to run in a git
+// worktree is not one (makesWorktree). Codex's PreToolUse names Claude's
+// Bash, so the Codex row has its own list.
+var claudeNoFileTools = []string{
+	"WebFetch", "WebSearch",
+	"TodoWrite", "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskOutput", "BashOutput",
+	"TaskStop", "KillShell", "KillBash",
+	"Agent", "Task",
+	"ExitPlanMode", "EnterPlanMode", "AskUserQuestion",
+	"ToolSearch", "StructuredOutput", "ReportFindings", "PushNotification",
+}
+
+// codexNoFileTools are Codex CLI's: its hosted web search, its plan, and
+// its question to the person.
+var codexNoFileTools = []string{"web_search", "update_plan", "request_user_input"}
+
+// geminiNoFileTools are Gemini CLI's: its web search and fetch, the to-do
+// list, questions to the person, the chat's topic, entering plan mode, and
+// a sub-agent reporting its result.
+var geminiNoFileTools = []string{
+	"google_web_search", "web_fetch",
+	"write_todos", "ask_user", "update_topic", "enter_plan_mode", "complete_task",
+}
+
+// Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch
+// files, and Cursor's hook events carry no tool of their own besides
+// shell commands, file reads and MCP tools: their rows list none.
+
+// touchesNoFile reports whether tool is one of client's tools known to
+// touch no local file.
+func touchesNoFile(client, tool string) bool {
+	c, err := LookupClient(client)
+	return err == nil && slices.Contains(c.NoFileTools, tool)
+}

@@ -1,0 +1,173 @@
+package hooks_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pathgrant/grants"
+	"pathgrant/hooks"
+)
+
+// jsonText is s as it appears inside a JSON string.
+func jsonText(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data[1 : len(data)-1])
+}
+
+// unmappedText is the hook's deny of an unmapped tool: the daemon's
+// answer to its unmapped check.
+func unmappedText(tool string) string {
+	return `pathgrant: pathgrant cannot tell which files the tool "` + tool +
+		`" touches, so it is denied (the device policy's unmapped_tools = "ask-client" lets the client ask instead)`
+}
+
+// unmappedReason is unmappedText inside a JSON answer.
+func unmappedReason(tool string) string { return jsonText(unmappedText(tool)) }
+
+// TestToolClasses runs the real hook on every client's tools of the two
+// classes that are neither a file access nor MCP. A tool known to touch no
+// local file is left to the client's own permission flow without asking
+// the daemon (so a daemon that is down changes nothing). A tool pathgrant
+// cannot map is reported to the daemon, which records a refusal, and
+// denied; with unmapped_tools = "ask-client" it is left to the client
+// without asking the daemon (blocked on Pi, which has no flow of its
+// own); a policy file the daemon would refuse denies, asking nothing.
+func TestToolClasses(t *testing.T) {
+	const (
+		claudeWebFetch = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://example.com/","prompt":"p"},"tool_use_id":"t1"}`
+		claudeSkill    = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"pdf"},"tool_use_id":"t2"}`
+		codexSearch    = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_search","tool_input":{"query":"q"}}`
+		codexPlanAsk   = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PermissionRequest","tool_name":"update_plan","tool_input":{"plan":[]}}`
+		codexImage     = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"view_image","tool_input":{"path":"/home/user/Downloads/x.png"}}`
+		geminiSearch   = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"google_web_search","tool_input":{"query":"q"}}`
+		geminiFetch    = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"https://example.com/"}}`
+		geminiPlan     = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"exit_plan_mode","tool_input":{"plan_path":"plan.md"}}`
+		piDeploy       = `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"deploy","tool_call_id":"c1","input":{}}`
+	)
+	const askClient = "unmapped_tools = \"ask-client\"\n"
+	tests := []struct {
+		name, client, input string
+		policy              string // policy.toml, when set
+		down                bool   // no daemon on the socket
+		stdout              string // exact; $SOCK is the socket
+		refused             string // the tool a refusal is recorded for, "" for none
+	}{
+		{name: "claude web fetch defers", client: "claude", input: claudeWebFetch, down: true, stdout: `{}`},
+		{name: "codex web search defers", client: "codex", input: codexSearch, down: true, stdout: ``},
+		{name: "codex plan: Codex asks as usual", client: "codex", input: codexPlanAsk, down: true, stdout: ``},
+		{name: "gemini web search defers", client: "gemini", input: geminiSearch, down: true, stdout: `{}`},
+		{name: "gemini web fetch defers", client: "gemini", input: geminiFetch, down: true, stdout: `{}`},
+
+		{name: "claude unmapped denied and recorded", client: "claude", input: claudeSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
+		{name: "codex unmapped denied and recorded", client: "codex", input: codexImage, stdout: claudeDeny(unmappedReason("view_image")), refused: "view_image"},
+		{name: "gemini unmapped denied and recorded", client: "gemini", input: geminiPlan, stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
+		{name: "pi unmapped denied and recorded", client: "pi", input: piDeploy, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
+		{name: "unmapped with the daemon down", client: "claude", input: claudeSkill, down: true, stdout: claudeDeny(daemonDown)},
+		{name: "explicit deny", client: "gemini", input: geminiPlan, policy: "unmapped_tools = \"deny\"\n",
+			stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
+
+		{name: "claude unmapped ask-client defers", client: "claude", input: claudeSkill, policy: askClient, down: true, stdout: `{}`},
+		{name: "codex unmapped ask-client defers", client: "codex", input: codexImage, policy: askClient, down: true, stdout: ``},
+		{name: "gemini unmapped ask-client defers", client: "gemini", input: geminiPlan, policy: askClient, down: true, stdout: `{}`},
+		{name: "pi unmapped ask-client blocks", client: "pi", input: piDeploy, policy: askClient, down: true,
+			stdout: piBlock(jsonText(`pathgrant: Pi has no permission flow of its own to leave this call to, so it is blocked (pi tool "deploy" is left to pi's own permission flow (unmapped_tools = "ask-client"))`))},
+		{name: "refused policy file denies", client: "claude", input: claudeSkill, policy: "# mine\nunmapped_tools = \"allow\"\n",
+			stdout: claudeDeny(jsonText(`pathgrant: claude tool "Skill" denied: device policy $HOME/.config/pathgrant/policy.toml: line 2: unmapped_tools: "allow" is neither "ask-client" nor "deny"`))},
+	}
+	t.Run("every client is walked", func(t *testing.T) {
+		for _, name := range hooks.Clients() {
+			c, _ := hooks.LookupClient(name)
+			var noFile, unmapped bool
+			for _, tt := range tests {
+				noFile = noFile || tt.client == name && tt.refused == "" && tt.policy == "" && tt.down
+				unmapped = unmapped || tt.client == name && tt.refused != ""
+			}
+			switch {
+			case c.NoOwnTools: // its events are shell commands, reads and MCP tools only
+			case !unmapped:
+				t.Errorf("%s: no case of a tool pathgrant cannot map", name)
+			case len(c.NoFileTools) > 0 && !noFile:
+				t.Errorf("%s: no case of a tool that touches no local file", name)
+			}
+		}
+	})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := newDaemon(t)
+			if tt.policy != "" {
+				writeFile(t, filepath.Join(d.home, ".config/pathgrant/policy.toml"), tt.policy)
+			}
+			sock := d.sock
+			if tt.down {
+				sock = d.root + "/nobody.sock"
+			}
+			got := runHook(t, tt.client, d.expand(tt.input), "PATHGRANT_SOCKET="+sock, "HOME="+d.home, "XDG_CONFIG_HOME=")
+			want := strings.NewReplacer("$HOME", d.home, "$SOCK", sock).Replace(tt.stdout)
+			if want != "" {
+				want += "\n"
+			}
+			if got.stdout != want || got.exit != 0 || got.stderr != "" {
+				t.Errorf("stdout %q exit %d stderr %q, want %q exit 0", got.stdout, got.exit, got.stderr, want)
+			}
+			recs, err := d.store.AuditRecords(grants.AuditFilter{Kind: grants.KindRefuse})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.refused == "" && len(recs) > 0:
+				t.Errorf("refusals recorded, want none: %+v", recs)
+			case tt.refused != "" && (len(recs) != 1 || recs[0].Tool != tt.refused || recs[0].Agent != tt.client):
+				t.Errorf("refusals %+v, want one of %s tool %q", recs, tt.client, tt.refused)
+			}
+			if p := d.srv.Engine().Pending(); len(p) != 0 {
+				t.Errorf("approval requests pending: %+v", p)
+			}
+		})
+	}
+}
+
+// TestSearchToolsSendTheirInput: the approval request a search tool
+// raises carries the tool's own input, in words, for every client with
+// search tools, with ~ for the hook's home folder.
+func TestSearchToolsSendTheirInput(t *testing.T) {
+	tests := []struct {
+		client, input, want string
+	}{
+		{"claude", `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"TODO","path":"/home/user/Downloads","glob":"*.csv"},"tool_use_id":"t1"}`,
+			`pattern "TODO" in ~/Downloads, files "*.csv"`},
+		{"claude", `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"pattern":"**/*.csv","path":"/home/user/Downloads"},"tool_use_id":"t1"}`,
+			`glob "**/*.csv" in ~/Downloads`},
+		{"gemini", `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"grep_search","tool_input":{"pattern":"total","dir_path":"/home/user/Downloads"}}`,
+			`pattern "total" in ~/Downloads`},
+		{"gemini", `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"glob","tool_input":{"pattern":"/home/user/Downloads/*.csv"}}`,
+			`glob "/home/user/Downloads/*.csv"`},
+		{"pi", `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"grep","tool_call_id":"c1","input":{"pattern":"a,b","path":"/home/user/Downloads"}}`,
+			`pattern "a,b" in ~/Downloads`},
+		{"pi", `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"find","tool_call_id":"c1","input":{"pattern":"*.csv","path":"/home/user/Downloads"}}`,
+			`glob "*.csv" in ~/Downloads`},
+		{"claude", `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"1,2","path":"/home/user/Downloads/report.csv"},"tool_use_id":"t1"}`,
+			`pattern "1,2" in ~/Downloads/report.csv`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {
+			t.Parallel()
+			d := newDaemon(t)
+			input := d.expand(tt.input)
+			want := strings.ReplaceAll(tt.want, "/home/user", d.home) // a pattern holding the home is shown as the agent wrote it
+			got := runHook(t, tt.client, input, "PATHGRANT_SOCKET="+d.sock, "PATHGRANT_WAIT_MS=0", "HOME="+d.home, "XDG_CONFIG_HOME=")
+			if got.exit != 0 || !strings.Contains(got.stdout, "approval pending") {
+				t.Fatalf("stdout %q exit %d stderr %q, want a pending denial", got.stdout, got.exit, got.stderr)
+			}
+			p := d.srv.Engine().Pending()
+			if len(p) != 1 || p[0].Input != want {
+				t.Fatalf("pending %+v, want one request with input %q", p, want)
+			}
+			if strings.Contains(p[0].Command, "ls -R") {
+				t.Errorf("the request shows the invented command %q", p[0].Command)
+			}
+		})
+	}
+}
