@@ -16,7 +16,7 @@ import (
 
 func (s *Settings) grantColumns() []column[grants.Grant] {
 	return []column[grants.Grant]{
-		{title: "Path", width: 280, text: func(g grants.Grant) string { return s.tilde(g.Path) }},
+		{title: "Path", width: 260, text: func(g grants.Grant) string { return s.tilde(g.Path) }},
 		{title: "Op", width: 90, text: func(g grants.Grant) string { return string(g.Op) + " " + string(g.Kind) }},
 		{title: "Scope", width: 75, text: func(g grants.Grant) string { return string(g.Scope) }},
 		{title: "State", width: 95, text: func(g grants.Grant) string { return g.State(time.Now()) }},
@@ -25,8 +25,17 @@ func (s *Settings) grantColumns() []column[grants.Grant] {
 			order: func(a, b grants.Grant) int { return cmp.Compare(a.UseCount, b.UseCount) }},
 		{title: "Last used", width: 105, text: func(g grants.Grant) string { return when(g.LastUsed) },
 			order: byTime(func(g grants.Grant) time.Time { return g.LastUsed })},
-		{title: "Session", width: 210, text: func(g grants.Grant) string { return s.book.label(g.Session) }},
+		{title: "Session", width: 200, text: s.grantSession},
 	}
+}
+
+// grantSession labels the session a grant was approved in; a grant with
+// none (a device grant put by the CLI) names its agent when known.
+func (s *Settings) grantSession(g grants.Grant) string {
+	if g.Session == "" && g.Agent != "" {
+		return g.Agent + " · no session"
+	}
+	return s.book.label(g.Session)
 }
 
 // expires says when a grant ends in words: a grant with no end time

@@ -83,9 +83,9 @@ func (b *sessionBook) label(id string) string {
 	}
 	switch {
 	case !info.started.IsZero():
-		parts = append(parts, when(info.started))
+		parts = append(parts, clock(info.started, time.Now()))
 	case !info.seen.IsZero():
-		parts = append(parts, "since "+when(info.seen))
+		parts = append(parts, "since "+clock(info.seen, time.Now()))
 	}
 	if len(parts) == 0 {
 		return "session " + short(id)
@@ -130,4 +130,14 @@ func (b *sessionBook) ids() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return slices.Collect(maps.Keys(b.info))
+}
+
+// clock is t in a session label: the time alone today, with the day
+// before.
+func clock(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("Jan 2 15:04")
 }

@@ -183,15 +183,15 @@ func TestSettingsShowsEverything(t *testing.T) {
 	g := cells(s.grants)
 	wantGrants := [][]string{
 		{"~/Downloads/a.csv", "read file", "session", "live", "session end", "9", "–",
-			"claude · ~/work/app · " + when(started), "Revoke"},
+			"claude · ~/work/app · " + clock(started, time.Now()), "Revoke"},
 		{"~/Downloads/data", "read folder", "device", "live", "never", "10", "–",
-			"codex · ~/src/tool · since " + when(time.Now()), "Revoke"},
+			"codex · ~/src/tool · since " + clock(time.Now(), time.Now()), "Revoke"},
 	}
 	if !slices.EqualFunc(g, wantGrants, slices.Equal) {
 		t.Errorf("grant rows\n%q\nwant\n%q", g, wantGrants)
 	}
 	d := cells(s.denials)
-	if len(d) != 1 || d[0][0] != "codex · ~/src/tool · since "+when(time.Now()) || d[0][2] != "~/Documents/taxes.pdf" ||
+	if len(d) != 1 || d[0][0] != "codex · ~/src/tool · since "+clock(time.Now(), time.Now()) || d[0][2] != "~/Documents/taxes.pdf" ||
 		d[0][3] != "3" || d[0][6] != "Lift" {
 		t.Errorf("denial rows %q", d)
 	}
@@ -283,7 +283,7 @@ func TestSettingsActions(t *testing.T) {
 	}
 
 	// The picker offers sessions by label, never by id.
-	label := "codex · ~/src/tool · since " + when(time.Now())
+	label := "codex · ~/src/tool · since " + clock(time.Now(), time.Now())
 	if opts := s.bars.sessionPick.Options; !slices.Equal(opts, []string{label}) {
 		t.Fatalf("session picker %q, want %q", opts, label)
 	}
@@ -361,7 +361,7 @@ func TestAuditSessionFilterAndExport(t *testing.T) {
 	b := fixtureBackend()
 	s := newTestSettings(t, b, nil)
 	s.bars.kind.SetSelected(grants.KindApprove.Label())
-	label := "claude · ~/work/app · " + when(started)
+	label := "claude · ~/work/app · " + clock(started, time.Now())
 	if !slices.Contains(s.bars.auditSession.Options, label) {
 		t.Fatalf("audit sessions %q, want %q among them", s.bars.auditSession.Options, label)
 	}

@@ -63,7 +63,8 @@ func waiting(n int) string {
 }
 
 // remoteSettings opens the grants, audit and pending window of a headless
-// daemon in this process, until the window is closed.
+// daemon in this process, with a prompt for each request that waits, until
+// the window is closed.
 func remoteSettings(client *apiclient.Client, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -78,6 +79,11 @@ func remoteSettings(client *apiclient.Client, log *slog.Logger) error {
 	s := tray.NewSettings(fa, backend, p.Open)
 	s.Win.SetCloseIntercept(fa.Quit)
 	s.Show()
+	if pending, err := backend.Pending(); err == nil {
+		for _, r := range pending {
+			p.Open(r)
+		}
+	}
 	fa.Run()
 	return nil
 }
