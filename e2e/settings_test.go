@@ -234,8 +234,12 @@ func TestSettingsHeadlessNeedsTheCode(t *testing.T) {
 	click(t, d, win, askCodeCenter(t, req, prompt.LabelOnce, size))
 	time.Sleep(2 * time.Second)
 	d.screenshot(t, "settings-code-missing.png")
-	if ids := d.output(t, "xdotool", "search", "--name", prompt.WindowTitle); !strings.Contains(ids, win) {
-		t.Fatalf("the prompt closed on a missing code (windows %q)", ids)
+	if recs, err := c.Audit(context.Background(), grants.AuditFilter{Kind: grants.KindCode}); err != nil || len(recs) != 1 {
+		t.Fatalf("the click on Allow never reached the daemon as a missing code: %+v %v", recs, err)
+	}
+	// xdotool exits 1 when it finds no window.
+	if ids, _ := d.command("xdotool", "search", "--name", prompt.WindowTitle).Output(); !strings.Contains(string(ids), win) {
+		t.Fatalf("the prompt closed on a missing code, approving nothing (windows %q)", ids)
 	}
 	if st := requestState(t, c, req.ID); st != wire.StatePending {
 		t.Fatalf("request %s after a missing code, want pending", st)
