@@ -153,13 +153,16 @@ func TestSettingsRaisesTheApp(t *testing.T) {
 	agent := agentSession(t, e)
 	answer := agentCheck(t, e, agent, wire.CheckRequest{Command: "cat ~/Downloads/report.csv", Tool: "Bash", WaitMS: 60000})
 	req := pendingOne(t, c)
+	// The window the app opened at start (no tray here) is put away, as a
+	// person closing it would.
+	unmap(t, d, tray.SettingsTitle)
 
 	out, code := cliRun(t, d, e, "settings")
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "running app shows its settings window") {
 		t.Fatalf("pathgrant settings: exit %d, output %q", code, out)
 	}
 	pid := fmt.Sprint(app.Process.Pid)
-	settings := d.output(t, "xdotool", "search", "--sync", "--all", "--pid", pid, "--name", tray.SettingsTitle)
+	settings := d.output(t, "xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid", pid, "--name", tray.SettingsTitle)
 	win := strings.Fields(d.output(t, "xdotool", "search", "--sync", "--all", "--pid", pid, "--name", prompt.WindowTitle))[0]
 	d.screenshot(t, "settings-raised.png")
 	// No window manager here stacks the windows: take the settings
@@ -180,6 +183,7 @@ func TestSecondLaunchRaises(t *testing.T) {
 	d := startDesktop(t)
 	e := newAppEnv(t)
 	startTheApp(t, d, e, "second-launch-app.log")
+	unmap(t, d, tray.SettingsTitle) // the window it opened at start, put away
 	out, code := cliRun(t, d, e)
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "already running on "+e.socket) {
 		t.Fatalf("second launch: exit %d, output %q", code, out)
@@ -187,7 +191,8 @@ func TestSecondLaunchRaises(t *testing.T) {
 	if err := apiclient.New(e.socket).Health(context.Background()); err != nil {
 		t.Fatalf("the first app stopped serving: %v", err)
 	}
-	d.output(t, "xdotool", "search", "--sync", "--name", tray.SettingsTitle)
+	// Nothing waits, so the app shows its settings window.
+	d.output(t, "xdotool", "search", "--sync", "--onlyvisible", "--name", tray.SettingsTitle)
 }
 
 // approvalCode matches the headless daemon's log line of a request.
