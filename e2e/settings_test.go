@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
@@ -336,9 +337,8 @@ func TestSettingsScreenshot(t *testing.T) {
 	answer := agentCheck(t, e, agent, wire.CheckRequest{Command: "cat ~/Downloads/notes.txt",
 		Tool: "Bash", WaitMS: 60000})
 	req := pendingOne(t, c)
-	unmap(t, d, tray.SettingsTitle)
 	win := strings.Fields(d.output(t, "xdotool", "search", "--sync", "--name", prompt.WindowTitle))[0]
-	clickButton(t, d, win, req, prompt.LabelSession)
+	clickButton(t, d, win, req, prompt.LabelSession) // the prompt opened last, on top
 	answered(t, answer, wire.Allow)
 
 	// A wrong code, then "Deny for this session": a remembered denial.
@@ -369,9 +369,66 @@ func TestSettingsScreenshot(t *testing.T) {
 	}
 	win = strings.Fields(d.output(t, "xdotool", "search", "--sync", "--onlyvisible", "--name", tray.SettingsTitle))[0]
 	time.Sleep(time.Second) // the first refresh
-	path := filepath.Join(artifactDir(t), "settings.png")
+	windowShot(t, d, win, "settings.png")
+	size := windowSize(t, d, win)
+	for tab, shot := range map[string]string{tray.TabDenials: "settings-denials.png", tray.TabAudit: "settings-audit.png"} {
+		at := tabCenter(t, c, tab, size)
+		click(t, d, win, at)
+		time.Sleep(500 * time.Millisecond)
+		windowShot(t, d, win, shot)
+	}
+}
+
+// windowShot saves one window as a PNG artifact.
+func windowShot(t *testing.T, d *desktop, win, name string) {
+	t.Helper()
+	path := filepath.Join(artifactDir(t), name)
 	d.output(t, "import", "-window", win, path)
 	t.Logf("screenshot: %s", path)
+}
+
+// tabCenter is where the settings window's tab titled tab is, laid out
+// as the app's window (with its no-tray notice) at size by Fyne's test
+// driver.
+func tabCenter(t *testing.T, c *apiclient.Client, tab string, size fyne.Size) fyne.Position {
+	t.Helper()
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DefaultTheme())
+	s := tray.NewSettings(a, tray.Remote{Client: c}, func(wire.Request) {})
+	s.SetNotice(tray.NoTrayNotice)
+	s.Win.Resize(size)
+	s.Win.Resize(size.AddWidthHeight(0, 1))
+	s.Win.Resize(size)
+	test.LaidOutObjects(s.Win.Content())
+	pos, ok := textAt(s.Win.Content(), tab, fyne.Position{})
+	if !ok {
+		t.Fatalf("no tab %q in the settings window", tab)
+	}
+	return pos
+}
+
+// textAt finds the text in o's tree, through containers and widgets'
+// renderers, and returns its centre relative to o's parent at origin.
+func textAt(o fyne.CanvasObject, text string, origin fyne.Position) (fyne.Position, bool) {
+	at := origin.Add(o.Position())
+	if txt, ok := o.(*canvas.Text); ok && txt.Text == text {
+		return at.Add(fyne.NewPos(txt.Size().Width/2, txt.Size().Height/2)), true
+	}
+	var children []fyne.CanvasObject
+	switch v := o.(type) {
+	case *fyne.Container:
+		children = v.Objects
+	case fyne.Widget:
+		children = test.WidgetRenderer(v).Objects()
+	}
+	for _, c := range children {
+		if c.Visible() {
+			if p, ok := textAt(c, text, at); ok {
+				return p, true
+			}
+		}
+	}
+	return fyne.Position{}, false
 }
 
 // seedGrants puts device grants in the store before the app opens it: a

@@ -84,6 +84,11 @@ func NewSettings(a fyne.App, b Backend, review func(wire.Request)) *Settings {
 	return s
 }
 
+// NoTrayNotice is what the app's window says on a desktop with no tray:
+// the window is the way in, and how to get it back once closed.
+const NoTrayNotice = "This desktop has no system tray, so pathgrant has no icon. Closing this window keeps " +
+	"pathgrant running; reopen it with 'pathgrant settings'. Requests open their own window."
+
 // SetNotice shows text above the tabs, for what the person must know to
 // find the window again (the desktop has no tray). UI goroutine only.
 func (s *Settings) SetNotice(text string) {

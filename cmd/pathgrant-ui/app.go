@@ -128,16 +128,11 @@ func (ui *appUI) wire(srv *engine.Engine, store *grants.Store) {
 	}
 }
 
-// NoTrayNotice is what the app's window says on a desktop with no tray:
-// the window is the way in, and how to get it back once closed.
-const NoTrayNotice = "This desktop has no system tray, so pathgrant has no icon. Closing this window keeps " +
-	"pathgrant running; reopen it with 'pathgrant settings'. Requests open their own window."
-
 // withoutTray opens the settings window with NoTrayNotice, and says the
 // same once as a notification and in the log.
 func (ui *appUI) withoutTray() {
 	ui.log.Warn("no system tray host: the app runs without an icon; open its windows with 'pathgrant settings'")
-	ui.settings.SetNotice(NoTrayNotice)
+	ui.settings.SetNotice(tray.NoTrayNotice)
 	ui.settings.Show()
 	go func() {
 		_ = notify("pathgrant is running", "No system tray here: open the grants and audit window with 'pathgrant settings'.")
