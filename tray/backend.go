@@ -75,6 +75,16 @@ func (l Local) LiftDenial(id string) error {
 	return nil
 }
 
+// sessionLister is what a backend may also offer: the live sessions with
+// their agent and start, for labels. Only Local has it; no route lists
+// sessions, so a Remote window labels them from what it is given.
+type sessionLister interface {
+	Sessions() ([]grants.Session, error)
+}
+
+// Sessions implements sessionLister.
+func (l Local) Sessions() ([]grants.Session, error) { return l.Store.LiveSessions() }
+
 // Remote is a daemon reached over its socket, for `pathgrant settings`.
 // Grants, the audit log and revokes go through grantsadmin, the one way
 // every front end reaches them.

@@ -164,6 +164,12 @@ func (s *Settings) Reload() {
 // learnSessions notes in the session book what each list says of its
 // sessions, so that every row and picker shows a label.
 func (s *Settings) learnSessions(gs []grants.Grant, ds []wire.Denial, recs []grants.Record, ps []wire.Request) {
+	if l, ok := s.backend.(sessionLister); ok {
+		live, _ := l.Sessions() // labels only: without them the rest still names sessions
+		for _, ss := range live {
+			s.book.note(ss.ID, ss.Agent, "", ss.Started, time.Time{})
+		}
+	}
 	for _, r := range ps {
 		s.book.note(r.Session, r.Agent, r.Cwd, r.SessionStarted, r.Created)
 	}

@@ -476,3 +476,23 @@ func TestSettingsEndedFilter(t *testing.T) {
 		t.Errorf("an ended grant was revoked again: %v", b.revoked)
 	}
 }
+
+// listingBackend also lists live sessions, as Local does.
+type listingBackend struct {
+	*fakeBackend
+	live []grants.Session
+}
+
+func (l listingBackend) Sessions() ([]grants.Session, error) { return l.live, nil }
+
+// TestSettingsLabelsLiveSessions: a backend that lists its live sessions
+// gives their start to the labels, where otherwise only the first sight
+// of the session is known.
+func TestSettingsLabelsLiveSessions(t *testing.T) {
+	b := listingBackend{fixtureBackend(), []grants.Session{{ID: sessB, Agent: "codex", Started: started}}}
+	s := newTestSettings(t, b, nil)
+	want := "codex · ~/src/tool · " + clock(started, time.Now())
+	if got := columnOf(cells(s.denials), 0); !slices.Equal(got, []string{want}) {
+		t.Errorf("denial session %q, want %q", got, want)
+	}
+}
