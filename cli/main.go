@@ -46,12 +46,14 @@ func commands(stdin io.Reader) map[string]command {
 // name) and returns the process exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmds := commands(stdin)
-	if len(args) == 0 {
-		return cmds["app"].run(nil, stdout, stderr)
-	}
-	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 		usage(stdout, cmds)
 		return exitOK
+	}
+	args, err := globalArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "pathgrant: %v\n", err)
+		return exitUsage
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
@@ -59,6 +61,48 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// globalArgs turns the global flags before the command (`pathgrant
+// --socket X pending`, `pathgrant --socket X` for the app) into that
+// command's own flags, so that both spellings mean the same. It returns
+// the command's name and its arguments; no command is the app.
+func globalArgs(args []string) ([]string, error) {
+	var socket []string
+	for len(args) > 0 {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || name != "socket" {
+			break
+		}
+		switch {
+		case hasValue:
+			args = args[1:]
+		case len(args) > 1:
+			value, args = args[1], args[2:]
+		default:
+			return nil, fmt.Errorf("flag needs an argument: %s", args[0])
+		}
+		if value == "" {
+			return nil, fmt.Errorf("--socket: empty path")
+		}
+		socket = []string{"--socket", value}
+	}
+	if len(args) == 0 {
+		args = []string{"app"}
+	}
+	if socket == nil {
+		return args, nil
+	}
+	if !takesSocket(args[0]) {
+		return nil, fmt.Errorf("--socket does not apply to %q, which never reaches the daemon", args[0])
+	}
+	return append(append([]string{args[0]}, socket...), args[1:]...), nil
+}
+
+// takesSocket reports whether command reaches the daemon and so has its
+// own --socket; check (offline) and install-desktop do not.
+func takesSocket(command string) bool {
+	return command != "check" && command != "install-desktop"
 }
 
 // usage lists the commands, their summaries in one column after the
@@ -71,7 +115,7 @@ func usage(w io.Writer, cmds map[string]command) {
 		width = max(width, len(n))
 	}
 	slices.Sort(names)
-	fmt.Fprintln(w, "usage: pathgrant COMMAND [ARGS]\n\ncommands:")
+	fmt.Fprintln(w, "usage: pathgrant [--socket PATH] COMMAND [ARGS]\n\ncommands:")
 	for _, n := range names {
 		fmt.Fprintf(w, "  %s%s  %s\n", n, strings.Repeat(" ", width-len(n)), cmds[n].summary)
 	}

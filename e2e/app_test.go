@@ -22,6 +22,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/prompt"
+	"pathgrant/tray"
 	"pathgrant/wire"
 )
 
@@ -142,7 +143,7 @@ func TestAppApproval(t *testing.T) {
 		t.Fatalf("retry: %+v %v", ans, err)
 	}
 	assertOneNotification(t, d)
-	showSettings(t, d, e)
+	showSettings(t, d)
 	stopApp(t, app)
 	assertGrantStored(t, e, sess.ID)
 }
@@ -224,17 +225,14 @@ func assertOneNotification(t *testing.T, d *desktop) {
 	}
 }
 
-// showSettings opens the settings window through `pathgrant settings` and
-// saves a screenshot of it.
-func showSettings(t *testing.T, d *desktop, e appEnv) {
+// showSettings saves a screenshot of the app's own settings window, which
+// opened at start on this desktop without a tray, with the new grant in
+// it. (TestSettingsScreenshot takes settings.png for the README.)
+func showSettings(t *testing.T, d *desktop) {
 	t.Helper()
-	cmd := exec.Command(appBinary(t), "settings")
-	cmd.Env = e.vars(d)
-	startGroup(t, cmd)
-	d.output(t, "xdotool", "search", "--sync", "--name", "pathgrant: grants and audit")
-	time.Sleep(time.Second) // first refresh
-	d.screenshot(t, "settings.png")
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	d.output(t, "xdotool", "search", "--sync", "--onlyvisible", "--name", tray.SettingsTitle)
+	time.Sleep(3 * time.Second) // the prompt closed, the window refreshed
+	d.screenshot(t, "app-settings.png")
 }
 
 func stopApp(t *testing.T, app *exec.Cmd) {

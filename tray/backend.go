@@ -23,6 +23,10 @@ type Backend interface {
 	Revoke(id string) error
 	RevokeSession(session string) (int, error)
 	Decide(id string, d wire.Decision) error
+	// Denials lists the remembered denials ("Deny for this session") of
+	// every session; LiftDenial forgets one, so that access asks again.
+	Denials() ([]wire.Denial, error)
+	LiftDenial(id string) error
 }
 
 // Local is the daemon running in this process.
@@ -58,6 +62,28 @@ func (l Local) Decide(id string, d wire.Decision) error {
 	_, err := l.Engine.Decide(id, d)
 	return err
 }
+
+// Denials implements Backend.
+func (l Local) Denials() ([]wire.Denial, error) { return l.Engine.Denials(), nil }
+
+// LiftDenial implements Backend. The engine's *Error is returned as an
+// error only when there is one (a nil *Error is not a nil error).
+func (l Local) LiftDenial(id string) error {
+	if err := l.Engine.LiftDenial(id); err != nil {
+		return err
+	}
+	return nil
+}
+
+// sessionLister is what a backend may also offer: the live sessions with
+// their agent and start, for labels. Only Local has it; no route lists
+// sessions, so a Remote window labels them from what it is given.
+type sessionLister interface {
+	Sessions() ([]grants.Session, error)
+}
+
+// Sessions implements sessionLister.
+func (l Local) Sessions() ([]grants.Session, error) { return l.Store.LiveSessions() }
 
 // Remote is a daemon reached over its socket, for `pathgrant settings`.
 // Grants, the audit log and revokes go through grantsadmin, the one way
@@ -100,4 +126,18 @@ func (r Remote) Decide(id string, d wire.Decision) error {
 	defer cancel()
 	_, err := r.Client.Decide(c, id, d)
 	return err
+}
+
+// Denials implements Backend.
+func (r Remote) Denials() ([]wire.Denial, error) {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Denials(c)
+}
+
+// LiftDenial implements Backend.
+func (r Remote) LiftDenial(id string) error {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.LiftDenial(c, id)
 }

@@ -1,15 +1,104 @@
 package tray
 
 import (
+	"cmp"
 	"fmt"
+	"strconv"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
-// newRow is a list row: a path, a line of details, and one action button.
+func (s *Settings) grantColumns() []column[grants.Grant] {
+	return []column[grants.Grant]{
+		{title: "Path", width: 260, text: func(g grants.Grant) string { return s.tilde(g.Path) }},
+		{title: "Op", width: 90, text: func(g grants.Grant) string { return string(g.Op) + " " + string(g.Kind) }},
+		{title: "Scope", width: 75, text: func(g grants.Grant) string { return string(g.Scope) }},
+		{title: "State", width: 95, text: func(g grants.Grant) string { return g.State(time.Now()) }},
+		{title: "Expires", width: 105, text: expires, order: byTime(func(g grants.Grant) time.Time { return g.Expires })},
+		{title: "Uses", width: 60, text: func(g grants.Grant) string { return strconv.FormatUint(g.UseCount, 10) },
+			order: func(a, b grants.Grant) int { return cmp.Compare(a.UseCount, b.UseCount) }},
+		{title: "Last used", width: 105, text: func(g grants.Grant) string { return when(g.LastUsed) },
+			order: byTime(func(g grants.Grant) time.Time { return g.LastUsed })},
+		{title: "Session", width: 200, text: s.grantSession},
+	}
+}
+
+// grantSession labels the session a grant was approved in; a grant with
+// none (a device grant put by the CLI) names its agent when known.
+func (s *Settings) grantSession(g grants.Grant) string {
+	if g.Session == "" && g.Agent != "" {
+		return g.Agent + " · no session"
+	}
+	return s.book.label(g.Session)
+}
+
+// expires says when a grant ends in words: a grant with no end time
+// lasts as long as its session, or always.
+func expires(g grants.Grant) string {
+	switch {
+	case !g.Expires.IsZero():
+		return when(g.Expires)
+	case g.Scope == grants.ScopeDevice:
+		return "never"
+	case g.Scope == grants.ScopeSession:
+		return "session end"
+	}
+	return "–"
+}
+
+// grantAction revokes a live grant; an ended one has nothing to revoke.
+func (s *Settings) grantAction(g grants.Grant) (string, func()) {
+	if g.State(time.Now()) != "live" {
+		return "Ended", nil
+	}
+	return "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) }
+}
+
+func (s *Settings) denialColumns() []column[wire.Denial] {
+	return []column[wire.Denial]{
+		{title: "Session", width: 240, text: func(d wire.Denial) string { return s.book.label(d.Session) }},
+		{title: "Op", width: 70, text: func(d wire.Denial) string { return string(d.Op) }},
+		{title: "Path", width: 360, text: func(d wire.Denial) string { return s.tilde(d.Path) }},
+		{title: "Hits", width: 60, text: func(d wire.Denial) string { return strconv.Itoa(d.Hits) },
+			order: func(a, b wire.Denial) int { return cmp.Compare(a.Hits, b.Hits) }},
+		{title: "Last hit", width: 105, text: func(d wire.Denial) string { return when(d.LastHit) },
+			order: byTime(func(d wire.Denial) time.Time { return d.LastHit })},
+		{title: "Denied", width: 105, text: func(d wire.Denial) string { return when(d.Created) },
+			order: byTime(func(d wire.Denial) time.Time { return d.Created })},
+	}
+}
+
+// denialAction lifts a remembered denial: that access asks again.
+func (s *Settings) denialAction(d wire.Denial) (string, func()) {
+	return "Lift", func() { s.act(func() error { return s.backend.LiftDenial(d.ID) }) }
+}
+
+func (s *Settings) auditColumns() []column[grants.Record] {
+	return []column[grants.Record]{
+		{title: "Time", width: 150, text: func(r grants.Record) string { return r.Time.Local().Format("2006-01-02 15:04:05") },
+			order: func(a, b grants.Record) int { return cmp.Compare(a.Seq, b.Seq) }},
+		{title: "What", width: 105, text: func(r grants.Record) string { return r.Kind.Label() }},
+		{title: "Session", width: 200, text: func(r grants.Record) string { return s.book.label(r.Session) }},
+		{title: "Op", width: 60, text: func(r grants.Record) string { return string(r.Op) }},
+		{title: "Path", width: 250, text: func(r grants.Record) string { return s.tilde(r.Path) }},
+		{title: "Scope", width: 70, text: func(r grants.Record) string { return string(r.Scope) }},
+		{title: "Reason", width: 250, text: func(r grants.Record) string { return r.Reason }},
+	}
+}
+
+func byTime[T any](at func(T) time.Time) func(a, b T) int {
+	return func(a, b T) int { return at(a).Compare(at(b)) }
+}
+
+func (s *Settings) tilde(path string) string { return tilde(path, s.book.home) }
+
+// newRow is a pending list row: a path, a line of details, and a button.
 func newRow() fyne.CanvasObject {
 	path := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	path.Truncation = fyne.TextTruncateEllipsis
@@ -18,83 +107,29 @@ func newRow() fyne.CanvasObject {
 	return container.NewBorder(nil, nil, nil, widget.NewButton("", nil), container.NewVBox(path, detail))
 }
 
-func newAuditRow() fyne.CanvasObject {
-	l := widget.NewLabel("")
-	l.Truncation = fyne.TextTruncateEllipsis
-	return l
-}
-
-// fillRow sets a row made by newRow.
-func fillRow(o fyne.CanvasObject, path, detail, action string, tapped func()) {
-	c := o.(*fyne.Container)
-	texts := c.Objects[0].(*fyne.Container).Objects
-	texts[0].(*widget.Label).SetText(path)
-	texts[1].(*widget.Label).SetText(detail)
-	b := c.Objects[1].(*widget.Button)
-	b.SetText(action)
-	b.OnTapped = tapped
-}
-
-func (s *Settings) grantCount() int { return count(s, &s.grants) }
-
-// count returns len(*list) under the window's lock.
-func count[T any](s *Settings, list *[]T) int {
+func (s *Settings) pendingCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(*list)
+	return len(s.pending)
 }
-
-// item returns list[i] under the window's lock; ok is false when a reload
-// shrank the list since the row was laid out.
-func item[T any](s *Settings, list *[]T, i widget.ListItemID) (T, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var zero T
-	if i < 0 || i >= len(*list) {
-		return zero, false
-	}
-	return (*list)[i], true
-}
-
-func (s *Settings) updateGrant(i widget.ListItemID, o fyne.CanvasObject) {
-	g, ok := item(s, &s.grants, i)
-	if !ok {
-		return
-	}
-	state := g.State(time.Now())
-	detail := fmt.Sprintf("%s %s · %s · %s · session %s%s · created %s · expires %s · last used %s · %d uses",
-		g.Op, g.Kind, g.Scope, state, short(g.Session), orEmpty(" / ", g.Workflow), when(g.Created), when(g.Expires),
-		when(g.LastUsed), g.UseCount)
-	if state != "live" { // nothing left to revoke
-		fillRow(o, g.Path, detail, "Ended", func() {})
-		o.(*fyne.Container).Objects[1].(*widget.Button).Disable()
-		return
-	}
-	fillRow(o, g.Path, detail, "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) })
-	o.(*fyne.Container).Objects[1].(*widget.Button).Enable()
-}
-
-func (s *Settings) auditCount() int { return count(s, &s.records) }
-
-func (s *Settings) updateAudit(i widget.ListItemID, o fyne.CanvasObject) {
-	r, ok := item(s, &s.records, i)
-	if !ok {
-		return
-	}
-	o.(*widget.Label).SetText(fmt.Sprintf("%s  %-14s session %s  %s %s %s  %s",
-		r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, short(r.Session), r.Op, r.Path, r.Scope, r.Reason))
-}
-
-func (s *Settings) pendingCount() int { return count(s, &s.pending) }
 
 func (s *Settings) updatePending(i widget.ListItemID, o fyne.CanvasObject) {
-	r, ok := item(s, &s.pending, i)
-	if !ok {
+	s.mu.Lock()
+	if i < 0 || i >= len(s.pending) {
+		s.mu.Unlock()
 		return
 	}
-	detail := fmt.Sprintf("%s · %s · session %s · tool %s · asked %d time(s) · expires %s",
-		r.Op, r.Agent, short(r.Session), r.Tool, r.Count, when(r.Expires))
-	fillRow(o, r.Path, detail, "Review…", func() { s.review(r) })
+	r := s.pending[i]
+	s.mu.Unlock()
+	detail := fmt.Sprintf("%s · %s · tool %s · %d waiting · asked %d time(s) · expires %s",
+		r.Op, s.book.label(r.Session), orEmpty("", r.Tool), r.Waiting, r.Count, when(r.Expires))
+	c := o.(*fyne.Container)
+	texts := c.Objects[0].(*fyne.Container).Objects
+	texts[0].(*widget.Label).SetText(s.tilde(r.Path))
+	texts[1].(*widget.Label).SetText(detail)
+	b := c.Objects[1].(*widget.Button)
+	b.SetText("Review…")
+	b.OnTapped = func() { s.review(r) }
 }
 
 func short(id string) string {
@@ -106,7 +141,7 @@ func short(id string) string {
 
 func orEmpty(prefix, s string) string {
 	if s == "" {
-		return ""
+		return "–"
 	}
 	return prefix + s
 }

@@ -1,41 +1,64 @@
+// Package tray is pathgrant's system-tray menu and its settings window
+// (grants, remembered denials, audit log, pending requests).
 package tray
 
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
 	"github.com/godbus/dbus/v5"
 
-	"pathgrant/assets"
 	"pathgrant/wire"
 )
+
+// Title is the tray item's title, which tray hosts show as its name: the
+// person's word for the app, not its desktop id.
+const Title = "pathgrant"
 
 // Menu labels.
 const (
 	LabelNoPending = "No pending requests"
 	LabelSettings  = "Grants and audit…"
-	LabelPause     = "Pause prompts"
+	LabelPause     = "Pause for 1 hour"
 	LabelQuit      = "Quit"
 	// LabelUnconfined heads the menu while agent commands run unconfined.
 	LabelUnconfined = "UNCONFINED: agent commands are not confined"
 )
 
-var (
-	iconIdle    = fyne.NewStaticResource("pathgrant.png", assets.Icon)
-	iconPending = fyne.NewStaticResource("pathgrant-pending.png", assets.PendingIcon)
-)
+// PauseFor is how long "Pause for 1 hour" pauses prompts: a pause always
+// ends by itself, so eligible denials are not refused unseen for good.
+const PauseFor = time.Hour
 
-// Tray is the system-tray icon and menu. Its icon changes while requests
-// are pending.
+// host is the desktop's tray: Fyne's menu and icon, and the tooltip,
+// which Fyne's desktop.App (v2.7) has no call for.
+type host interface {
+	SetSystemTrayMenu(*fyne.Menu)
+	SetSystemTrayIcon(fyne.Resource)
+	SetTooltip(string)
+}
+
+// desktopHost is the real tray. The tooltip goes to the StatusNotifierItem
+// that Fyne's driver registers through fyne.io/systray, the one instance
+// in the process; a tooltip set before it is registered is kept for it.
+type desktopHost struct{ desktop.App }
+
+func (desktopHost) SetTooltip(s string) { systray.SetTooltip(s) }
+
+// Tray is the system-tray icon and menu. Its icon shows whether requests
+// are pending and whether prompts are paused; its tooltip says how many
+// requests wait.
 type Tray struct {
-	desk        desktop.App
+	host        host
 	menu        *fyne.Menu
 	pendingItem *fyne.MenuItem
-	pauseItem   *fyne.MenuItem
 	unconfined  *fyne.MenuItem // shown first while unconfined
 	showPending func()
+	pending     int
+	pause       *pauser
 }
 
 // Actions are what the menu items do.
@@ -53,32 +76,37 @@ func New(a fyne.App, act Actions) (*Tray, bool) {
 	if !ok {
 		return nil, false
 	}
-	t := &Tray{desk: desk, showPending: act.ShowPending}
-	t.pendingItem = fyne.NewMenuItem(LabelNoPending, act.ShowPending)
-	t.pauseItem = fyne.NewMenuItem(LabelPause, nil)
-	t.pauseItem.Action = func() {
-		t.pauseItem.Checked = !t.pauseItem.Checked
-		act.SetPaused(t.pauseItem.Checked)
-		t.menu.Refresh()
-	}
-	quit := fyne.NewMenuItem(LabelQuit, act.Quit)
-	quit.IsQuit = true
-	t.menu = fyne.NewMenu("pathgrant", t.pendingItem, fyne.NewMenuItem(LabelSettings, act.ShowSettings),
-		fyne.NewMenuItemSeparator(), t.pauseItem, fyne.NewMenuItemSeparator(), quit)
-	desk.SetSystemTrayMenu(t.menu)
-	desk.SetSystemTrayIcon(iconIdle)
-	return t, true
+	return newTray(desktopHost{desk}, act, afterOnUI), true
 }
 
-// SetPending shows the number of pending requests in the menu and the
-// icon. UI goroutine only.
+// newTray builds the menu on h; schedule runs the end of a pause.
+func newTray(h host, act Actions, schedule scheduler) *Tray {
+	t := &Tray{host: h, showPending: act.ShowPending}
+	t.pendingItem = fyne.NewMenuItem(LabelNoPending, act.ShowPending)
+	t.pendingItem.Disabled = true
+	t.pause = newPauser(act.SetPaused, schedule, t.redraw)
+	quit := fyne.NewMenuItem(LabelQuit, act.Quit)
+	quit.IsQuit = true
+	t.menu = fyne.NewMenu(Title, t.pendingItem, fyne.NewMenuItem(LabelSettings, act.ShowSettings),
+		fyne.NewMenuItemSeparator(), t.pause.item, fyne.NewMenuItemSeparator(), quit)
+	h.SetSystemTrayMenu(t.menu)
+	t.redraw()
+	return t
+}
+
+// SetPending shows the number of pending requests in the menu, the icon
+// and the tooltip. UI goroutine only.
 func (t *Tray) SetPending(n int) {
-	t.pendingItem.Label = PendingLabel(n)
-	icon := iconIdle
-	if n > 0 {
-		icon = iconPending
-	}
-	t.desk.SetSystemTrayIcon(icon)
+	t.pending = n
+	t.redraw()
+}
+
+// redraw sets the menu, icon and tooltip from the tray's state.
+func (t *Tray) redraw() {
+	t.pendingItem.Label = PendingLabel(t.pending)
+	t.pendingItem.Disabled = t.pending == 0 // a placeholder, not an action
+	t.host.SetSystemTrayIcon(iconFor(t.pending, t.pause.paused()))
+	t.host.SetTooltip(Tooltip(t.pending, t.pause.until()))
 	t.menu.Refresh()
 }
 
@@ -109,6 +137,22 @@ func PendingLabel(n int) string {
 		return "1 pending request…"
 	}
 	return fmt.Sprintf("%d pending requests…", n)
+}
+
+// Tooltip is what hovering the tray icon says: how many requests wait,
+// and until when prompts are paused (zero: not paused).
+func Tooltip(pending int, pausedUntil time.Time) string {
+	s := Title + ": no requests waiting"
+	switch {
+	case pending == 1:
+		s = Title + ": 1 request waiting"
+	case pending > 1:
+		s = fmt.Sprintf("%s: %d requests waiting", Title, pending)
+	}
+	if !pausedUntil.IsZero() {
+		s += "; prompts paused until " + pausedUntil.Local().Format("15:04")
+	}
+	return s
 }
 
 // HostAvailable reports whether a tray host (a StatusNotifierWatcher on the

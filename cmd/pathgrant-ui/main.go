@@ -14,10 +14,10 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "app"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -34,9 +34,9 @@ func run(args []string, stderr io.Writer) int {
 	var err error
 	switch cmd {
 	case "app":
-		err = serveApp(*socket, *store, log, stderr)
+		err = serveApp(*socket, *store, log, stdout, stderr)
 	case "settings":
-		err = showSettings(*socket, log)
+		err = showSettings(*socket, log, stdout)
 	default:
 		fmt.Fprintf(stderr, "pathgrant-ui: unknown command %q (want app or settings)\n", cmd)
 		return 2
