@@ -19,8 +19,8 @@ func jsonText(s string) string {
 // unmappedText is the hook's deny of an unmapped tool: the daemon's
 // answer to its unmapped check.
 func unmappedText(tool string) string {
-	return `pathgrant: pathgrant cannot tell which files the tool "` + tool +
-		`" touches, so it is denied (the device policy's unmapped_tools = "ask-client" lets the client ask instead)`
+	return `pathgrant: the files the tool "` + tool +
+		`" touches cannot be known before it runs, so it is denied (the device policy's unmapped_tools = "ask-client" leaves such tools to the client's own permission flow)`
 }
 
 // unmappedReason is unmappedText inside a JSON answer.
