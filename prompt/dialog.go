@@ -46,9 +46,9 @@ type Dialog struct {
 	Once, Session, Device, Deny, DenySession *widget.Button // Device is nil unless the request is a read
 	Target                                   *widget.RadioGroup
 	// SessionFor and DeviceFor choose how long a session or device grant
-	// lasts; Lasts says it in words.
+	// lasts, in words ("until the session ends", "always, until you
+	// revoke it"), beside its button.
 	SessionFor, DeviceFor *widget.Select
-	Lasts                 *widget.Label
 	Expiry                *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
 	Waiting               *widget.Label // the agent's clock: Tick and Update keep it current
 	Asked                 *widget.Label
@@ -79,6 +79,8 @@ type Dialog struct {
 	decided atomic.Bool
 	home    string
 	content fyne.CanvasObject
+	// details and choices are the scrolling part and the bottom edge.
+	details, choices *fyne.Container
 }
 
 // NewDialog builds the dialog for req; decide receives the user's decision.
@@ -118,26 +120,12 @@ func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 
 // newDurations makes the duration menus, the scope's own end first.
 func (d *Dialog) newDurations() {
-	d.Lasts = widget.NewLabel("")
-	d.Lasts.Wrapping = fyne.TextWrapWord
-	d.SessionFor = widget.NewSelect(labels(SessionDurations), func(string) { d.sayLasts() })
+	d.SessionFor = widget.NewSelect(labels(SessionDurations), nil)
 	d.SessionFor.SetSelectedIndex(0)
 	if d.Device != nil {
-		d.DeviceFor = widget.NewSelect(labels(DeviceDurations), func(string) { d.sayLasts() })
+		d.DeviceFor = widget.NewSelect(labels(DeviceDurations), nil)
 		d.DeviceFor.SetSelectedIndex(0)
 	}
-	d.sayLasts()
-}
-
-func (d *Dialog) sayLasts() {
-	if d.Lasts == nil || d.SessionFor == nil {
-		return
-	}
-	device := ""
-	if d.DeviceFor != nil {
-		device = d.DeviceFor.Selected
-	}
-	d.Lasts.SetText(LastsText(d.SessionFor.Selected, device))
 }
 
 // newCode makes the code and command rows, hidden until SetCode.

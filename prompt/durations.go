@@ -45,16 +45,6 @@ func durationFor(ds []Duration, label string) string {
 	return ""
 }
 
-// LastsText says in words how long each grant the window offers lasts,
-// for the line under the choices.
-func LastsText(session, device string) string {
-	s := "A session grant lasts " + session
-	if device == "" {
-		return s + "."
-	}
-	return s + "; a device grant lasts " + device + "."
-}
-
 // FolderConfirmText is the second question before a durable grant of a
 // whole folder.
 func FolderConfirmText(folder, lasts string) string {

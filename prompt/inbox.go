@@ -9,6 +9,13 @@ import (
 	"pathgrant/wire"
 )
 
+// The inbox window's width, and the height beyond which its details
+// scroll: a laptop screen holds it whole.
+const (
+	WindowWidth = 560
+	MaxHeight   = 740
+)
+
 // present shows the inbox at request id (the oldest when id is not
 // pending), with a fresh dialog whose allow buttons arm after the delay:
 // every change of the request shown, and every raise, re-arms. UI
@@ -39,7 +46,7 @@ func (p *Prompter) present(id string) {
 	p.dlg, p.visible = d, true
 	p.renav()
 	w.SetContent(d.Content())
-	w.Resize(fyne.NewSize(560, d.Content().MinSize().Height))
+	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
 	w.Show()
 	time.AfterFunc(p.armDelay(), func() {
 		p.onUI(func() {

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -19,8 +20,20 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: Heading(r)})
 	name.Wrapping = fyne.TextWrapBreak
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
-	return container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting,
-		d.form(), d.Lasts, d.CodeEntry, d.Error, widget.NewSeparator(), d.buttons(), d.codeRows())
+	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting,
+		d.form(), d.codeRows(), d.CodeEntry, d.Error)
+	d.choices = container.NewVBox(widget.NewSeparator(), d.buttons())
+	// The choices sit at the bottom edge: where each button is depends on
+	// the window's size alone, not on how many lines the request took. The
+	// details scroll when they are taller than the screen allows.
+	return container.NewBorder(nil, d.choices, nil, nil, container.NewVScroll(d.details))
+}
+
+// Height is the window's content height with nothing scrolled away: the
+// two parts, the gap between them and the window's padding above and
+// below.
+func (d *Dialog) Height() float32 {
+	return d.details.MinSize().Height + d.choices.MinSize().Height + 3*theme.Padding()
 }
 
 // form is the request's details: what the tool was given, why it was
@@ -29,13 +42,13 @@ func (d *Dialog) form() *widget.Form {
 	r := d.Request
 	form := widget.NewForm()
 	if r.Input != "" {
-		form.Append("Input", monoWords(r.Input))
+		form.Append("Input", monoLabel(WrapText(r.Input, valueCols)))
 	}
 	if r.Command != "" {
-		form.Append("Command", monoWords(shorten(r.Command, 300)))
+		form.Append("Command", monoLabel(WrapText(shorten(r.Command, 300), valueCols)))
 	}
 	if r.Requested != "" && r.Requested != r.Path && r.Requested != Tilde(r.Path, d.home) {
-		form.Append("Requested as", monoLabel(WrapPath(r.Requested, pathCols-12)))
+		form.Append("Requested as", monoLabel(WrapPath(r.Requested, valueCols)))
 	}
 	form.Append(LabelReason, wrapLabel(orDash(ReasonText(r))))
 	form.Append(LabelSessionOf, wrapLabel(SessionText(r, d.home)))
@@ -54,12 +67,21 @@ func (d *Dialog) form() *widget.Form {
 // buttons are the choices: each allow button beside how long it lasts,
 // the two denials side by side.
 func (d *Dialog) buttons() fyne.CanvasObject {
-	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, d.SessionFor, d.Session))
+	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, durationBox(d.SessionFor), d.Session))
 	if d.Device != nil {
-		box.Add(container.NewBorder(nil, nil, nil, d.DeviceFor, d.Device))
+		box.Add(container.NewBorder(nil, nil, nil, durationBox(d.DeviceFor), d.Device))
 	}
 	box.Add(container.NewGridWithColumns(2, d.Deny, d.DenySession))
 	return box
+}
+
+// durationWidth fits the longest duration's words beside its button.
+const durationWidth = 236
+
+// durationBox gives a duration menu room for its words: a menu cut to
+// "until the se…" would not say how long the grant lasts.
+func durationBox(s *widget.Select) fyne.CanvasObject {
+	return container.NewGridWrap(fyne.NewSize(durationWidth, s.MinSize().Height), s)
 }
 
 // codeRows are the approval code and the terminal command, each with its
@@ -105,7 +127,7 @@ func otherRoots(roots []string, cwd, home string) string {
 	}
 	shown := make([]string, len(roots))
 	for i, r := range roots {
-		shown[i] = WrapPath(Tilde(r, home), pathCols-12)
+		shown[i] = WrapPath(Tilde(r, home), valueCols)
 	}
 	return strings.Join(shown, "\n")
 }
@@ -121,14 +143,6 @@ func wrapLabel(s string) *widget.Label {
 func monoLabel(s string) *widget.Label {
 	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	l.Wrapping = fyne.TextWrapOff
-	return l
-}
-
-// monoWords shows text as the agent wrote it (a command, a tool's input),
-// wrapped at its spaces.
-func monoWords(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	l.Wrapping = fyne.TextWrapWord
 	return l
 }
 

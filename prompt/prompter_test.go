@@ -171,7 +171,8 @@ func TestInboxOneWindow(t *testing.T) {
 	if h.shown() != "a" || h.title() != WindowTitle+" (1 of 3)" {
 		t.Fatalf("shows %q titled %q", h.shown(), h.title())
 	}
-	h.eventually(t, "armed", func() bool { return h.p.dlg.Armed() })
+	h.p.ArmDelay = time.Hour // the arming after the delay: TestInboxArms
+	h.do(func() { h.p.dlg.Arm() })
 	h.tap(next)
 	d := h.current()
 	if pos := h.read(func() string { return d.Position.Text }); h.shown() != "b" || pos != "2 of 3" || d.Armed() {
@@ -180,12 +181,24 @@ func TestInboxOneWindow(t *testing.T) {
 	if code := h.read(func() string { return d.Code.Text }); code != "Approval code: CODEb" {
 		t.Errorf("code %q: the window shows another request's code", code)
 	}
-	h.eventually(t, "armed again", d.Armed)
 	h.tap(prev)
 	if h.shown() != "a" {
 		t.Fatalf("after Previous: %q", h.shown())
 	}
 	h.eventually(t, "one notification per request", func() bool { return len(h.ns.list()) == 3 })
+}
+
+// TestInboxArms: the window's allow buttons arm after the delay, not
+// before.
+func TestInboxArms(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.ArmDelay = 500 * time.Millisecond
+	h.p.Show(request("a", "s"), "")
+	d := h.current()
+	if d.Armed() || h.read(func() string { return fmt.Sprint(d.Once.Disabled()) }) != "true" {
+		t.Fatal("armed at once")
+	}
+	h.eventually(t, "armed after the delay", func() bool { return d.Armed() && !d.Once.Disabled() })
 }
 
 // TestInboxNotifications: one notification per new request, with its id
@@ -248,7 +261,7 @@ func TestInboxRefusedDecision(t *testing.T) {
 		t.Fatalf("error %q, shows %q, %d pending", e, h.shown(), h.p.Count())
 	}
 	h.tap(once)
-	h.eventually(t, "the request decided", func() bool { return h.p.Count() == 0 })
+	h.eventually(t, "the request decided, the window hidden", func() bool { return h.p.Count() == 0 && !h.p.visible })
 	if got := h.dec.decisions(); len(got) != 2 || h.shown() != "" {
 		t.Fatalf("decisions %q, shows %q", got, h.shown())
 	}
@@ -262,7 +275,7 @@ func TestInboxDenySession(t *testing.T) {
 	h.p.Show(request("b", "s2"), "")
 	h.p.Show(request("c", "s1"), "")
 	h.tap(denyAll)
-	h.eventually(t, "both denied", func() bool { return h.p.Count() == 1 })
+	h.eventually(t, "both denied", func() bool { return h.p.Count() == 1 && h.p.dlg != nil && h.p.dlg.Request.ID == "b" })
 	if got := h.dec.decisions(); strings.Join(got, ",") != "a deny,c deny" || h.p.Pending()[0] != "b" {
 		t.Fatalf("decisions %q, left %q", got, h.p.Pending())
 	}

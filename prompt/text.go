@@ -19,6 +19,9 @@ import (
 // mid-word.
 const pathCols = 56
 
+// valueCols is the same for the text beside a row label.
+const valueCols = 44
+
 // Tilde shows a path under home with "~" for home, as a person types it.
 func Tilde(path, home string) string {
 	switch {
@@ -57,9 +60,10 @@ func WrapPath(p string, cols int) string {
 			line += part
 			continue
 		}
-		if line != "" {
+		if utf8.RuneCountInString(part) <= cols { // the component on a line of its own
 			lines = append(lines, line)
-			line = ""
+			line = part
+			continue
 		}
 		for _, piece := range splitAfterAny(part, "-_.") {
 			if utf8.RuneCountInString(line+piece) > cols && line != "" {
@@ -72,6 +76,33 @@ func WrapPath(p string, cols int) string {
 				piece = string(r[cols:])
 			}
 			line += piece
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WrapText breaks text (a command, a tool's input) into lines of at most
+// cols characters at its spaces; a word longer than a line, a path as a
+// rule, is broken as WrapPath breaks it.
+func WrapText(text string, cols int) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "" && utf8.RuneCountInString(word) <= cols:
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= cols:
+			line += " " + word
+		default:
+			if line != "" {
+				lines = append(lines, line)
+			}
+			parts := strings.Split(WrapPath(word, cols), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			line = parts[len(parts)-1]
 		}
 	}
 	if line != "" {

@@ -58,8 +58,6 @@ func TestRequestWords(t *testing.T) {
 		{"asked once", AskedText(1), "asked once"},
 		{"asked often", AskedText(4), "asked 4 times"},
 		{"command", ApproveCommand("abc123", "K7MP"), "pathgrant approve abc123 --scope once --code K7MP"},
-		{"lasts", LastsText(SessionDurations[0].Label, DeviceDurations[0].Label),
-			"A session grant lasts until the session ends; a device grant lasts always, until you revoke it."},
 		{"still waiting", StillWaitingText(1)[:22], "1 request still waits "},
 	}
 	for _, tt := range tests {
@@ -95,5 +93,27 @@ func TestDurationFor(t *testing.T) {
 	}
 	if DeviceDurations[3].For != "168h" || SessionDurations[0].For != "" {
 		t.Error("durations changed")
+	}
+}
+
+// TestWrapText: a command breaks at its spaces, and a path in it that is
+// longer than a line at its separators, never mid-word.
+func TestWrapText(t *testing.T) {
+	tests := []struct {
+		name, text string
+		cols       int
+		want       string
+	}{
+		{"fits", "cat ~/a.csv", 20, "cat ~/a.csv"},
+		{"at spaces", "grep -rn TODO ~/Downloads", 14, "grep -rn TODO\n~/Downloads"},
+		{"a long path", "cat ~/Downloads/quarterly-reports/2026/a-very-long-file-name-that-wraps.csv", 30,
+			"cat\n~/Downloads/quarterly-reports/\n2026/a-very-long-file-name-\nthat-wraps.csv"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := WrapText(tt.text, tt.cols); got != tt.want {
+				t.Fatalf("WrapText = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
