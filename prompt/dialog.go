@@ -4,6 +4,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -354,9 +355,19 @@ func (d *Dialog) choose(dec wire.Decision) {
 // wrong code), one line, and lets the person choose again: the request
 // is still pending. UI goroutine only.
 func (d *Dialog) Refused(err error) {
-	d.Error.SetText(firstLine(err.Error()))
+	d.Error.SetText(RefusalText(err))
 	d.Error.Show()
 	d.decided.Store(false)
+}
+
+// RefusalText is the window's one line for a refused decision: the
+// daemon's own words when it refused, else the error's first line.
+func RefusalText(err error) string {
+	var de *wire.DaemonError
+	if errors.As(err, &de) && de.Msg != "" {
+		return firstLine(de.Msg)
+	}
+	return firstLine(err.Error())
 }
 
 // Decided reports whether a choice is on its way; safe from any

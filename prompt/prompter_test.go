@@ -347,3 +347,46 @@ func TestInboxShortcuts(t *testing.T) {
 		t.Fatalf("decision %q", got)
 	}
 }
+
+// TestInboxFolderConfirm: in the window, a device grant of the whole
+// folder asks a second time and is decided only on Yes; No decides
+// nothing and the request stays.
+func TestInboxFolderConfirm(t *testing.T) {
+	for _, answer := range []string{"No", "Yes"} {
+		t.Run(answer, func(t *testing.T) {
+			h := newTestPrompter(t)
+			h.p.Show(request("a", "s"), "")
+			d := h.current()
+			h.eventually(t, "armed", d.Armed)
+			h.do(func() { d.Target.SetSelected(LabelFolder) })
+			h.tap(func(d *Dialog) *widget.Button { return d.Device })
+			if got := h.dec.decisions(); len(got) != 0 {
+				t.Fatalf("decided %q before the second question", got)
+			}
+			h.do(func() {
+				top := h.p.win.Canvas().Overlays().Top()
+				if top == nil {
+					t.Fatal("no second question")
+				}
+				for _, o := range test.LaidOutObjects(top) {
+					if b, ok := o.(*widget.Button); ok && b.Text == answer {
+						test.Tap(b)
+						return
+					}
+				}
+				t.Fatalf("no %s button in the question", answer)
+			})
+			if answer == "No" {
+				time.Sleep(50 * time.Millisecond)
+				if got := h.dec.decisions(); len(got) != 0 || h.p.Count() != 1 {
+					t.Fatalf("No decided %q", got)
+				}
+				return
+			}
+			h.eventually(t, "the folder granted", func() bool { return len(h.dec.decisions()) == 1 })
+			if got := h.dec.decisions()[0]; got != "a device" {
+				t.Fatalf("decision %q", got)
+			}
+		})
+	}
+}

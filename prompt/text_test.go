@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -59,6 +61,8 @@ func TestRequestWords(t *testing.T) {
 		{"asked often", AskedText(4), "asked 4 times"},
 		{"command", ApproveCommand("abc123", "K7MP"), "pathgrant approve abc123 --scope once --code K7MP"},
 		{"still waiting", StillWaitingText(1)[:22], "1 request still waits "},
+		{"refusal from the daemon", RefusalText(fmt.Errorf("decide: %w", &wire.DaemonError{Status: 403, Msg: "wrong code"})), "wrong code"},
+		{"other refusal", RefusalText(errors.New("no daemon\nat /run/x")), "no daemon"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
