@@ -23,8 +23,7 @@ const (
 func (p *Prompter) present(id string) {
 	r, ok := p.request(id)
 	if !ok {
-		first := p.at("", 1)
-		if r, ok = p.request(first); !ok {
+		if r, ok = p.request(p.oldest()); !ok {
 			p.hide()
 			return
 		}

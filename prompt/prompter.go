@@ -189,30 +189,9 @@ func (p *Prompter) DenyID(id string) {
 	}
 }
 
-// Count returns the number of pending requests in the inbox.
-func (p *Prompter) Count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.order)
-}
-
-// Pending lists the inbox's request ids, oldest first.
-func (p *Prompter) Pending() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.order)
-}
-
 // Current is the request the window shows, and whether it is shown. UI
 // goroutine only.
 func (p *Prompter) Current() (*Dialog, bool) { return p.dlg, p.visible }
-
-func (p *Prompter) request(id string) (wire.Request, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.pending[id]
-	return r, ok
-}
 
 func (p *Prompter) armDelay() time.Duration {
 	if p.ArmDelay > 0 {
@@ -266,37 +245,6 @@ func (p *Prompter) confirm(message string, ok func()) {
 			ok()
 		}
 	}, p.window()).Show()
-}
-
-// position is where id is in the inbox, and its length.
-func (p *Prompter) position(id string) (int, int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Index(p.order, id), len(p.order)
-}
-
-// at is the id i places from id in the inbox, "" when there is none.
-func (p *Prompter) at(id string, step int) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	i := slices.Index(p.order, id) + step
-	if i < 0 || i >= len(p.order) {
-		return ""
-	}
-	return p.order[i]
-}
-
-// sessionIDs are the pending requests of session, oldest first.
-func (p *Prompter) sessionIDs(session string) []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var ids []string
-	for _, id := range p.order {
-		if p.pending[id].Session == session {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }
 
 // title is the window's title at position i of n: xdotool and a person's
