@@ -71,7 +71,7 @@ type Dialog struct {
 	Position            *widget.Label
 	Prev, Next, DenyAll *widget.Button
 	// Confirm asks a second question before a durable grant of a whole
-	// folder and calls ok only on yes. nil: such a grant is not offered.
+	// folder and calls ok only on yes. nil: such a grant is never decided.
 	Confirm func(message string, ok func())
 
 	decide  func(wire.Decision)
