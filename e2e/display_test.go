@@ -36,6 +36,13 @@ func needTools(t *testing.T, tools ...string) {
 // child starts dunst and waits; everything is stopped at cleanup.
 func startDesktop(t *testing.T) *desktop {
 	t.Helper()
+	return startDesktopWith(t, "")
+}
+
+// startDesktopWith is startDesktop with dunstrc, when not empty, as
+// dunst's configuration.
+func startDesktopWith(t *testing.T, dunstrc string) *desktop {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end: runs in the full test step, not with -short")
 	}
@@ -43,8 +50,16 @@ func startDesktop(t *testing.T) *desktop {
 	d := &desktop{dir: t.TempDir()}
 	d.Display = startXvfb(t)
 	busFile := filepath.Join(d.dir, "bus")
-	script := fmt.Sprintf(`echo "$DBUS_SESSION_BUS_ADDRESS" > %q; dunst >%q 2>&1 & exec sleep 600`,
-		busFile, filepath.Join(d.dir, "dunst.log"))
+	dunst := "dunst"
+	if dunstrc != "" {
+		rc := filepath.Join(d.dir, "dunstrc")
+		if err := os.WriteFile(rc, []byte(dunstrc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dunst = fmt.Sprintf("dunst -config %q", rc)
+	}
+	script := fmt.Sprintf(`echo "$DBUS_SESSION_BUS_ADDRESS" > %q; %s >%q 2>&1 & exec sleep 600`,
+		busFile, dunst, filepath.Join(d.dir, "dunst.log"))
 	cmd := exec.Command("dbus-run-session", "--", "sh", "-c", script)
 	cmd.Env = append(os.Environ(), "DISPLAY="+d.Display)
 	startGroup(t, cmd)

@@ -1,16 +1,15 @@
-// Package prompt shows approval requests to the user: a Fyne window per
-// pending request, and one OS notification per new request.
+// Package prompt shows approval requests to the user: one inbox window for
+// every pending request of every agent, and one OS notification per new
+// request.
 package prompt
 
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/guard"
@@ -19,53 +18,74 @@ import (
 
 // Choice labels, as the user reads them.
 const (
-	LabelOnce    = "Allow once"
-	LabelSession = "Allow for this session"
-	LabelDevice  = "Always allow read-only on this device"
-	LabelDeny    = "Deny"
-	LabelFile    = "This file"
-	LabelFolder  = "Its folder"
+	LabelOnce        = "Allow once"
+	LabelSession     = "Allow for this session"
+	LabelDevice      = "Always allow read-only on this device"
+	LabelDeny        = "Deny"
+	LabelDenySession = "Deny for this session"
+	LabelFile        = "This file"
+	LabelFolder      = "Its folder"
 )
 
 // Row labels of what the dialog shows about the request's origin.
 const (
 	LabelReason    = "Denied because"
-	LabelCwd       = "Working directory"
+	LabelSessionOf = "Session"
 	LabelWorkspace = "Workspace"
 	LabelOpenUntil = "Open until"
 )
 
-// Dialog is the content of one approval window. Its allow buttons start
-// disabled and arm only when Arm is called (after a short delay), so a
-// keystroke already in flight cannot approve. Every way out (a button,
-// Escape, closing the window) decides exactly once.
+// Dialog is the content of the inbox window for one request. Its allow
+// buttons start disabled and arm only when Arm is called (after a short
+// delay), so a click or keystroke meant for the request shown before
+// cannot approve this one. A choice decides once; a decision the daemon
+// refuses (a wrong code) is shown and the person may choose again.
 type Dialog struct {
 	Request wire.Request
 
-	Once, Session, Device, Deny *widget.Button // Device is nil unless the request is a read
-	Target                      *widget.RadioGroup
-	Expiry                      *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
-	// Code shows the request's one-time approval code and the command
-	// that approves from a terminal; hidden until SetCode gives one.
-	Code *widget.Label
+	Once, Session, Device, Deny, DenySession *widget.Button // Device is nil unless the request is a read
+	Target                                   *widget.RadioGroup
+	// SessionFor and DeviceFor choose how long a session or device grant
+	// lasts, in words ("until the session ends", "always, until you
+	// revoke it"), beside its button.
+	SessionFor, DeviceFor *widget.Select
+	Expiry                *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
+	Waiting               *widget.Label // the agent's clock: Tick and Update keep it current
+	Asked                 *widget.Label
+	// Code and Command show the request's one-time approval code and the
+	// command that approves from a terminal, selectable, each with a Copy
+	// button; hidden until SetCode gives a code.
+	Code, Command         *widget.Label
+	CopyCode, CopyCommand *widget.Button
 	// CodeEntry takes the approval code in a window that runs outside the
 	// daemon (AskCode): such a window is never shown the code, so the
 	// person types the one their prompt or the daemon's log shows.
 	CodeEntry *widget.Entry
+	// Error is the daemon's refusal of the last choice, one line.
+	Error *widget.Label
 	// Unconfined is a banner shown while agent commands run unconfined
 	// (SetConfinement).
 	Unconfined *widget.Label
+	// Position ("1 of 5"), Prev, Next and DenyAll are the inbox's
+	// navigation; the Prompter gives them their actions (SetNav).
+	Position            *widget.Label
+	Prev, Next, DenyAll *widget.Button
+	// Confirm asks a second question before a durable grant of a whole
+	// folder and calls ok only on yes. nil: such a grant is never decided.
+	Confirm func(message string, ok func())
 
 	decide  func(wire.Decision)
-	once    sync.Once
 	armed   atomic.Bool
 	decided atomic.Bool
+	home    string
 	content fyne.CanvasObject
+	// details and choices are the scrolling part and the bottom edge.
+	details, choices *fyne.Container
 }
 
 // NewDialog builds the dialog for req; decide receives the user's decision.
 func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
-	d := &Dialog{Request: req, decide: decide}
+	d := &Dialog{Request: req, decide: decide, home: home()}
 	d.Once = d.allowButton(LabelOnce, "once")
 	d.Once.Importance = widget.HighImportance
 	d.Session = d.allowButton(LabelSession, "session")
@@ -74,44 +94,66 @@ func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 	}
 	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(wire.Decision{Scope: "deny"}) })
 	d.Deny.Importance = widget.DangerImportance
+	d.DenySession = widget.NewButton(LabelDenySession, func() { d.choose(wire.Decision{Scope: "deny", Remember: true}) })
+	d.DenySession.Importance = widget.DangerImportance
 	d.Target = widget.NewRadioGroup(d.targets(), nil)
 	d.Target.Horizontal = true
 	d.Target.Required = true
 	d.Target.SetSelected(d.targets()[0])
+	d.newDurations()
 	d.Expiry = widget.NewLabel("")
-	d.Code = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	d.Code.Wrapping = fyne.TextWrapWord
-	d.Code.Hide()
-	d.CodeEntry = widget.NewEntry()
-	d.CodeEntry.SetPlaceHolder(CodePlaceholder)
-	d.CodeEntry.Hide()
+	d.Waiting = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.Asked = widget.NewLabel(AskedText(req.Count))
+	d.newCode()
+	d.Error = widget.NewLabel("")
+	d.Error.Importance = widget.DangerImportance
+	d.Error.Truncation = fyne.TextTruncateEllipsis
+	d.Error.Hide()
 	d.Unconfined = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.Unconfined.Wrapping = fyne.TextWrapWord
 	d.Unconfined.Hide()
+	d.newNav()
 	d.Tick(time.Now())
 	d.content = d.layout()
 	return d
 }
 
-// SetCode shows the request's approval code: only the person sees this
-// window, and the code is what lets them approve from a terminal instead.
-// UI goroutine only.
-func (d *Dialog) SetCode(code string) {
-	if code == "" {
-		d.Code.Hide()
-		return
+// newDurations makes the duration menus, the scope's own end first.
+func (d *Dialog) newDurations() {
+	d.SessionFor = widget.NewSelect(labels(SessionDurations), nil)
+	d.SessionFor.SetSelectedIndex(0)
+	if d.Device != nil {
+		d.DeviceFor = widget.NewSelect(labels(DeviceDurations), nil)
+		d.DeviceFor.SetSelectedIndex(0)
 	}
-	d.Code.SetText(CodeText(d.Request.ID, code))
-	d.Code.Show()
 }
 
-// CodePlaceholder is the hint in the code entry of an AskCode dialog.
-const CodePlaceholder = "Approval code (shown in the request's prompt or the daemon's log)"
+// newNav makes the inbox's navigation, inert until SetNav.
+func (d *Dialog) newNav() {
+	d.Position = widget.NewLabelWithStyle("1 of 1", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.Prev = widget.NewButton("Previous", nil)
+	d.Next = widget.NewButton("Next", nil)
+	d.DenyAll = widget.NewButton("Deny all from this session", nil)
+	d.Prev.Disable()
+	d.Next.Disable()
+}
 
-// AskCode shows the code entry: the allow buttons then send what the
-// person typed, and the daemon refuses a wrong code. Deny needs none. UI
-// goroutine only.
-func (d *Dialog) AskCode() { d.CodeEntry.Show() }
+// SetNav shows where the request is in the inbox (i of n, from 0) and
+// gives the navigation its actions. UI goroutine only.
+func (d *Dialog) SetNav(i, n int, prev, next, denyAll func()) {
+	d.Position.SetText(fmt.Sprintf("%d of %d", i+1, n))
+	d.Prev.OnTapped, d.Next.OnTapped, d.DenyAll.OnTapped = prev, next, denyAll
+	enable(d.Prev, i > 0)
+	enable(d.Next, i < n-1)
+}
+
+func enable(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
+}
 
 // SetConfinement shows the unconfined banner when level (the daemon's
 // confinement) leaves agent commands unconfined: what the person approves
@@ -130,16 +172,23 @@ func UnconfinedBanner(level string) string {
 	return "UNCONFINED: agent commands are not confined (" + level + "): pathgrant's checks are all that stands between them and your files"
 }
 
-// CodeText is the line that shows a request's approval code.
-func CodeText(id, code string) string {
-	return fmt.Sprintf("Approval code: %s — to approve from a terminal: pathgrant approve %s --code %s", code, id, code)
-}
-
-// Tick sets the countdown to the request's expiry as seen at now: the
-// user knows how long the agent's request stays open before it ends as a
-// deny. UI goroutine only.
+// Tick sets the clocks as seen at now: how long the agent still waits,
+// and how long the request stays open before it ends as a deny. UI
+// goroutine only.
 func (d *Dialog) Tick(now time.Time) {
 	d.Expiry.SetText(openUntil(d.Request.Expires, now))
+	d.Waiting.SetText(WaitingText(d.Request, now))
+}
+
+// Update takes r's new waiting calls and repeat count (the same request,
+// changed). UI goroutine only.
+func (d *Dialog) Update(r wire.Request) {
+	if r.ID != d.Request.ID {
+		return
+	}
+	d.Request.Waiting, d.Request.WaitUntil, d.Request.Count = r.Waiting, r.WaitUntil, r.Count
+	d.Asked.SetText(AskedText(r.Count))
+	d.Tick(time.Now())
 }
 
 // openUntil says until when a request stays open and how long that is
@@ -156,11 +205,38 @@ func openUntil(expires, now time.Time) string {
 }
 
 func (d *Dialog) allowButton(label, scope string) *widget.Button {
-	b := widget.NewButton(label, func() {
-		d.choose(wire.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)})
-	})
+	b := widget.NewButton(label, func() { d.allow(scope) })
 	b.Disable()
 	return b
+}
+
+// allow decides an approval of scope with the chosen target, duration and
+// code; a durable grant of a whole folder asks first.
+func (d *Dialog) allow(scope string) {
+	if d.Decided() {
+		return
+	}
+	dec := wire.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)}
+	lasts := ""
+	switch scope {
+	case "session":
+		dec.For = durationFor(SessionDurations, d.SessionFor.Selected)
+	case "device":
+		dec.For = durationFor(DeviceDurations, d.DeviceFor.Selected)
+		lasts = d.DeviceFor.Selected
+	}
+	if scope != "device" || dec.Kind != guard.KindFolder {
+		d.choose(dec)
+		return
+	}
+	if d.Confirm == nil {
+		return
+	}
+	folder := d.Request.Path
+	if d.Request.Suggested.Kind != guard.KindFolder {
+		folder = parentDir(folder)
+	}
+	d.Confirm(FolderConfirmText(Tilde(folder, d.home), lasts), func() { d.choose(dec) })
 }
 
 // targets are the scopes the user may pick: the suggested one first (the
@@ -215,97 +291,20 @@ func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// Closed is called when the window is closed without a choice: deny.
-func (d *Dialog) Closed() { d.choose(wire.Decision{Scope: "deny"}) }
-
+// choose hands dec on, unless a choice is already on its way.
 func (d *Dialog) choose(dec wire.Decision) {
-	d.once.Do(func() {
-		d.decided.Store(true)
+	if d.decided.CompareAndSwap(false, true) {
 		d.decide(dec)
-	})
+	}
 }
 
-// Decided reports whether the user has made a choice; safe from any
+// Decided reports whether a choice is on its way; safe from any
 // goroutine.
 func (d *Dialog) Decided() bool { return d.decided.Load() }
 
-func (d *Dialog) layout() fyne.CanvasObject {
-	r := d.Request
-	head := widget.NewLabelWithStyle(fmt.Sprintf("%s wants to %s", who(r), r.Op), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	path := widget.NewLabelWithStyle(r.Path, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	path.Wrapping = fyne.TextWrapBreak
-	form := widget.NewForm()
-	if r.Requested != "" && r.Requested != r.Path {
-		form.Append("Requested as", monoLabel(r.Requested))
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
 	}
-	form.Append(LabelReason, wrapLabel(orDash(r.Reason)))
-	form.Append(LabelCwd, monoLabel(orDash(r.Cwd)))
-	if ws := otherRoots(r.Workspace, r.Cwd); ws != "" {
-		form.Append(LabelWorkspace, monoLabel(ws))
-	}
-	form.Append("Workflow", widget.NewLabel(orDash(r.Workflow)))
-	form.Append("Tool", widget.NewLabel(orDash(r.Tool)))
-	if r.Command != "" {
-		form.Append("Command", monoLabel(shorten(r.Command, 300)))
-	}
-	form.Append("Asked", widget.NewLabel(fmt.Sprintf("%d time(s)", r.Count)))
-	form.Append(LabelOpenUntil, d.Expiry)
-	form.Append("Grant", d.Target)
-	buttons := container.NewVBox(d.Once, d.Session)
-	if d.Device != nil {
-		buttons.Add(d.Device)
-	}
-	buttons.Add(d.Deny)
-	return container.NewVBox(d.Unconfined, head, path, form, d.CodeEntry, widget.NewSeparator(), buttons, d.Code)
-}
-
-// otherRoots lists the workspace roots, one a line, unless the workspace
-// is just the working directory, which the dialog already shows.
-func otherRoots(roots []string, cwd string) string {
-	if len(roots) == 0 || (len(roots) == 1 && roots[0] == cwd) {
-		return ""
-	}
-	return strings.Join(roots, "\n")
-}
-
-func wrapLabel(s string) *widget.Label {
-	l := widget.NewLabel(s)
-	l.Wrapping = fyne.TextWrapWord
-	return l
-}
-
-func monoLabel(s string) *widget.Label {
-	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
-	l.Wrapping = fyne.TextWrapBreak
-	return l
-}
-
-// who names the requester: the agent and a short session id.
-func who(r wire.Request) string {
-	agent := orDash(r.Agent)
-	if r.Agent == "" {
-		agent = "An agent"
-	}
-	return fmt.Sprintf("%s (session %s)", agent, short(r.Session))
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
+	return "/"
 }

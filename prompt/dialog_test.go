@@ -69,7 +69,13 @@ func TestDialogChoices(t *testing.T) {
 		{"session for the folder", func(d *Dialog) { test.Tap(d.Session) }, true, wire.Decision{Scope: "session", Kind: guard.KindFolder}},
 		{"deny", func(d *Dialog) { test.Tap(d.Deny) }, false, wire.Decision{Scope: "deny"}},
 		{"escape denies", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) }, false, wire.Decision{Scope: "deny"}},
-		{"closing denies", func(d *Dialog) { d.Closed() }, false, wire.Decision{Scope: "deny"}},
+		{"deny for this session", func(d *Dialog) { test.Tap(d.DenySession) }, false, wire.Decision{Scope: "deny", Remember: true}},
+		{"alt+o allows once", func(d *Dialog) { d.Press(fyne.KeyO) }, false, wire.Decision{Scope: "once", Kind: guard.KindFile}},
+		{"alt+r denies for the session", func(d *Dialog) { d.Press(fyne.KeyR) }, false, wire.Decision{Scope: "deny", Remember: true}},
+		{"session for an hour", func(d *Dialog) { d.SessionFor.SetSelected("for 1 hour"); test.Tap(d.Session) }, false,
+			wire.Decision{Scope: "session", Kind: guard.KindFile, For: "1h"}},
+		{"device for a week", func(d *Dialog) { d.DeviceFor.SetSelected("for 7 days"); test.Tap(d.Device) }, false,
+			wire.Decision{Scope: "device", Kind: guard.KindFile, For: "168h"}},
 		{"return takes the default", func(d *Dialog) { d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }, false, wire.Decision{Scope: "once", Kind: guard.KindFile}},
 	}
 	for _, tt := range tests {
@@ -81,7 +87,7 @@ func TestDialogChoices(t *testing.T) {
 			d.Arm()
 			tt.click(d)
 			tt.click(d) // a second way out must not decide again
-			d.Closed()
+			d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 			got := rec.decisions()
 			if len(got) != 1 || got[0] != tt.want {
 				t.Fatalf("decisions %+v, want exactly %+v", got, tt.want)
@@ -110,6 +116,11 @@ func TestArmingDelay(t *testing.T) {
 		test.Tap(b)
 	}
 	d.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	for _, k := range []fyne.KeyName{fyne.KeyO, fyne.KeyS, fyne.KeyA} {
+		if d.Press(k) {
+			t.Errorf("Alt+%s pressed a disarmed button", k)
+		}
+	}
 	if got := rec.decisions(); len(got) != 0 || d.Armed() {
 		t.Fatalf("decided before arming: %+v", got)
 	}
@@ -139,69 +150,6 @@ func TestDeviceChoiceOnlyForReads(t *testing.T) {
 	}
 }
 
-// settle ends a test's prompt for request r1 when the test ends: it waits
-// until the prompt has armed (its timer runs on a goroutine of its own) and
-// withdraws it, which stops its countdown, so nothing of this test touches
-// the UI while the next one runs.
-func settle(t *testing.T, p *Prompter) {
-	t.Cleanup(func() {
-		if d := p.dialog("r1"); d != nil {
-			deadline := time.Now().Add(5 * time.Second)
-			for !d.Armed() && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		p.Withdraw("r1")
-	})
-}
-
-// TestPrompterArms: a prompt opened by the Prompter arms itself after the
-// delay, not before.
-func TestPrompterArms(t *testing.T) {
-	a := test.NewTempApp(t)
-	var decided []wire.Decision
-	var mu sync.Mutex
-	p := &Prompter{App: a, ArmDelay: 300 * time.Millisecond, Decide: func(id string, d wire.Decision) error {
-		mu.Lock()
-		defer mu.Unlock()
-		decided = append(decided, d)
-		return nil
-	}}
-	settle(t, p)
-	p.Show(readRequest(), "K7MP3QXA")
-	d := p.dialog("r1")
-	if d == nil || d.Armed() {
-		t.Fatal("allow armed at once")
-	}
-	want := "Approval code: K7MP3QXA — to approve from a terminal: pathgrant approve r1 --code K7MP3QXA"
-	if !d.Code.Visible() || d.Code.Text != want {
-		t.Fatalf("code line %q (shown %v), want %q", d.Code.Text, d.Code.Visible(), want)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for !d.Armed() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !d.Armed() || d.Once.Disabled() {
-		t.Fatal("allow never armed")
-	}
-	test.Tap(d.Session)
-	deadline = time.Now().Add(3 * time.Second)
-	for {
-		mu.Lock()
-		n := len(decided)
-		mu.Unlock()
-		if n == 1 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(decided) != 1 || decided[0].Scope != "session" {
-		t.Fatalf("decided %+v", decided)
-	}
-}
-
 // formRows maps each row label of the dialog's laid-out form to the text
 // shown next to it.
 func formRows(t *testing.T, w fyne.Window) map[string]string {
@@ -222,21 +170,31 @@ func formRows(t *testing.T, w fyne.Window) map[string]string {
 }
 
 // TestDialogShowsOrigin: the prompt shows where the agent works, why the
-// guard denied the access, and how long the request stays open.
+// guard denied the access (without repeating the path), whose session it
+// is, and rows only for what is known.
 func TestDialogShowsOrigin(t *testing.T) {
 	req := readRequest()
 	until := req.Expires.Local().Format("15:04:05")
+	started := time.Date(2026, 12, 4, 14, 2, 0, 0, time.Local)
 	tests := []struct {
 		name string
 		edit func(*wire.Request)
 		want map[string]string // row label -> text; "" means the row is absent
 	}{
-		{"all known", func(*wire.Request) {}, map[string]string{
-			LabelCwd: "/home/u/w/sub", LabelWorkspace: "/home/u/w\n/home/u/lib", LabelReason: testReason}},
-		{"workspace is the cwd", func(r *wire.Request) { r.Workspace = []string{r.Cwd} }, map[string]string{
-			LabelCwd: "/home/u/w/sub", LabelWorkspace: ""}},
-		{"unknown", func(r *wire.Request) { r.RequestContext = wire.RequestContext{}; r.Expires = time.Time{} }, map[string]string{
-			LabelCwd: "–", LabelReason: "–", LabelWorkspace: "", LabelOpenUntil: "–"}},
+		{"all known", func(r *wire.Request) { r.SessionStarted = started; r.Workflow = "review" }, map[string]string{
+			LabelSessionOf: "Claude, in /home/u/w/sub, started 14:02", LabelWorkspace: "/home/u/w\n/home/u/lib",
+			LabelReason: "It is outside the workspace; reading it can be approved", "Workflow": "review",
+			"Command": "cat ~/Downloads/report.csv"}},
+		{"workspace is the cwd, no workflow", func(r *wire.Request) { r.Workspace = []string{r.Cwd} }, map[string]string{
+			LabelSessionOf: "Claude, in /home/u/w/sub", LabelWorkspace: "", "Workflow": ""}},
+		{"a search's input", func(r *wire.Request) { r.Command = ""; r.Input = "pattern: TODO, path: ~/Downloads" }, map[string]string{
+			"Input": "pattern: TODO, path: ~/Downloads", "Command": ""}},
+		{"unknown", func(r *wire.Request) {
+			r.RequestContext = wire.RequestContext{}
+			r.Expires = time.Time{}
+			r.Agent = ""
+		}, map[string]string{
+			LabelSessionOf: "The agent", LabelReason: "–", LabelWorkspace: "", LabelOpenUntil: "–"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,6 +210,9 @@ func TestDialogShowsOrigin(t *testing.T) {
 				if want != "" && got != want {
 					t.Errorf("row %q = %q, want %q", label, got, want)
 				}
+			}
+			if strings.Contains(rows[LabelReason], r.Path) {
+				t.Errorf("the reason repeats the path: %q", rows[LabelReason])
 			}
 			if !r.Expires.IsZero() && !strings.HasPrefix(rows[LabelOpenUntil], until+" (in ") {
 				t.Errorf("row %q = %q, want it to start with %q", LabelOpenUntil, rows[LabelOpenUntil], until)
@@ -285,25 +246,92 @@ func TestDialogCountdown(t *testing.T) {
 	}
 }
 
-// TestNotificationHidesCode: the one notification per request names who
-// asks and what, never the approval code, which only the window shows.
-func TestNotificationHidesCode(t *testing.T) {
-	a := test.NewTempApp(t)
-	got := make(chan string, 1)
-	p := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, ArmDelay: time.Millisecond,
-		Notify: func(title, msg string) error { got <- title + "\n" + msg; return nil }}
-	settle(t, p)
-	p.Show(readRequest(), "K7MP3QXA")
-	select {
-	case text := <-got:
-		if strings.Contains(text, "K7MP3QXA") || !strings.Contains(text, "/home/u/Downloads/report.csv") {
-			t.Fatalf("notification %q", text)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no notification")
+// TestDialogWaiting: the window follows the agent's one clock through
+// Update: the waiting calls, the seconds left, then that it gave up.
+func TestDialogWaiting(t *testing.T) {
+	d, _, _ := newTestDialog(t, readRequest())
+	now := time.Now()
+	r := d.Request
+	r.Waiting, r.WaitUntil, r.Count = 50, now.Add(42*time.Second+400*time.Millisecond), 50
+	d.Update(r)
+	d.Tick(now)
+	if got, want := d.Waiting.Text, "50 waiting calls · Claude is waiting: 42 s"; got != want {
+		t.Errorf("waiting %q, want %q", got, want)
 	}
-	if d := p.dialog("r1"); d == nil || !strings.Contains(d.Code.Text, "K7MP3QXA") {
-		t.Fatal("the window does not show the code")
+	if d.Asked.Text != "asked 50 times" {
+		t.Errorf("asked %q", d.Asked.Text)
+	}
+	d.Tick(now.Add(43 * time.Second))
+	if got, want := d.Waiting.Text, "Claude stopped waiting; approving lets its next try through"; got != want {
+		t.Errorf("after the wait %q, want %q", got, want)
+	}
+	other := r
+	other.ID, other.Waiting = "r2", 7
+	d.Update(other)
+	if d.Request.Waiting != 50 {
+		t.Error("another request's update changed this dialog")
+	}
+}
+
+// TestDialogFolderConfirm: a device grant of a whole folder is decided
+// only after the second question is answered yes; a file's is not asked.
+func TestDialogFolderConfirm(t *testing.T) {
+	tests := []struct {
+		name   string
+		folder bool
+		answer bool
+		asked  bool
+		want   int
+	}{
+		{"file: no question", false, false, false, 1},
+		{"folder, yes", true, true, true, 1},
+		{"folder, no", true, false, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, rec, _ := newTestDialog(t, readRequest())
+			asked := ""
+			d.Confirm = func(msg string, ok func()) {
+				asked = msg
+				if tt.answer {
+					ok()
+				}
+			}
+			if tt.folder {
+				d.Target.SetSelected(LabelFolder)
+			}
+			d.Arm()
+			test.Tap(d.Device)
+			if (asked != "") != tt.asked || (tt.asked && !strings.Contains(asked, "/home/u/Downloads, always")) {
+				t.Fatalf("asked %q, want asked=%v", asked, tt.asked)
+			}
+			if got := rec.decisions(); len(got) != tt.want {
+				t.Fatalf("decisions %+v, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDialogCode: the code and the complete command are selectable, and
+// each Copy button copies exactly what a terminal needs on one line.
+func TestDialogCode(t *testing.T) {
+	d, _, _ := newTestDialog(t, readRequest())
+	clip := fyne.CurrentApp().Clipboard()
+	d.SetCode("K7MP3QXA", clip)
+	if !d.Code.Selectable || !d.Command.Selectable || !d.Code.Visible() || !d.CopyCommand.Visible() {
+		t.Fatal("code or command not shown selectable")
+	}
+	if !strings.Contains(d.Command.Text, "--code K7MP3QXA") || strings.Count(d.Command.Text, "\n") != 1 ||
+		!strings.Contains(d.Command.Text, "\\\n") {
+		t.Errorf("shown command %q", d.Command.Text)
+	}
+	test.Tap(d.CopyCommand)
+	if got, want := clip.Content(), "pathgrant approve r1 --scope once --code K7MP3QXA"; got != want {
+		t.Errorf("copied command %q, want %q", got, want)
+	}
+	test.Tap(d.CopyCode)
+	if got := clip.Content(); got != "K7MP3QXA" {
+		t.Errorf("copied code %q", got)
 	}
 }
 
@@ -311,7 +339,7 @@ func TestNotificationHidesCode(t *testing.T) {
 // and asks for none.
 func TestDialogWithoutCode(t *testing.T) {
 	d, _, _ := newTestDialog(t, readRequest())
-	if d.Code.Visible() || d.CodeEntry.Visible() {
+	if d.Code.Visible() || d.Command.Visible() || d.CodeEntry.Visible() {
 		t.Fatalf("code line %q (shown %v) or entry shown without a code", d.Code.Text, d.Code.Visible())
 	}
 }
@@ -344,34 +372,5 @@ func TestDialogAsksCode(t *testing.T) {
 				t.Fatalf("decisions %+v, want %+v", got, tt.want)
 			}
 		})
-	}
-}
-
-// TestPrompterAsksCode: a Prompter that runs outside the daemon opens
-// windows that ask for the code; one inside it shows the code instead.
-func TestPrompterAsksCode(t *testing.T) {
-	a := test.NewTempApp(t)
-	p := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, AskCode: true, ArmDelay: time.Millisecond}
-	settle(t, p)
-	p.Show(readRequest(), "")
-	waitDialog := func(p *Prompter) *Dialog { // opened and armed: its timer has run
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			if d := p.dialog("r1"); d != nil && d.Armed() {
-				return d
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Fatal("no window opened")
-		return nil
-	}
-	if d := waitDialog(p); !d.CodeEntry.Visible() {
-		t.Error("the settings process's window does not ask for the code")
-	}
-	in := &Prompter{App: a, Decide: func(string, wire.Decision) error { return nil }, ArmDelay: time.Millisecond}
-	settle(t, in)
-	in.Show(readRequest(), "K7MP3QXA")
-	if d := waitDialog(in); d.CodeEntry.Visible() {
-		t.Error("the daemon's own window asks for a code it shows")
 	}
 }

@@ -3,221 +3,201 @@ package prompt
 import (
 	"fmt"
 	"log/slog"
-	"pathgrant/wire"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"pathgrant/wire"
 )
 
-// ArmDelay is how long the allow buttons of a new prompt stay disabled.
+// ArmDelay is how long the allow buttons stay disabled after the window
+// shows a request: a click meant for the request shown before cannot
+// approve the one that slid under the cursor.
 const ArmDelay = 600 * time.Millisecond
 
-// WindowTitle prefixes every prompt window's title.
+// WindowTitle prefixes the inbox window's title, which goes on with the
+// position, "(1 of 5)".
 const WindowTitle = "pathgrant: approve access"
 
-// Prompter implements engine.Approver with Fyne windows and notifications. It
-// keeps one window per pending request (a queue the user works through in
-// any order), never one modal at a time.
+// Prompter implements engine.Approver and engine.Updater with one inbox
+// window for every pending request of every agent, shown one at a time
+// in the order they came, and one notification per new request.
 type Prompter struct {
-	App      fyne.App
-	Decide   func(id string, d wire.Decision) error
-	Notify   func(title, message string) error // nil: no notifications
+	App    fyne.App
+	Decide func(id string, d wire.Decision) error
+	// Notify posts a desktop notification about request id ("" for a
+	// notice about no request); nil: no notifications.
+	Notify   func(id, title, message string) error
 	Log      *slog.Logger
 	ArmDelay time.Duration
 	OnChange func(pending int) // called on the UI goroutine when the count changes
 	// Confinement is the daemon's confinement level; an unconfined one
-	// puts a banner on every prompt. nil: no banner.
+	// puts a banner on the window. nil: no banner.
 	Confinement func() string
-	// AskCode makes each window ask for the request's approval code: set
-	// when the windows run outside the daemon (`pathgrant settings`), which
-	// never hands them the code.
+	// AskCode makes the window ask for each request's approval code: set
+	// when it runs outside the daemon (`pathgrant settings`), which never
+	// hands it the code.
 	AskCode bool
 
-	mu         sync.Mutex
-	pending    map[string]wire.Request
-	codes      map[string]string // request id -> approval code, shown in its window only
-	windows    map[string]*promptWindow
+	mu      sync.Mutex
+	order   []string // pending request ids, oldest first
+	pending map[string]wire.Request
+	codes   map[string]string // request id -> approval code, shown in its window only
+
+	// The window and the request it shows: UI goroutine only.
+	win     fyne.Window
+	dlg     *Dialog
+	visible bool
+
+	ticking    atomic.Bool
 	notifyOnce sync.Once
+	// do runs f on the UI goroutine; nil is fyne.Do. Tests serialise
+	// through it, as the toolkit's own loop does.
+	do func(f func())
 }
 
-// Show implements engine.Approver: it notifies and opens the prompt, which
-// shows the approval code (the notification never does). It never blocks
-// the daemon.
+// onUI runs f on the UI goroutine.
+func (p *Prompter) onUI(f func()) {
+	if p.do != nil {
+		p.do(f)
+		return
+	}
+	fyne.Do(f)
+}
+
+// Show implements engine.Approver: the request joins the inbox and gets
+// its notification (which never carries the code). The window opens at
+// it unless it already shows another request. It never blocks the daemon.
 func (p *Prompter) Show(r wire.Request, code string) {
 	p.mu.Lock()
-	p.init()
-	p.pending[r.ID] = r
+	p.add(r)
 	p.codes[r.ID] = code
-	n := len(p.pending)
+	n := len(p.order)
 	p.mu.Unlock()
 	go p.notify(r)
-	fyne.Do(func() {
-		p.open(r)
+	p.onUI(func() {
+		if p.visible && p.dlg != nil {
+			p.renav()
+		} else {
+			p.present(r.ID)
+		}
 		p.changed(n)
+	})
+}
+
+// Update implements engine.Updater: a pending request's waiting calls or
+// repeats changed. It never blocks the daemon.
+func (p *Prompter) Update(r wire.Request) {
+	p.mu.Lock()
+	old, ok := p.pending[r.ID]
+	if ok {
+		old.Waiting, old.WaitUntil, old.Count = r.Waiting, r.WaitUntil, r.Count
+		p.pending[r.ID] = old
+	}
+	p.mu.Unlock()
+	if !ok {
+		return
+	}
+	p.onUI(func() {
+		if p.dlg != nil {
+			p.dlg.Update(r)
+		}
 	})
 }
 
 // Withdraw implements engine.Approver: the request was decided or expired.
+// The window goes on with the next request, or hides when none is left.
 func (p *Prompter) Withdraw(id string) {
 	p.mu.Lock()
+	i := slices.Index(p.order, id)
+	if i >= 0 {
+		p.order = slices.Delete(p.order, i, i+1)
+	}
 	delete(p.pending, id)
 	delete(p.codes, id)
-	w := p.windows[id]
-	delete(p.windows, id)
-	n := len(p.pending)
+	n, next := len(p.order), ""
+	if n > 0 {
+		next = p.order[min(max(i, 0), n-1)]
+	}
 	p.mu.Unlock()
-	fyne.Do(func() {
-		if w != nil {
-			w.SetCloseIntercept(nil)
-			w.Close()
+	p.onUI(func() {
+		switch {
+		case p.dlg == nil || p.dlg.Request.ID != id:
+			p.renav()
+		case next != "" && p.visible:
+			p.present(next)
+		default:
+			p.hide()
 		}
 		p.changed(n)
 	})
 }
 
-// promptWindow is one open prompt.
-type promptWindow struct {
-	fyne.Window
-	d *Dialog
-}
-
-// dialog returns the open dialog of request id, or nil.
-func (p *Prompter) dialog(id string) *Dialog {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if w, ok := p.windows[id]; ok {
-		return w.d
+// add queues r, or refreshes it if it is already queued. Called with mu
+// held.
+func (p *Prompter) add(r wire.Request) {
+	if p.pending == nil {
+		p.pending, p.codes = map[string]wire.Request{}, map[string]string{}
 	}
-	return nil
+	if _, ok := p.pending[r.ID]; !ok {
+		p.order = append(p.order, r.ID)
+	}
+	p.pending[r.ID] = r
 }
 
-// ShowAll opens (or raises) a window for every pending request; the tray
-// menu calls it. It must run on the UI goroutine.
+// ShowAll shows the inbox at the request it shows, or the oldest: the
+// tray menu and a raise call it. UI goroutine only.
 func (p *Prompter) ShowAll() {
-	p.mu.Lock()
-	reqs := make([]wire.Request, 0, len(p.pending))
-	for _, r := range p.pending {
-		reqs = append(reqs, r)
+	id := ""
+	if p.dlg != nil {
+		id = p.dlg.Request.ID
 	}
-	p.mu.Unlock()
-	for _, r := range reqs {
-		p.open(r)
-	}
+	p.present(id)
 }
 
-// Count returns the number of pending requests shown.
-func (p *Prompter) Count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.pending)
-}
-
-// Open shows r's window, creating it if needed: the settings window's
-// Review button. UI goroutine only.
+// Open adds r to the inbox (when it is not there yet) and shows the inbox
+// at it: the settings window's Review button. UI goroutine only.
 func (p *Prompter) Open(r wire.Request) {
 	p.mu.Lock()
-	p.init()
-	p.pending[r.ID] = r
+	p.add(r)
+	n := len(p.order)
 	p.mu.Unlock()
-	p.open(r)
+	p.present(r.ID)
+	p.changed(n)
 }
 
-// init makes the maps on first use. Called with mu held.
-func (p *Prompter) init() {
-	if p.pending == nil {
-		p.pending, p.codes, p.windows = map[string]wire.Request{}, map[string]string{}, map[string]*promptWindow{}
+// OpenID shows the inbox at pending request id (a notification's Open
+// action); false when it is not pending. UI goroutine only.
+func (p *Prompter) OpenID(id string) bool {
+	if _, ok := p.request(id); !ok {
+		return false
+	}
+	p.present(id)
+	return true
+}
+
+// DenyID denies pending request id (a notification's Deny action): a
+// denial needs no code. Safe from any goroutine; it does not block.
+func (p *Prompter) DenyID(id string) {
+	if _, ok := p.request(id); ok {
+		go p.apply(id, wire.Decision{Scope: "deny"}, nil)
 	}
 }
 
-// open shows r's window, creating it if needed. UI goroutine only.
-func (p *Prompter) open(r wire.Request) {
-	p.mu.Lock()
-	w, ok := p.windows[r.ID]
-	p.mu.Unlock()
-	if ok {
-		w.Show()
-		return
-	}
-	d := NewDialog(r, func(dec wire.Decision) { p.decided(r, dec) })
-	p.mu.Lock()
-	code := p.codes[r.ID]
-	p.mu.Unlock()
-	d.SetCode(code)
-	if p.AskCode && code == "" {
-		d.AskCode()
-	}
-	if p.Confinement != nil {
-		d.SetConfinement(p.Confinement())
-	}
-	w = &promptWindow{Window: p.App.NewWindow(WindowTitle + " — " + string(r.Op) + " " + r.Path), d: d}
-	w.SetContent(d.Content())
-	w.SetCloseIntercept(func() { d.Closed() })
-	w.Canvas().SetOnTypedKey(d.TypedKey)
-	w.Resize(fyne.NewSize(520, d.Content().MinSize().Height))
-	p.mu.Lock()
-	p.windows[r.ID] = w
-	p.mu.Unlock()
-	w.Show()
-	time.AfterFunc(p.armDelay(), func() { fyne.Do(d.Arm) })
-	go p.countdown(r.ID, d)
-}
-
-// countdown keeps d's "open until" current once a second, until the
-// user decides, its window goes or the request expires.
-func (p *Prompter) countdown(id string, d *Dialog) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for now := range t.C {
-		if d.Decided() || p.dialog(id) != d {
-			return
-		}
-		fyne.Do(func() { d.Tick(now) })
-		if !now.Before(d.Request.Expires) {
-			return
-		}
-	}
-}
+// Current is the request the window shows, and whether it is shown. UI
+// goroutine only.
+func (p *Prompter) Current() (*Dialog, bool) { return p.dlg, p.visible }
 
 func (p *Prompter) armDelay() time.Duration {
 	if p.ArmDelay > 0 {
 		return p.ArmDelay
 	}
 	return ArmDelay
-}
-
-// decided hands the decision to the daemon off the UI goroutine; the
-// daemon's Withdraw then closes the window. A waiting agent gets the
-// answer from the daemon itself, so no second notification is sent.
-func (p *Prompter) decided(r wire.Request, dec wire.Decision) {
-	go func() {
-		if err := p.Decide(r.ID, dec); err != nil {
-			// Already decided elsewhere or expired: nothing is granted by
-			// this window any more, so it goes away.
-			p.log().Warn("decision not applied", "request", r.ID, "scope", dec.Scope, "err", err)
-			p.Withdraw(r.ID)
-		}
-	}()
-}
-
-// NotifyTitle is the summary of the one notification per new request.
-const NotifyTitle = "pathgrant: approval needed"
-
-func (p *Prompter) notify(r wire.Request) {
-	p.send(NotifyTitle, fmt.Sprintf("%s wants to %s %s", who(r), r.Op, r.Path))
-}
-
-// send posts a notification; when there is no notification server the app
-// keeps working and says so once.
-func (p *Prompter) send(title, msg string) {
-	if p.Notify == nil {
-		return
-	}
-	if err := p.Notify(title, msg); err != nil {
-		p.notifyOnce.Do(func() {
-			p.log().Warn("notifications unavailable; prompts still open as windows", "err", err)
-		})
-	}
 }
 
 func (p *Prompter) changed(n int) {
@@ -231,4 +211,44 @@ func (p *Prompter) log() *slog.Logger {
 		return p.Log
 	}
 	return slog.Default()
+}
+
+// window makes the inbox window once: closing it hides it (the requests
+// stay pending, and the person is told so), and Alt+key presses its
+// buttons.
+func (p *Prompter) window() fyne.Window {
+	if p.win != nil {
+		return p.win
+	}
+	w := p.App.NewWindow(WindowTitle)
+	w.SetCloseIntercept(p.closed)
+	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if p.dlg != nil {
+			p.dlg.TypedKey(ev)
+		}
+	})
+	for key := range shortcutKeys {
+		w.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierAlt}, func(fyne.Shortcut) {
+			if p.dlg != nil {
+				p.dlg.Press(key)
+			}
+		})
+	}
+	p.win = w
+	return w
+}
+
+// confirm asks the second question of a durable folder grant.
+func (p *Prompter) confirm(message string, ok func()) {
+	dialog.NewConfirm("Grant the whole folder?", message, func(yes bool) {
+		if yes {
+			ok()
+		}
+	}, p.window()).Show()
+}
+
+// title is the window's title at position i of n: xdotool and a person's
+// task bar read "(1 of 5)" there.
+func title(i, n int) string {
+	return fmt.Sprintf("%s (%d of %d)", WindowTitle, i+1, n)
 }

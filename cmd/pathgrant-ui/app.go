@@ -104,7 +104,8 @@ type appUI struct {
 func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
 	beeep.AppName = "pathgrant"
 	ui := &appUI{app: fa, log: log}
-	ui.prompter = &prompt.Prompter{App: fa, Log: log, Notify: notify, OnChange: ui.pendingChanged}
+	ui.prompter = &prompt.Prompter{App: fa, Log: log, OnChange: ui.pendingChanged,
+		Notify: requestNotifier(log, func() *prompt.Prompter { return ui.prompter })}
 	return ui
 }
 
@@ -145,9 +146,4 @@ func (ui *appUI) pendingChanged(n int) {
 		ui.tray.SetConfinement(ui.confinement()) // the device policy may have changed
 		ui.tray.SetPending(n)
 	}
-}
-
-// notify posts a desktop notification with the app icon.
-func notify(title, message string) error {
-	return beeep.Notify(title, message, assets.Icon)
 }

@@ -1,0 +1,195 @@
+package prompt
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"pathgrant/wire"
+)
+
+// The inbox window's width, and the height beyond which its details
+// scroll: a laptop screen holds it whole.
+const (
+	WindowWidth = 560
+	MaxHeight   = 740
+)
+
+// present shows the inbox at request id (the oldest when id is not
+// pending), with a fresh dialog whose allow buttons arm after the delay:
+// every change of the request shown, and every raise, re-arms. UI
+// goroutine only.
+func (p *Prompter) present(id string) {
+	r, ok := p.request(id)
+	if !ok {
+		if r, ok = p.request(p.oldest()); !ok {
+			p.hide()
+			return
+		}
+	}
+	p.mu.Lock()
+	code := p.codes[r.ID]
+	p.mu.Unlock()
+	w := p.window()
+	d := NewDialog(r, nil)
+	d.decide = func(dec wire.Decision) { go p.apply(r.ID, dec, d) }
+	d.Confirm = p.confirm
+	d.SetCode(code, p.App.Clipboard())
+	if p.AskCode && code == "" {
+		d.AskCode()
+	}
+	if p.Confinement != nil {
+		d.SetConfinement(p.Confinement())
+	}
+	p.dlg, p.visible = d, true
+	p.renav()
+	w.SetContent(d.Content())
+	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
+	w.Show()
+	time.AfterFunc(p.armDelay(), func() {
+		p.onUI(func() {
+			if p.dlg == d {
+				d.Arm()
+			}
+		})
+	})
+	p.tick()
+}
+
+// renav brings the shown dialog's "i of n", its navigation and the title
+// up to date after the inbox changed. UI goroutine only.
+func (p *Prompter) renav() {
+	d := p.dlg
+	if d == nil {
+		return
+	}
+	id := d.Request.ID
+	i, n := p.position(id)
+	if i < 0 {
+		return
+	}
+	d.SetNav(i, n,
+		func() { p.step(id, -1) },
+		func() { p.step(id, 1) },
+		func() { p.denySession(d.Request.Session) })
+	p.window().SetTitle(title(i, n))
+}
+
+// step moves the window to the previous (-1) or next (1) request.
+func (p *Prompter) step(id string, by int) {
+	if next := p.at(id, by); next != "" {
+		p.present(next)
+	}
+}
+
+// denySession denies every pending request of session: "Deny all from
+// this session".
+func (p *Prompter) denySession(session string) {
+	ids := p.sessionIDs(session)
+	go func() {
+		for _, id := range ids {
+			p.apply(id, wire.Decision{Scope: "deny"}, nil)
+		}
+	}()
+}
+
+// apply hands a decision to the daemon, off the UI goroutine. Once
+// accepted the request leaves the inbox (in process the daemon withdraws
+// it too). A refusal (a missing or wrong code, a request decided
+// elsewhere) is shown in the window, which stays open on the still
+// pending request: nothing closes without a decision.
+func (p *Prompter) apply(id string, dec wire.Decision, d *Dialog) {
+	if err := p.Decide(id, dec); err != nil {
+		p.log().Warn("decision not applied", "request", id, "scope", dec.Scope, "err", err)
+		p.onUI(func() {
+			if d != nil && p.dlg == d {
+				d.Refused(err)
+			}
+		})
+		return
+	}
+	p.Withdraw(id)
+}
+
+// hide hides the window, which has nothing to show. UI goroutine only.
+func (p *Prompter) hide() {
+	p.dlg, p.visible = nil, false
+	if p.win != nil {
+		p.win.Hide()
+	}
+}
+
+// closed is the window's close button: the requests stay pending, so the
+// window only hides, and the person is told how many still wait and how
+// to bring it back.
+func (p *Prompter) closed() {
+	p.hide()
+	if n := p.Count(); n > 0 {
+		msg := StillWaitingText(n)
+		p.log().Info("inbox hidden", "pending", n)
+		go p.send("", StillWaitingTitle, msg)
+	}
+}
+
+// StillWaitingTitle is the notice when the inbox is closed with requests
+// pending.
+const StillWaitingTitle = "pathgrant: requests still wait"
+
+// StillWaitingText says how many requests wait and how to reopen them.
+func StillWaitingText(n int) string {
+	what := "1 request still waits"
+	if n != 1 {
+		what = fmt.Sprintf("%d requests still wait", n)
+	}
+	return what + " for your decision: open them from the pathgrant tray icon or with 'pathgrant settings'."
+}
+
+// tick keeps the shown dialog's clocks current once a second while any
+// request is pending: one ticker for the window.
+func (p *Prompter) tick() {
+	if !p.ticking.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for now := range t.C {
+			if p.Count() == 0 {
+				p.ticking.Store(false)
+				if p.Count() == 0 || !p.ticking.CompareAndSwap(false, true) {
+					return
+				}
+			}
+			p.onUI(func() {
+				if p.dlg != nil {
+					p.dlg.Tick(now)
+				}
+			})
+		}
+	}()
+}
+
+// NotifyTitle is the summary of the one notification per new request.
+const NotifyTitle = "pathgrant: approval needed"
+
+// NotifyText is the body of r's notification: who wants what, never the
+// code.
+func NotifyText(r wire.Request) string {
+	return fmt.Sprintf("%s wants to %s %s", AgentName(r.Agent), r.Op, Tilde(r.Path, home()))
+}
+
+func (p *Prompter) notify(r wire.Request) { p.send(r.ID, NotifyTitle, NotifyText(r)) }
+
+// send posts a notification; when there is no notification server the app
+// keeps working and says so once.
+func (p *Prompter) send(id, title, msg string) {
+	if p.Notify == nil {
+		return
+	}
+	if err := p.Notify(id, title, msg); err != nil {
+		p.notifyOnce.Do(func() {
+			p.log().Warn("notifications unavailable; requests still open in the inbox window", "err", err)
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// layout puts the request first, as a person reads it: who wants what
+// (the file's name large, its folder under it), how long the agent
+// waits, then the details, the choices and the code.
+func (d *Dialog) layout() fyne.CanvasObject {
+	r := d.Request
+	nav := container.NewBorder(nil, nil, d.Position, container.NewHBox(d.Prev, d.Next, d.DenyAll))
+	head := widget.NewLabel(fmt.Sprintf("%s wants to %s", AgentName(r.Agent), r.Op))
+	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: Heading(r)})
+	name.Wrapping = fyne.TextWrapBreak
+	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
+	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting,
+		d.form(), d.codeRows(), d.CodeEntry, d.Error)
+	d.choices = container.NewVBox(widget.NewSeparator(), d.buttons())
+	// The choices sit at the bottom edge: where each button is depends on
+	// the window's size alone, not on how many lines the request took. The
+	// details scroll when they are taller than the screen allows.
+	return container.NewBorder(nil, d.choices, nil, nil, container.NewVScroll(d.details))
+}
+
+// Height is the window's content height with nothing scrolled away: the
+// two parts, the gap between them and the window's padding above and
+// below.
+func (d *Dialog) Height() float32 {
+	return d.details.MinSize().Height + d.choices.MinSize().Height + 3*theme.Padding()
+}
+
+// form is the request's details: what the tool was given, why it was
+// denied, whose session it is.
+func (d *Dialog) form() *widget.Form {
+	r := d.Request
+	form := widget.NewForm()
+	if r.Input != "" {
+		form.Append("Input", monoLabel(WrapText(r.Input, valueCols)))
+	}
+	if r.Command != "" {
+		form.Append("Command", monoLabel(WrapText(shorten(r.Command, 300), valueCols)))
+	}
+	if r.Requested != "" && r.Requested != r.Path && r.Requested != Tilde(r.Path, d.home) {
+		form.Append("Requested as", monoLabel(WrapPath(r.Requested, valueCols)))
+	}
+	form.Append(LabelReason, wrapLabel(orDash(ReasonText(r))))
+	form.Append(LabelSessionOf, wrapLabel(SessionText(r, d.home)))
+	if ws := otherRoots(r.Workspace, r.Cwd, d.home); ws != "" {
+		form.Append(LabelWorkspace, monoLabel(ws))
+	}
+	if r.Workflow != "" {
+		form.Append("Workflow", widget.NewLabel(r.Workflow))
+	}
+	form.Append("Tool", container.NewHBox(widget.NewLabel(orDash(r.Tool)), d.Asked))
+	form.Append(LabelOpenUntil, d.Expiry)
+	form.Append("Grant", d.Target)
+	return form
+}
+
+// buttons are the choices: each allow button beside how long it lasts,
+// the two denials side by side.
+func (d *Dialog) buttons() fyne.CanvasObject {
+	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, durationBox(d.SessionFor), d.Session))
+	if d.Device != nil {
+		box.Add(container.NewBorder(nil, nil, nil, durationBox(d.DeviceFor), d.Device))
+	}
+	box.Add(container.NewGridWithColumns(2, d.Deny, d.DenySession))
+	return box
+}
+
+// durationWidth fits the longest duration's words beside its button.
+const durationWidth = 236
+
+// durationBox gives a duration menu room for its words: a menu cut to
+// "until the se…" would not say how long the grant lasts.
+func durationBox(s *widget.Select) fyne.CanvasObject {
+	return container.NewGridWrap(fyne.NewSize(durationWidth, s.MinSize().Height), s)
+}
+
+// codeRows are the approval code and the terminal command, each with its
+// Copy button.
+func (d *Dialog) codeRows() fyne.CanvasObject {
+	return container.NewVBox(
+		container.NewBorder(nil, nil, nil, d.CopyCode, d.Code),
+		container.NewBorder(nil, nil, nil, d.CopyCommand, d.Command))
+}
+
+// Shortcut keys (with Alt) of the window's buttons: an allow button's
+// shortcut does nothing while the button is disabled (before arming).
+var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
+	fyne.KeyO: func(d *Dialog) *widget.Button { return d.Once },
+	fyne.KeyS: func(d *Dialog) *widget.Button { return d.Session },
+	fyne.KeyA: func(d *Dialog) *widget.Button { return d.Device },
+	fyne.KeyD: func(d *Dialog) *widget.Button { return d.Deny },
+	fyne.KeyR: func(d *Dialog) *widget.Button { return d.DenySession },
+	fyne.KeyN: func(d *Dialog) *widget.Button { return d.Next },
+	fyne.KeyP: func(d *Dialog) *widget.Button { return d.Prev },
+}
+
+// Press taps the button whose shortcut is Alt+key, when it is there and
+// enabled; it reports whether one was tapped. UI goroutine only.
+func (d *Dialog) Press(key fyne.KeyName) bool {
+	pick, ok := shortcutKeys[key]
+	if !ok {
+		return false
+	}
+	b := pick(d)
+	if b == nil || b.Disabled() || !b.Visible() || b.OnTapped == nil {
+		return false
+	}
+	b.OnTapped()
+	return true
+}
+
+// otherRoots lists the workspace roots, one a line, unless the workspace
+// is just the working directory, which the dialog already shows.
+func otherRoots(roots []string, cwd, home string) string {
+	if len(roots) == 0 || (len(roots) == 1 && roots[0] == cwd) {
+		return ""
+	}
+	shown := make([]string, len(roots))
+	for i, r := range roots {
+		shown[i] = WrapPath(Tilde(r, home), valueCols)
+	}
+	return strings.Join(shown, "\n")
+}
+
+func wrapLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// monoLabel shows text whose lines the dialog broke itself (WrapPath):
+// the toolkit never breaks it again mid-word.
+func monoLabel(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapOff
+	return l
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

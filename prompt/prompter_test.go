@@ -1,0 +1,392 @@
+package prompt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/wire"
+)
+
+// decider records the decisions the Prompter hands the daemon, and
+// answers each with the next error of errs (nil when none is left).
+type decider struct {
+	mu   sync.Mutex
+	got  []string // "id scope"
+	errs []error
+}
+
+func (d *decider) decide(id string, dec wire.Decision) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.got = append(d.got, id+" "+dec.Scope)
+	if len(d.errs) == 0 {
+		return nil
+	}
+	err := d.errs[0]
+	d.errs = d.errs[1:]
+	return err
+}
+
+func (d *decider) decisions() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.got...)
+}
+
+// notices records notifications: "id|title|message".
+type notices struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (n *notices) notify(id, title, msg string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, id+"|"+title+"|"+msg)
+	return nil
+}
+
+func (n *notices) list() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.got...)
+}
+
+// harness is a Prompter under test whose UI work (its own and the
+// test's) runs one at a time, as on the toolkit's loop: the test driver
+// runs fyne.Do on the caller's goroutine.
+type harness struct {
+	p   *Prompter
+	dec *decider
+	ns  *notices
+	mu  sync.Mutex
+}
+
+func (h *harness) do(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f()
+}
+
+func newTestPrompter(t *testing.T) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	h := &harness{dec: &decider{}, ns: &notices{}}
+	h.p = &Prompter{App: a, Decide: h.dec.decide, Notify: h.ns.notify, ArmDelay: time.Millisecond, do: h.do}
+	t.Cleanup(func() {
+		for _, id := range h.p.Pending() {
+			h.p.Withdraw(id)
+		}
+	})
+	return h
+}
+
+// current is the dialog the window shows (nil when hidden).
+func (h *harness) current() *Dialog {
+	var d *Dialog
+	h.do(func() {
+		if cur, visible := h.p.Current(); visible {
+			d = cur
+		}
+	})
+	return d
+}
+
+// shown is the request the window shows, "" when it is hidden.
+func (h *harness) shown() string {
+	if d := h.current(); d != nil {
+		return d.Request.ID
+	}
+	return ""
+}
+
+func (h *harness) tap(b func(*Dialog) *widget.Button) {
+	h.do(func() {
+		d, _ := h.p.Current()
+		test.Tap(b(d))
+	})
+}
+
+// read runs f on the UI for a value.
+func (h *harness) read(f func() string) string {
+	var s string
+	h.do(func() { s = f() })
+	return s
+}
+
+func (h *harness) title() string { return h.read(func() string { return h.p.win.Title() }) }
+
+func request(id, session string) wire.Request {
+	r := readRequest()
+	r.ID, r.Session = id, session
+	r.Path = "/home/u/Downloads/" + id + ".csv"
+	r.Suggested.Path = r.Path
+	return r
+}
+
+// eventually polls cond (on the UI) for up to five seconds.
+func (h *harness) eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ok := false
+		h.do(func() { ok = cond() })
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+var (
+	next    = func(d *Dialog) *widget.Button { return d.Next }
+	prev    = func(d *Dialog) *widget.Button { return d.Prev }
+	once    = func(d *Dialog) *widget.Button { return d.Once }
+	denyAll = func(d *Dialog) *widget.Button { return d.DenyAll }
+)
+
+// TestInboxOneWindow: requests of several agents queue in one window,
+// which stays on the request it shows, says where it is, and re-arms
+// whenever it moves to another request.
+func TestInboxOneWindow(t *testing.T) {
+	h := newTestPrompter(t)
+	before := len(h.p.App.Driver().AllWindows())
+	for _, id := range []string{"a", "b", "c"} {
+		h.p.Show(request(id, "s-"+id), "CODE"+id)
+	}
+	if n := len(h.p.App.Driver().AllWindows()) - before; n != 1 {
+		t.Fatalf("%d new windows, want one inbox", n)
+	}
+	if h.shown() != "a" || h.title() != WindowTitle+" (1 of 3)" {
+		t.Fatalf("shows %q titled %q", h.shown(), h.title())
+	}
+	h.p.ArmDelay = time.Hour // the arming after the delay: TestInboxArms
+	h.do(func() { h.p.dlg.Arm() })
+	h.tap(next)
+	d := h.current()
+	if pos := h.read(func() string { return d.Position.Text }); h.shown() != "b" || pos != "2 of 3" || d.Armed() {
+		t.Fatalf("after Next: %q at %q, armed %v (want b, 2 of 3, not yet armed)", h.shown(), pos, d.Armed())
+	}
+	if code := h.read(func() string { return d.Code.Text }); code != "Approval code: CODEb" {
+		t.Errorf("code %q: the window shows another request's code", code)
+	}
+	h.tap(prev)
+	if h.shown() != "a" {
+		t.Fatalf("after Previous: %q", h.shown())
+	}
+	h.eventually(t, "one notification per request", func() bool { return len(h.ns.list()) == 3 })
+}
+
+// TestInboxArms: the window's allow buttons arm after the delay, not
+// before.
+func TestInboxArms(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.ArmDelay = 500 * time.Millisecond
+	h.p.Show(request("a", "s"), "")
+	d := h.current()
+	if d.Armed() || h.read(func() string { return fmt.Sprint(d.Once.Disabled()) }) != "true" {
+		t.Fatal("armed at once")
+	}
+	h.eventually(t, "armed after the delay", func() bool { return d.Armed() && !d.Once.Disabled() })
+}
+
+// TestInboxNotifications: one notification per new request, with its id
+// for the actions and never its code; none for an update or a repeat.
+func TestInboxNotifications(t *testing.T) {
+	h := newTestPrompter(t)
+	r := request("a", "s")
+	h.p.Show(r, "K7MP3QXA")
+	r.Waiting, r.WaitUntil, r.Count = 5, time.Now().Add(time.Minute), 5
+	h.p.Update(r)
+	h.eventually(t, "a notification", func() bool { return len(h.ns.list()) > 0 })
+	time.Sleep(50 * time.Millisecond)
+	got := h.ns.list()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a|"+NotifyTitle+"|Claude wants to read ") || strings.Contains(got[0], "K7MP3QXA") {
+		t.Fatalf("notifications %q", got)
+	}
+	if w := h.read(func() string { return h.p.dlg.Waiting.Text }); !strings.HasPrefix(w, "5 waiting calls") {
+		t.Fatalf("update not shown: %q", w)
+	}
+}
+
+// TestInboxWithdraw: a decided request leaves the queue; the window goes
+// on with the next one, and hides when none is left.
+func TestInboxWithdraw(t *testing.T) {
+	h := newTestPrompter(t)
+	for _, id := range []string{"a", "b", "c"} {
+		h.p.Show(request(id, "s"), "")
+	}
+	h.p.Withdraw("b") // not the one shown
+	if pos := h.read(func() string { return h.p.dlg.Position.Text }); h.shown() != "a" || pos != "1 of 2" {
+		t.Fatalf("after withdrawing b: %q at %q", h.shown(), pos)
+	}
+	h.p.Withdraw("a")
+	if h.shown() != "c" || h.title() != WindowTitle+" (1 of 1)" {
+		t.Fatalf("after withdrawing a: %q %q", h.shown(), h.title())
+	}
+	h.p.Withdraw("c")
+	if h.shown() != "" || h.p.Count() != 0 {
+		t.Fatalf("empty inbox still shows %q", h.shown())
+	}
+}
+
+// TestInboxRefusedDecision: in a window outside the daemon, an approval
+// the daemon refuses (a wrong code) shows the error in the window, which
+// stays open on the still pending request; the next try goes through.
+func TestInboxRefusedDecision(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.AskCode = true
+	h.dec.errs = []error{errors.New("wrong code\n(403)")}
+	h.p.Show(request("a", "s"), "")
+	d := h.current()
+	if h.read(func() string { return fmt.Sprint(d.CodeEntry.Visible()) }) != "true" {
+		t.Fatal("no code entry")
+	}
+	h.eventually(t, "armed", d.Armed)
+	h.do(func() { test.Type(d.CodeEntry, "BADCODE1") })
+	h.tap(once)
+	h.eventually(t, "the error in the window", d.Error.Visible)
+	if e := h.read(func() string { return d.Error.Text }); e != "wrong code" || h.shown() != "a" || h.p.Count() != 1 {
+		t.Fatalf("error %q, shows %q, %d pending", e, h.shown(), h.p.Count())
+	}
+	h.tap(once)
+	h.eventually(t, "the request decided, the window hidden", func() bool { return h.p.Count() == 0 && !h.p.visible })
+	if got := h.dec.decisions(); len(got) != 2 || h.shown() != "" {
+		t.Fatalf("decisions %q, shows %q", got, h.shown())
+	}
+}
+
+// TestInboxDenySession: "Deny all from this session" denies every pending
+// request of the shown request's session, and no other.
+func TestInboxDenySession(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.Show(request("a", "s1"), "")
+	h.p.Show(request("b", "s2"), "")
+	h.p.Show(request("c", "s1"), "")
+	h.tap(denyAll)
+	h.eventually(t, "both denied", func() bool { return h.p.Count() == 1 && h.p.dlg != nil && h.p.dlg.Request.ID == "b" })
+	if got := h.dec.decisions(); strings.Join(got, ",") != "a deny,c deny" || h.p.Pending()[0] != "b" {
+		t.Fatalf("decisions %q, left %q", got, h.p.Pending())
+	}
+	if h.shown() != "b" {
+		t.Fatalf("shows %q, want the other session's request", h.shown())
+	}
+}
+
+// TestInboxClose: closing the window with requests pending decides
+// nothing: it hides, says how many wait and how to reopen, and ShowAll
+// brings it back.
+func TestInboxClose(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("b", "s"), "")
+	h.do(h.p.closed)
+	h.eventually(t, "the notice", func() bool { return len(h.ns.list()) == 3 })
+	if h.shown() != "" || h.p.Count() != 2 || len(h.dec.decisions()) != 0 {
+		t.Fatalf("after close: shows %q, %d pending, decisions %q", h.shown(), h.p.Count(), h.dec.decisions())
+	}
+	found := false
+	for _, n := range h.ns.list() {
+		found = found || strings.HasPrefix(n, "|"+StillWaitingTitle+"|2 requests still wait") && strings.Contains(n, "pathgrant settings")
+	}
+	if !found {
+		t.Fatalf("notices %q, want one that two requests still wait", h.ns.list())
+	}
+	h.do(h.p.ShowAll)
+	if h.shown() != "a" {
+		t.Fatalf("ShowAll shows %q", h.shown())
+	}
+}
+
+// TestInboxActions: a notification's Open shows the inbox at its request;
+// its Deny denies that request, once, with no code.
+func TestInboxActions(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("b", "s"), "")
+	var opened, unknown bool
+	h.do(func() { opened, unknown = h.p.OpenID("b"), h.p.OpenID("gone") })
+	if !opened || unknown || h.shown() != "b" {
+		t.Fatalf("Open shows %q (unknown opened: %v)", h.shown(), unknown)
+	}
+	h.p.DenyID("a")
+	h.eventually(t, "a denied", func() bool { return h.p.Count() == 1 })
+	h.p.DenyID("a")
+	time.Sleep(50 * time.Millisecond)
+	if got := h.dec.decisions(); len(got) != 1 || got[0] != "a deny" {
+		t.Fatalf("decisions %q", got)
+	}
+}
+
+// TestInboxShortcuts: Alt+O on the window allows once only once armed.
+func TestInboxShortcuts(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.ArmDelay = time.Hour
+	h.p.Show(request("a", "s"), "")
+	alt := func() { h.do(func() { h.p.dlg.Press(fyne.KeyO) }) }
+	alt()
+	time.Sleep(20 * time.Millisecond)
+	if len(h.dec.decisions()) != 0 {
+		t.Fatalf("Alt+O before arming decided %q", h.dec.decisions())
+	}
+	h.do(func() { h.p.dlg.Arm() })
+	alt()
+	h.eventually(t, "allowed", func() bool { return len(h.dec.decisions()) == 1 })
+	if got := h.dec.decisions()[0]; got != "a once" {
+		t.Fatalf("decision %q", got)
+	}
+}
+
+// TestInboxFolderConfirm: in the window, a device grant of the whole
+// folder asks a second time and is decided only on Yes; No decides
+// nothing and the request stays.
+func TestInboxFolderConfirm(t *testing.T) {
+	for _, answer := range []string{"No", "Yes"} {
+		t.Run(answer, func(t *testing.T) {
+			h := newTestPrompter(t)
+			h.p.Show(request("a", "s"), "")
+			d := h.current()
+			h.eventually(t, "armed", d.Armed)
+			h.do(func() { d.Target.SetSelected(LabelFolder) })
+			h.tap(func(d *Dialog) *widget.Button { return d.Device })
+			if got := h.dec.decisions(); len(got) != 0 {
+				t.Fatalf("decided %q before the second question", got)
+			}
+			h.do(func() {
+				top := h.p.win.Canvas().Overlays().Top()
+				if top == nil {
+					t.Fatal("no second question")
+				}
+				for _, o := range test.LaidOutObjects(top) {
+					if b, ok := o.(*widget.Button); ok && b.Text == answer {
+						test.Tap(b)
+						return
+					}
+				}
+				t.Fatalf("no %s button in the question", answer)
+			})
+			if answer == "No" {
+				time.Sleep(50 * time.Millisecond)
+				if got := h.dec.decisions(); len(got) != 0 || h.p.Count() != 1 {
+					t.Fatalf("No decided %q", got)
+				}
+				return
+			}
+			h.eventually(t, "the folder granted", func() bool { return len(h.dec.decisions()) == 1 })
+			if got := h.dec.decisions()[0]; got != "a device" {
+				t.Fatalf("decision %q", got)
+			}
+		})
+	}
+}

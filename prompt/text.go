@@ -1,0 +1,233 @@
+package prompt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"pathgrant/guard"
+	"pathgrant/wire"
+)
+
+// pathCols is how many monospace characters a path line of the window
+// holds: paths are broken into lines of at most this many by the dialog
+// itself, at separators, because a toolkit's own wrapping breaks them
+// mid-word.
+const pathCols = 56
+
+// valueCols is the same for the text beside a row label.
+const valueCols = 44
+
+// Tilde shows a path under home with "~" for home, as a person types it.
+func Tilde(path, home string) string {
+	switch {
+	case home == "" || home == "/":
+		return path
+	case path == home:
+		return "~"
+	case strings.HasPrefix(path, home+"/"):
+		return "~" + path[len(home):]
+	}
+	return path
+}
+
+// home is the person's home folder, for Tilde; "" when unknown.
+func home() string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Clean(h)
+}
+
+// WrapPath breaks p into lines of at most cols characters, only after a
+// path separator; a single component longer than a line is broken after
+// '-', '_' or '.', and only as a last resort inside a run of letters.
+// The lines join with "\n": nothing is inserted that a copy would carry
+// into a terminal but the line breaks themselves.
+func WrapPath(p string, cols int) string {
+	if cols < 8 || utf8.RuneCountInString(p) <= cols {
+		return p
+	}
+	var lines []string
+	line := ""
+	for _, part := range splitAfterAny(p, "/") {
+		if utf8.RuneCountInString(line+part) <= cols {
+			line += part
+			continue
+		}
+		if utf8.RuneCountInString(part) <= cols { // the component on a line of its own
+			lines = append(lines, line)
+			line = part
+			continue
+		}
+		for _, piece := range splitAfterAny(part, "-_.") {
+			if utf8.RuneCountInString(line+piece) > cols && line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			for utf8.RuneCountInString(piece) > cols { // no break opportunity left
+				r := []rune(piece)
+				lines = append(lines, string(r[:cols]))
+				piece = string(r[cols:])
+			}
+			line += piece
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WrapText breaks text (a command, a tool's input) into lines of at most
+// cols characters at its spaces; a word longer than a line, a path as a
+// rule, is broken as WrapPath breaks it.
+func WrapText(text string, cols int) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "" && utf8.RuneCountInString(word) <= cols:
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= cols:
+			line += " " + word
+		default:
+			if line != "" {
+				lines = append(lines, line)
+			}
+			parts := strings.Split(WrapPath(word, cols), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			line = parts[len(parts)-1]
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// splitAfterAny cuts s after each of the separator characters in seps.
+func splitAfterAny(s, seps string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if strings.ContainsRune(seps, r) {
+			out = append(out, s[start:i+utf8.RuneLen(r)])
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// Recursive reports whether r asks for a whole folder: a folder grant,
+// or a search tool's recursive read of its subtree.
+func Recursive(r wire.Request) bool {
+	return r.Suggested.Kind == guard.KindFolder || wire.IsTreeRead(r.Command)
+}
+
+// Target says what r is about, for the line under the heading: the
+// folder of a file, or everything under a folder for a recursive one.
+func Target(r wire.Request, home string) string {
+	if Recursive(r) {
+		return "everything under " + Tilde(r.Path, home) + " (recursive)"
+	}
+	return "in " + Tilde(filepath.Dir(r.Path), home)
+}
+
+// Heading is the prominent name of what r touches: the file's name, or
+// the folder's.
+func Heading(r wire.Request) string {
+	if r.Path == "/" {
+		return "/"
+	}
+	return filepath.Base(r.Path)
+}
+
+// AgentName is r's agent as a person calls it: "Claude" for "claude".
+func AgentName(agent string) string {
+	if agent == "" {
+		return "The agent"
+	}
+	r, n := utf8.DecodeRuneInString(agent)
+	return string(unicode.ToUpper(r)) + agent[n:]
+}
+
+// WaitingText is the one clock the window shows: the agent's. While
+// calls wait it says how many and how long the agent still waits; then
+// that the agent gave up and that an approval serves its next try.
+func WaitingText(r wire.Request, now time.Time) string {
+	name := AgentName(r.Agent)
+	if r.Waiting == 0 || !now.Before(r.WaitUntil) {
+		return name + " stopped waiting; approving lets its next try through"
+	}
+	left := int(r.WaitUntil.Sub(now).Round(time.Second) / time.Second)
+	calls := "1 waiting call"
+	if r.Waiting != 1 {
+		calls = fmt.Sprintf("%d waiting calls", r.Waiting)
+	}
+	return fmt.Sprintf("%s · %s is waiting: %d s", calls, name, left)
+}
+
+// AskedText says how often the agent asked for the same access.
+func AskedText(count int) string {
+	if count <= 1 {
+		return "asked once"
+	}
+	return fmt.Sprintf("asked %d times", count)
+}
+
+// ReasonText is why the guard denied r, without the path the window
+// already shows in large: "It is outside the workspace; …".
+func ReasonText(r wire.Request) string {
+	reason := r.Reason
+	if rest, ok := strings.CutPrefix(reason, string(r.Op)+" "+r.Path+" "); ok {
+		reason = "It " + rest
+	}
+	if r.Path != "" {
+		reason = strings.ReplaceAll(reason, r.Path, "it")
+	}
+	return reason
+}
+
+// SessionText labels r's session as a person knows it: the agent, the
+// project folder and when it started.
+func SessionText(r wire.Request, home string) string {
+	parts := []string{AgentName(r.Agent)}
+	if r.Cwd != "" {
+		parts = append(parts, "in "+Tilde(r.Cwd, home))
+	}
+	if !r.SessionStarted.IsZero() {
+		parts = append(parts, "started "+r.SessionStarted.Local().Format("15:04"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ApproveCommand is the terminal command that approves r once with its
+// code, exactly as the headless daemon's log line spells it; it is one
+// line, for the Copy button.
+func ApproveCommand(id, code string) string {
+	return fmt.Sprintf("pathgrant approve %s --scope once --code %s", id, code)
+}
+
+// ApproveCommandShown is ApproveCommand as the window shows it: cut into
+// two lines with a shell line continuation, so that it never wraps
+// between --code and its value and a selection pasted into a terminal
+// still runs as one command.
+func ApproveCommandShown(id, code string) string {
+	return fmt.Sprintf("pathgrant approve %s \\\n  --scope once --code %s", id, code)
+}
+
+// firstLine is the first line of an error's text, for the window's one
+// error line.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

@@ -1,0 +1,123 @@
+package prompt
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"pathgrant/guard"
+	"pathgrant/wire"
+)
+
+// TestWrapPath: a long path breaks only after a separator, every line
+// fits, and joined again the lines are the path.
+func TestWrapPath(t *testing.T) {
+	tests := []struct {
+		name, path string
+		cols       int
+		want       string
+	}{
+		{"short", "~/Downloads/a.csv", 40, "~/Downloads/a.csv"},
+		{"at separators", "~/Downloads/quarterly-reports/2026/summary.csv", 30,
+			"~/Downloads/quarterly-reports/\n2026/summary.csv"},
+		{"a long name at its dashes", "~/Downloads/quarterly-reports/2026/a-very-long-file-name-that-wraps.csv", 24,
+			"~/Downloads/\nquarterly-reports/2026/\na-very-long-file-name-\nthat-wraps.csv"},
+		{"no break left", "/x/" + strings.Repeat("a", 20), 10, "/x/\naaaaaaaaaa\naaaaaaaaaa"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := WrapPath(tt.path, tt.cols)
+			if got != tt.want {
+				t.Fatalf("WrapPath = %q, want %q", got, tt.want)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if utf8.RuneCountInString(line) > tt.cols {
+					t.Errorf("line %q longer than %d", line, tt.cols)
+				}
+			}
+			if strings.ReplaceAll(got, "\n", "") != tt.path {
+				t.Errorf("lines do not rejoin to the path")
+			}
+		})
+	}
+}
+
+// TestRequestWords: what the window says about a request, in words.
+func TestRequestWords(t *testing.T) {
+	file := wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Agent: "claude",
+		Suggested: guard.Scope{Kind: guard.KindFile}}
+	folder := wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads", Command: wire.TreeRead("/home/u/Downloads")}
+	tests := []struct{ name, got, want string }{
+		{"tilde", Tilde("/home/u/Downloads/x", "/home/u"), "~/Downloads/x"},
+		{"tilde not a prefix word", Tilde("/home/user2/x", "/home/u"), "/home/user2/x"},
+		{"file heading", Heading(file), "report.csv"},
+		{"file target", Target(file, "/home/u"), "in ~/Downloads"},
+		{"folder target", Target(folder, "/home/u"), "everything under ~/Downloads (recursive)"},
+		{"agent", AgentName("claude"), "Claude"},
+		{"no agent", AgentName(""), "The agent"},
+		{"asked once", AskedText(1), "asked once"},
+		{"asked often", AskedText(4), "asked 4 times"},
+		{"command", ApproveCommand("abc123", "K7MP"), "pathgrant approve abc123 --scope once --code K7MP"},
+		{"still waiting", StillWaitingText(1)[:22], "1 request still waits "},
+		{"refusal from the daemon", RefusalText(fmt.Errorf("decide: %w", &wire.DaemonError{Status: 403, Msg: "wrong code"})), "wrong code"},
+		{"other refusal", RefusalText(errors.New("no daemon\nat /run/x")), "no daemon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// TestApproveCommandShown: the shown command never breaks between
+// --code and its value, and is one shell command with its continuation.
+func TestApproveCommandShown(t *testing.T) {
+	s := ApproveCommandShown("0123456789abcdef0123456789abcdef", "K7MP3QXA")
+	lines := strings.Split(s, "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], " \\") || !strings.HasSuffix(lines[1], "--scope once --code K7MP3QXA") {
+		t.Fatalf("shown %q", s)
+	}
+	if joined := strings.Join(strings.Fields(strings.ReplaceAll(s, "\\\n", " ")), " "); joined != ApproveCommand("0123456789abcdef0123456789abcdef", "K7MP3QXA") {
+		t.Fatalf("shown command runs as %q", joined)
+	}
+}
+
+// TestDurationFor: each duration label maps to the decision's For.
+func TestDurationFor(t *testing.T) {
+	for _, ds := range [][]Duration{SessionDurations, DeviceDurations} {
+		for _, d := range ds {
+			if got := durationFor(ds, d.Label); got != d.For {
+				t.Errorf("%q: For %q, want %q", d.Label, got, d.For)
+			}
+		}
+	}
+	if DeviceDurations[3].For != "168h" || SessionDurations[0].For != "" {
+		t.Error("durations changed")
+	}
+}
+
+// TestWrapText: a command breaks at its spaces, and a path in it that is
+// longer than a line at its separators, never mid-word.
+func TestWrapText(t *testing.T) {
+	tests := []struct {
+		name, text string
+		cols       int
+		want       string
+	}{
+		{"fits", "cat ~/a.csv", 20, "cat ~/a.csv"},
+		{"at spaces", "grep -rn TODO ~/Downloads", 14, "grep -rn TODO\n~/Downloads"},
+		{"a long path", "cat ~/Downloads/quarterly-reports/2026/a-very-long-file-name-that-wraps.csv", 30,
+			"cat\n~/Downloads/quarterly-reports/\n2026/a-very-long-file-name-\nthat-wraps.csv"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := WrapText(tt.text, tt.cols); got != tt.want {
+				t.Fatalf("WrapText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
