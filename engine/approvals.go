@@ -279,7 +279,7 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope)
 		rec.Reason = "approval without the request's code refused"
 		s.Audit(rec)
 		return errorf(Forbidden, grants.KindCode,
-			"approving request %s needs its approval code, shown only in the prompt window or the daemon's log line for it", req.ID)
+			"no approval code: approving needs the request's code, shown only in its prompt or the daemon's log line")
 	}
 	c := s.queue.tryCode(req.ID, dec.Code)
 	switch {
@@ -287,11 +287,11 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope)
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d): request denied", c.wrong, MaxCodeTries)
 		s.Audit(rec)
 		_, _ = s.finish(req.ID, wire.StateDenied, "deny", "", fmt.Sprintf("denied after %d wrong approval codes", MaxCodeTries))
-		return errorf(Forbidden, grants.KindCode, "wrong approval code for request %s: %d wrong codes, the request is now denied", req.ID, MaxCodeTries)
+		return errorf(Forbidden, grants.KindCode, "wrong approval code: %d wrong codes, so the request is now denied", MaxCodeTries)
 	case !c.ok:
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, MaxCodeTries)
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindCode, "wrong approval code for request %s (%d tries left)", req.ID, MaxCodeTries-c.wrong)
+		return errorf(Forbidden, grants.KindCode, "wrong approval code (%d tries left)", MaxCodeTries-c.wrong)
 	case !c.ceiling.allows(scope, dec.Kind, req.Suggested):
 		rec.Reason = fmt.Sprintf("approval above what was offered refused: %s %s", scope, orFile(dec.Kind))
 		s.Audit(rec)

@@ -59,7 +59,13 @@ const CodePlaceholder = "Approval code (shown in the request's prompt or the dae
 // AskCode shows the code entry: the allow buttons then send what the
 // person typed, and the daemon refuses a wrong code. Deny needs none. UI
 // goroutine only.
-func (d *Dialog) AskCode() { d.CodeEntry.Show() }
+//
+// Its refusal line then keeps its place, empty until a refusal, so that
+// the buttons do not move under the pointer when one is shown.
+func (d *Dialog) AskCode() {
+	d.CodeEntry.Show()
+	d.Error.Show()
+}
 
 // Refused shows why the daemon refused the last choice (a missing or
 // wrong code), one line, and lets the person choose again: the request

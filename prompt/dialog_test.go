@@ -333,6 +333,9 @@ func TestDialogCode(t *testing.T) {
 	if got := clip.Content(); got != "K7MP3QXA" {
 		t.Errorf("copied code %q", got)
 	}
+	if !d.Press(fyne.KeyC) || clip.Content() != "pathgrant approve r1 --scope once --code K7MP3QXA" {
+		t.Errorf("Alt+C copied %q, want the command", clip.Content())
+	}
 }
 
 // TestDialogWithoutCode: a window opened with no code shows no code line

@@ -21,8 +21,10 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	name.Wrapping = fyne.TextWrapBreak
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
 	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting,
-		d.form(), d.codeRows(), d.CodeEntry, d.Error)
-	d.choices = container.NewVBox(widget.NewSeparator(), d.buttons())
+		d.form(), d.codeRows())
+	// The code entry and a refusal's line sit with the choices, never
+	// scrolled out of sight: a missing or wrong code is always seen.
+	d.choices = container.NewVBox(widget.NewSeparator(), d.CodeEntry, d.Error, d.buttons())
 	// The choices sit at the bottom edge: where each button is depends on
 	// the window's size alone, not on how many lines the request took. The
 	// details scroll when they are taller than the screen allows.
@@ -102,6 +104,9 @@ var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
 	fyne.KeyR: func(d *Dialog) *widget.Button { return d.DenySession },
 	fyne.KeyN: func(d *Dialog) *widget.Button { return d.Next },
 	fyne.KeyP: func(d *Dialog) *widget.Button { return d.Prev },
+	// Alt+C copies the terminal command (with the code): it approves
+	// nothing by itself
+	fyne.KeyC: func(d *Dialog) *widget.Button { return d.CopyCommand },
 }
 
 // Press taps the button whose shortcut is Alt+key, when it is there and

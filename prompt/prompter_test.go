@@ -256,7 +256,7 @@ func TestInboxRefusedDecision(t *testing.T) {
 	h.eventually(t, "armed", d.Armed)
 	h.do(func() { test.Type(d.CodeEntry, "BADCODE1") })
 	h.tap(once)
-	h.eventually(t, "the error in the window", d.Error.Visible)
+	h.eventually(t, "the error in the window", func() bool { return d.Error.Visible() && d.Error.Text != "" })
 	if e := h.read(func() string { return d.Error.Text }); e != "wrong code" || h.shown() != "a" || h.p.Count() != 1 {
 		t.Fatalf("error %q, shows %q, %d pending", e, h.shown(), h.p.Count())
 	}
