@@ -75,15 +75,21 @@ func (l Local) LiftDenial(id string) error {
 	return nil
 }
 
-// sessionLister is what a backend may also offer: the live sessions with
-// their agent and start, for labels. Only Local has it; no route lists
-// sessions, so a Remote window labels them from what it is given.
+// sessionLister is what a backend may also offer: the daemon's sessions
+// with their agent, project folder and start, for labels.
 type sessionLister interface {
-	Sessions() ([]grants.Session, error)
+	Sessions() ([]wire.SessionInfo, error)
 }
 
 // Sessions implements sessionLister.
-func (l Local) Sessions() ([]grants.Session, error) { return l.Store.LiveSessions() }
+func (l Local) Sessions() ([]wire.SessionInfo, error) { return l.Engine.Sessions(), nil }
+
+// Sessions implements sessionLister over the socket (GET /v1/sessions).
+func (r Remote) Sessions() ([]wire.SessionInfo, error) {
+	c, cancel := ctx()
+	defer cancel()
+	return r.Client.Sessions(c)
+}
 
 // Remote is a daemon reached over its socket, for `pathgrant settings`.
 // Grants, the audit log and revokes go through grantsadmin, the one way

@@ -16,11 +16,12 @@ type sessionInfo struct {
 }
 
 // sessionBook labels sessions for the person ("claude · ~/src/app ·
-// Dec 4 14:02") instead of their ids. No route lists sessions to the
-// person, so it gathers what the window is given: pending requests
-// (agent, folder, start), remembered denials (agent, folder), grants and
-// audit records (agent, when first seen). It keeps what it learnt across
-// reloads: a request that was decided still names its session.
+// Dec 4 14:02") instead of their ids. It gathers what the window is
+// given: the daemon's sessions (GET /v1/sessions: agent, folder, start),
+// pending requests and remembered denials (the same), grants and audit
+// records (agent, when first seen) for sessions the daemon no longer
+// holds. It keeps what it learnt across reloads: a session that ended
+// still has its label.
 type sessionBook struct {
 	mu   sync.Mutex
 	home string

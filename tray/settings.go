@@ -167,14 +167,14 @@ func (s *Settings) learnSessions(gs []grants.Grant, ds []wire.Denial, recs []gra
 	if l, ok := s.backend.(sessionLister); ok {
 		live, _ := l.Sessions() // labels only: without them the rest still names sessions
 		for _, ss := range live {
-			s.book.note(ss.ID, ss.Agent, "", ss.Started, time.Time{})
+			s.book.note(ss.ID, ss.Agent, ss.Cwd, ss.Started, time.Time{})
 		}
 	}
 	for _, r := range ps {
 		s.book.note(r.Session, r.Agent, r.Cwd, r.SessionStarted, r.Created)
 	}
 	for _, d := range ds {
-		s.book.note(d.Session, d.Agent, d.Cwd, time.Time{}, d.Created)
+		s.book.note(d.Session, d.Agent, d.Cwd, d.SessionStarted, d.Created)
 	}
 	for _, g := range gs {
 		s.book.note(g.Session, g.Agent, "", time.Time{}, g.Created)

@@ -477,19 +477,19 @@ func TestSettingsEndedFilter(t *testing.T) {
 	}
 }
 
-// listingBackend also lists live sessions, as Local does.
+// listingBackend also lists the daemon's sessions, as Local and Remote do.
 type listingBackend struct {
 	*fakeBackend
-	live []grants.Session
+	live []wire.SessionInfo
 }
 
-func (l listingBackend) Sessions() ([]grants.Session, error) { return l.live, nil }
+func (l listingBackend) Sessions() ([]wire.SessionInfo, error) { return l.live, nil }
 
 // TestSettingsLabelsLiveSessions: a backend that lists its live sessions
 // gives their start to the labels, where otherwise only the first sight
 // of the session is known.
 func TestSettingsLabelsLiveSessions(t *testing.T) {
-	b := listingBackend{fixtureBackend(), []grants.Session{{ID: sessB, Agent: "codex", Started: started}}}
+	b := listingBackend{fixtureBackend(), []wire.SessionInfo{{ID: sessB, Agent: "codex", Started: started}}}
 	s := newTestSettings(t, b, nil)
 	want := "codex · ~/src/tool · " + clock(started, time.Now())
 	if got := columnOf(cells(s.denials), 0); !slices.Equal(got, []string{want}) {
