@@ -45,20 +45,8 @@ type inbox struct {
 func startInbox(t *testing.T) (*inbox, *exec.Cmd) {
 	d := startDesktopWith(t, inboxDunstrc(t))
 	e := newAppEnv(t)
-	app := exec.Command(appBinary(t))
-	app.Env = e.vars(d)
-	logf, _ := os.Create(filepath.Join(artifactDir(t), "inbox-app.log"))
-	t.Cleanup(func() { logf.Close() })
-	app.Stdout, app.Stderr = logf, logf
-	startGroup(t, app)
-	c := apiclient.New(e.socket)
-	waitUntil(t, 30*time.Second, "the app's socket", func() bool { return c.Health(context.Background()) == nil })
-	sess, err := c.Register(context.Background(), wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent := apiclient.New(e.socket)
-	agent.Session, agent.Token = sess.ID, sess.Token
+	app := startTheApp(t, d, e, "inbox-app.log")
+	agent := agentSession(t, e)
 	return &inbox{t: t, d: d, e: e, agent: agent}, app
 }
 

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
+	"pathgrant/prompt"
 	"pathgrant/wire"
 )
 
@@ -96,7 +97,7 @@ func byTime[T any](at func(T) time.Time) func(a, b T) int {
 	return func(a, b T) int { return at(a).Compare(at(b)) }
 }
 
-func (s *Settings) tilde(path string) string { return tilde(path, s.book.home) }
+func (s *Settings) tilde(path string) string { return prompt.Tilde(path, s.book.home) }
 
 // newRow is a pending list row: a path, a line of details, and a button.
 func newRow() fyne.CanvasObject {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"pathgrant/prompt"
 )
 
 // sessionInfo is what the window knows of one session.
@@ -80,7 +82,7 @@ func (b *sessionBook) label(id string) string {
 		parts = append(parts, info.agent)
 	}
 	if info.cwd != "" {
-		parts = append(parts, tilde(info.cwd, b.home))
+		parts = append(parts, prompt.Tilde(info.cwd, b.home))
 	}
 	switch {
 	case !info.started.IsZero():
@@ -111,19 +113,6 @@ func (b *sessionBook) choices(ids []string) ([]string, map[string]string) {
 		byLabel[l] = id
 	}
 	return slices.Sorted(maps.Keys(byLabel)), byLabel
-}
-
-// tilde writes path under home with "~", as the person thinks of it.
-func tilde(path, home string) string {
-	switch {
-	case home == "" || home == "/":
-		return path
-	case path == home:
-		return "~"
-	case strings.HasPrefix(path, home+"/"):
-		return "~" + path[len(home):]
-	}
-	return path
 }
 
 // ids are every session the book knows.
