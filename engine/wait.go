@@ -73,8 +73,8 @@ func (s *Engine) reevaluate(sess *session, req wire.CheckRequest, decided wire.R
 }
 
 // decidedGrant is the once grant of a decision, for the calls that
-// waited on it: Lookup finds it where it covers, and its id is never
-// used again (the first call spent it).
+// waited on it: lookup finds it where it covers and its file is still the
+// one approved; its use is never recorded again (it is spent).
 type decidedGrant struct {
 	g      guard.Grant
 	stored grants.Grant // for its file's identity
