@@ -148,12 +148,18 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 	if target.Kind == guard.KindFolder && scope != grants.ScopeOnce && dec.Kind != guard.KindFolder {
 		return wire.Request{}, errorf(BadRequest, "", "approving everything under %s (recursive) for %s needs the folder confirmed (kind folder, or --folder)", target.Path, scope)
 	}
-	// A once approval with calls waiting is spent by them; with none, it
+	// The calls this approval answers are fixed before its grant exists: a
+	// once approval with calls waiting is spent by them; with none, it
 	// serves the agent's next try.
-	spent := scope == grants.ScopeOnce && s.queue.waiting(id) > 0
+	waiting, ok := s.queue.seal(id)
+	if !ok {
+		return wire.Request{}, errorf(Conflict, "", "approval request %s is no longer pending", id)
+	}
 	g, err := s.cfg.Store.Put(grants.NewGrant{Scope: scope, Op: target.Op, Path: target.Path, Kind: target.Kind, For: lasting,
-		Spent: spent, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent, Tool: req.Tool, RequestID: req.RequestID})
+		Spent: scope == grants.ScopeOnce && waiting > 0, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
+		Tool: req.Tool, RequestID: req.RequestID})
 	if err != nil {
+		s.queue.unseal(id)
 		status := Internal
 		if errors.Is(err, grants.ErrInvalid) || errors.Is(err, grants.ErrDeviceReadOnly) {
 			status = BadRequest

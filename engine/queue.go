@@ -43,6 +43,9 @@ type entry struct {
 	// answered are the calls that were waiting when the request was
 	// decided: the calls the decision answers, and only those.
 	answered map[int]bool
+	// sealed: an approval is being written; no call joins any more, and
+	// answered already holds the calls it answers (seal).
+	sealed bool
 }
 
 // waitState sets req.Waiting and req.WaitUntil from the waiters: the
@@ -169,14 +172,44 @@ func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
 	e.lock = codeLock{} // spent: the code never approves again
-	e.answered = make(map[int]bool, len(e.waiters))
-	for w := range e.waiters {
-		e.answered[w] = true
+	if !e.sealed {
+		e.sealAnswered()
 	}
 	delete(q.byKey, coalesceKey{e.req.Session, e.req.Workflow, e.req.Op, e.req.Path})
 	q.perSession[e.req.Session]--
 	close(e.done)
 	return e.req, nil
+}
+
+// seal fixes the calls an approval of pending request id answers (those
+// waiting now) before its grant is written, and lets no other call join:
+// how many there are decides whether a once grant is spent by them, and
+// no call may slip in between. unseal undoes it when no grant was made.
+func (q *queue) seal(id string) (answered int, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	if e == nil || e.req.State != wire.StatePending {
+		return 0, false
+	}
+	e.sealAnswered()
+	e.sealed = true
+	return len(e.answered), true
+}
+
+func (q *queue) unseal(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e := q.byID[id]; e != nil && e.req.State == wire.StatePending {
+		e.sealed, e.answered = false, nil
+	}
+}
+
+func (e *entry) sealAnswered() {
+	e.answered = make(map[int]bool, len(e.waiters))
+	for w := range e.waiters {
+		e.answered[w] = true
+	}
 }
 
 // pending lists the requests still waiting, oldest first.
@@ -199,7 +232,7 @@ func (q *queue) expire(keep time.Duration) []wire.Request {
 	q.mu.Lock()
 	for id, e := range q.byID {
 		switch {
-		case e.req.State == wire.StatePending && !now.Before(e.req.Expires):
+		case e.req.State == wire.StatePending && !e.sealed && !now.Before(e.req.Expires): // a sealed one is being approved
 			ended = append(ended, e.req)
 		case e.req.State != wire.StatePending && now.Sub(e.req.Expires) > keep:
 			delete(q.byID, id)
@@ -237,7 +270,7 @@ func (q *queue) join(id string, deadline time.Time) (r wire.Request, done chan s
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	if e == nil || e.req.State != wire.StatePending {
+	if e == nil || e.req.State != wire.StatePending || e.sealed {
 		return wire.Request{}, nil, 0, false
 	}
 	q.nextWaiter++
@@ -258,8 +291,8 @@ func (q *queue) leave(id string, w int) (r wire.Request, answered, changed bool)
 	if e == nil {
 		return wire.Request{}, false, false
 	}
-	if e.req.State != wire.StatePending {
-		return e.req, e.answered[w], false
+	if e.req.State != wire.StatePending || e.sealed {
+		return e.req, e.answered[w], false // being decided: the decision counted it
 	}
 	delete(e.waiters, w)
 	e.waitState(q.now())

@@ -35,11 +35,25 @@ func (s *Engine) waitDecision(ctx context.Context, id string, waitMS int) (wire.
 	case <-ctx.Done():
 	}
 	r, answered, changed := s.queue.leave(id, w)
+	if answered && r.State == wire.StatePending {
+		// sealed: an approval that counts this call is being written
+		select {
+		case <-done:
+		case <-time.After(sealWait):
+		}
+		r, answered, changed = s.queue.leave(id, w)
+		answered = answered && r.State != wire.StatePending
+	}
 	if changed {
 		s.requestChanged(r)
 	}
 	return r, answered
 }
+
+// sealWait bounds how long a call whose wait ended keeps waiting for an
+// approval that was sealed with it counted (queue.seal): the store writes
+// the grant in far less.
+const sealWait = 5 * time.Second
 
 // requestChanged shows a pending request's new waiting count or repeat
 // count to the person: the prompt (an Updater) and the event stream.
