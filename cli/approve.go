@@ -75,7 +75,7 @@ func parseApproveArgs(args []string) (approveArgs, error) {
 func (a approveArgs) decision() wire.Decision {
 	d := wire.Decision{Scope: a.scope, Code: a.code}
 	if a.lasting > 0 {
-		d.For = a.lasting.String()
+		d.For = wire.FormatFor(a.lasting)
 	}
 	if a.folder {
 		d.Kind = guard.KindFolder
@@ -149,11 +149,11 @@ func lasting(scope string, d time.Duration) string {
 	case scope == "once":
 		return "once (one call)"
 	case scope == "session" && d > 0:
-		return fmt.Sprintf("for %s, or until the session ends", d)
+		return fmt.Sprintf("for %s, or until the session ends", wire.FormatFor(d))
 	case scope == "session":
 		return "until the session ends"
 	case d > 0:
-		return fmt.Sprintf("on this device for %s", d)
+		return fmt.Sprintf("on this device for %s", wire.FormatFor(d))
 	}
 	return "on this device, always (until you revoke it)"
 }

@@ -62,7 +62,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 func (s *Engine) remembered(sess *session, a guard.Access, rec grants.Record) bool {
 	den, ok := s.denials.match(sess, a.Op, a.Path, s.now())
 	if ok && (den.Hits == 1 || den.Hits%100 == 0) {
-		rec.Reason = fmt.Sprintf("remembered denial (%d calls so far)", den.Hits)
+		rec.Reason = fmt.Sprintf("remembered denial (%s so far)", plural(den.Hits, "call"))
 		s.Audit(rec)
 	}
 	return ok

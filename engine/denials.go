@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"maps"
 	"sort"
 	"sync"
@@ -186,4 +187,12 @@ func (s *Engine) LiftDenial(id string) *Error {
 	s.Audit(grants.Record{Kind: grants.KindLift, Session: den.Session, Agent: den.Agent, Op: den.Op, Path: den.Path,
 		Reason: "remembered denial lifted by the person"})
 	return nil
+}
+
+// plural is n and the noun, which takes an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"pathgrant/wire"
 )
 
 // Put records what the user approved and returns the new grant. It records
@@ -29,7 +31,7 @@ func (s *Store) Put(n NewGrant) (Grant, error) {
 		}
 		why := "approved"
 		if n.For > 0 {
-			why = "approved for " + n.For.String()
+			why = "approved for " + wire.FormatFor(n.For)
 		}
 		rec := grantRecord(KindApprove, g, why)
 		rec.Tool, rec.RequestID = n.Tool, n.RequestID

@@ -1,6 +1,9 @@
 package wire
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Request is an approval request: an eligible denial waiting for the
 // person. Identical denials (same session, workflow, op and canonical
@@ -80,6 +83,19 @@ type Decision struct {
 	Code     string    `json:"code,omitempty"`
 	For      string    `json:"for,omitempty"`
 	Remember bool      `json:"remember,omitempty"`
+}
+
+// FormatFor spells a grant's duration as a person writes it and as
+// Decision.For takes it back: "15m", "1h", "8h", "1h30m", "2s".
+func FormatFor(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }
 
 // Denial is a remembered denial: the person chose "Deny for this
