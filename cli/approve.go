@@ -120,7 +120,7 @@ func confirmApproval(client *apiclient.Client, a approveArgs, c confirmer) error
 	if r.State != wire.StatePending {
 		return fmt.Errorf("approval request %s is already %s", r.ID, r.State)
 	}
-	fmt.Fprintf(c.out, "Request %s from session %s (agent %s, tool %s)\n", r.ID, r.Session, orDash(r.Agent), orDash(r.Tool))
+	fmt.Fprintf(c.out, "Request %s from session %s (agent %s, tool %s)\n", r.ID, r.Session, orDash(shown(r.Agent)), orDash(shown(r.Tool)))
 	ok, err := c.ask(fmt.Sprintf("Allow %s %s %s?", r.Op, grantedPath(r.Suggested, a.folder), lasting(a.scope, a.lasting)))
 	if err != nil {
 		return err
@@ -136,11 +136,11 @@ func confirmApproval(client *apiclient.Client, a approveArgs, c confirmer) error
 func grantedPath(s guard.Scope, folder bool) string {
 	switch {
 	case s.Kind == guard.KindFolder:
-		return s.Path + "/ (the folder and everything in it)"
+		return shown(s.Path) + "/ (the folder and everything in it)"
 	case folder:
-		return filepath.Dir(s.Path) + "/ (the folder and everything in it)"
+		return shown(filepath.Dir(s.Path)) + "/ (the folder and everything in it)"
 	}
-	return s.Path
+	return shown(s.Path)
 }
 
 // lasting says in words how long an approval lasts.
@@ -180,7 +180,7 @@ func decide(client *apiclient.Client, sock, id string, d wire.Decision, stdout i
 	if err != nil {
 		return daemonError(sock, err)
 	}
-	fmt.Fprintf(stdout, "%s %s: %s %s", r.ID, r.State, r.Op, r.Path)
+	fmt.Fprintf(stdout, "%s %s: %s %s", r.ID, r.State, r.Op, shown(r.Path))
 	switch {
 	case r.Grant != "":
 		fmt.Fprintf(stdout, " (scope %s, grant %s, %s)", r.Scope, r.Grant, lasting(r.Scope, parseLasting(d.For)))

@@ -161,7 +161,7 @@ func writeGrantsTable(w io.Writer, b grantsadmin.Admin, gs []grants.Grant) error
 	fmt.Fprintln(tw, "ID\tSCOPE\tOP\tKIND\tSTATE\tUSES\tEXPIRES\tSESSION\tPATH")
 	for _, g := range gs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", g.ID, g.Scope, g.Op, g.Kind,
-			b.State(g), g.UseCount, cliTime(g.Expires), orDash(g.Session), g.Path)
+			b.State(g), g.UseCount, cliTime(g.Expires), orDash(g.Session), shown(g.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write grants: %w", err)
@@ -272,8 +272,8 @@ func writeAuditTable(w io.Writer, b grantsadmin.Admin, f grants.AuditFilter) err
 	fmt.Fprintln(tw, "TIME\tKIND\tSESSION\tOP\tPATH\tSCOPE\tGRANT\tREASON")
 	err := b.EachAudit(f, func(r grants.Record) error {
 		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliTime(r.Time), r.Kind.Label(),
-			orDash(r.Session), orDash(string(r.Op)), orDash(r.Path), orDash(string(r.Scope)),
-			orDash(r.Grant), r.Reason)
+			orDash(r.Session), orDash(string(r.Op)), orDash(shown(r.Path)), orDash(string(r.Scope)),
+			orDash(r.Grant), shown(r.Reason))
 		return err
 	})
 	if err != nil {

@@ -164,7 +164,7 @@ func writeRequestsTable(w io.Writer, reqs []wire.Request, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSESSION\tOP\tPATH\tCOUNT\tWAITING\tAGE")
 	for _, r := range reqs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, shortID(r.Session), r.Op, r.Path, r.Count, waiting(r, now), age(now.Sub(r.Created)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, shortID(r.Session), r.Op, shown(r.Path), r.Count, waiting(r, now), age(now.Sub(r.Created)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write requests: %w", err)
@@ -179,6 +179,11 @@ func shortID(id string) string {
 	}
 	return orDash(id)
 }
+
+// shown is text an agent chose (a path, a name) as a terminal may print
+// it: an escape sequence or a carriage return in it shows as what it is
+// and cannot rewrite the screen (wire.Printable).
+func shown(s string) string { return wire.Printable(s) }
 
 // waiting says how many calls wait for the decision and for how long yet:
 // one clock, the agent's ("2 for 41s"); "-" once none does.

@@ -109,10 +109,13 @@ func (b *inbox) window(want string) string {
 }
 
 // key presses a key (xdotool's spelling, "alt+o") in the inbox window,
-// after its allow buttons armed.
+// after its allow buttons armed and with the pointer moved over it.
 func (b *inbox) key(win, key string) {
 	b.t.Helper()
 	time.Sleep(prompt.ArmDelay + 400*time.Millisecond)
+	// the pointer moves over the window, as a person's does: no key
+	// approves a window that opened by itself before it has
+	b.d.output(b.t, "xdotool", "mousemove", "--window", win, "12", "12")
 	b.d.output(b.t, "xdotool", "mousemove", "--window", win, "20", "20")
 	b.d.output(b.t, "xdotool", "windowfocus", "--sync", win)
 	b.d.output(b.t, "xdotool", "key", "--clearmodifiers", key)

@@ -118,7 +118,7 @@ func (s *Engine) newSession(id string, req wire.SessionRequest, parent *session)
 		sp.BlockedWrite = append(sp.BlockedWrite, parent.roots.BlockedWrite...)
 	}
 	sess := &session{
-		ID: id, Agent: req.Agent, Workflow: req.Workflow, Kind: kind, Parent: parent, Cwd: sp.Cwd,
+		ID: id, Agent: shownName(req.Agent), Workflow: shownName(req.Workflow), Kind: kind, Parent: parent, Cwd: sp.Cwd,
 		Env: req.Env, Started: s.now(), Expires: s.now().Add(s.cfg.SessionMaxAge), roots: sp,
 	}
 	if _, err := s.compiled(sess); err != nil {

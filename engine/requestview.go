@@ -1,11 +1,17 @@
 package engine
 
-import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
+import "pathgrant/wire"
 
-	"pathgrant/wire"
+// What the person reads of a request comes from the agent: every piece
+// of it is made printable (wire.Printable: no escape, newline, bidi or
+// zero-width trick) and bounded, once, here, so no front end (the inbox,
+// a notification, the CLI's tables) can show it otherwise.
+
+// maxShownCommand bounds the command a request shows; maxShownName an
+// agent's or workflow's name.
+const (
+	maxShownCommand = 4096
+	maxShownName    = 64
 )
 
 // agentCommand is a shell command as the agent wrote it: without the
@@ -17,26 +23,13 @@ func agentCommand(req wire.CheckRequest) string {
 	if req.Input != "" && wire.IsTreeRead(req.Command) {
 		return ""
 	}
-	return wire.AgentCommand(req.Command)
+	return wire.Cut(wire.Printable(wire.AgentCommand(req.Command)), maxShownCommand)
 }
 
-// cleanInput makes a tool's own input safe to show: control characters
-// (a terminal escape, a line that fakes another row) become spaces, and it
-// is cut to wire.MaxInput bytes on a rune boundary. It is shown, never
-// checked.
-func cleanInput(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return ' '
-		}
-		return r
-	}, s)
-	if len(s) <= wire.MaxInput {
-		return s
-	}
-	cut := wire.MaxInput
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// cleanInput makes a tool's own input safe to show, cut to wire.MaxInput
+// bytes. It is shown, never checked.
+func cleanInput(s string) string { return wire.Cut(wire.Printable(s), wire.MaxInput) }
+
+// shownName is an agent's or workflow's name as every label shows it:
+// printable, one line, short.
+func shownName(s string) string { return wire.Cut(wire.Printable(s), maxShownName) }

@@ -1,6 +1,10 @@
 package hooks
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
 
 // Claude Code: a PreToolUse command hook. Input: session_id,
 // transcript_path, cwd, permission_mode, hook_event_name, tool_name,
@@ -115,13 +119,31 @@ func makesWorktree(tool string, input json.RawMessage) bool {
 	if tool != "Agent" && tool != "Task" {
 		return false
 	}
-	var in struct {
-		Isolation any `json:"isolation"`
-	}
+	// Keys are read exactly, as Claude reads them: Go's decoder would match
+	// "Isolation" too and keep the last of two, so any spelling of the key
+	// but the exact one, or the key twice, counts as making a worktree.
+	var in map[string]json.RawMessage
 	if json.Unmarshal(input, &in) != nil {
 		return true // an Agent input that is not an object: nothing shows it makes none
 	}
-	return in.Isolation != nil && in.Isolation != "remote"
+	n := 0
+	for k := range in {
+		if strings.EqualFold(k, "isolation") {
+			n++
+		}
+	}
+	raw, exact := in["isolation"]
+	switch {
+	case n == 0:
+		return false
+	case n > 1 || !exact || bytes.Count(input, []byte(`"isolation"`)) > 1:
+		return true
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return true
+	}
+	return v != nil && v != "remote"
 }
 
 // claudeGrep is a Grep: a search of its path (the cwd by default), shown

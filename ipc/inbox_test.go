@@ -318,7 +318,7 @@ func TestFolderRequestShowsTheToolsInput(t *testing.T) {
 	req := wire.CheckRequest{Command: wire.TreeRead(e.dl), Tool: "Grep", Input: "pattern \"TODO\" in ~/Downloads\x1b[2J"}
 	ans, _ := c.Check(context.Background(), req)
 	r, ok := e.srv.Engine().Request(ans.Pending)
-	if !ok || r.Command != "" || r.Input != `pattern "TODO" in ~/Downloads [2J` || r.Suggested.Kind != guard.KindFolder {
+	if !ok || r.Command != "" || r.Input != `pattern "TODO" in ~/Downloads\x1b[2J` || r.Suggested.Kind != guard.KindFolder {
 		t.Fatalf("request %+v", r)
 	}
 	e.as(userLineage)

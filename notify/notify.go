@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gen2brain/beeep"
@@ -54,6 +55,7 @@ type Notifier struct {
 	opts    Options
 	conn    *dbus.Conn
 	actions bool // the server supports actions
+	markup  bool // the server renders markup in the body: it is escaped
 
 	mu    sync.Mutex
 	owner string            // the unique bus name that owned Service at the last send
@@ -95,6 +97,7 @@ func (n *Notifier) connect() error {
 	if err := n.conn.Object(Service, Path).Call(Service+".GetCapabilities", 0).Store(&caps); err != nil {
 		return fmt.Errorf("ask the notification server its capabilities: %w", err)
 	}
+	n.markup = slices.Contains(caps, "body-markup")
 	if !slices.Contains(caps, "actions") {
 		return errors.New("the notification server does not support actions")
 	}
@@ -121,6 +124,11 @@ func (n *Notifier) refreshOwner() (string, error) {
 		return "", fmt.Errorf("find the notification server's bus name: %w", err)
 	}
 	n.mu.Lock()
+	if owner != n.owner {
+		// another server: the ids the old one issued mean nothing to it,
+		// and no action of its may reach a request through them
+		clear(n.sent)
+	}
 	n.owner = owner
 	n.mu.Unlock()
 	return owner, nil
@@ -143,6 +151,9 @@ func (n *Notifier) Send(key, title, body string) error {
 	if key != "" {
 		actions = actionList
 	}
+	if n.markup {
+		body = markupEscaper.Replace(body) // an agent's path is text, never markup
+	}
 	hints := map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}
 	var id uint32
 	call := n.conn.Object(Service, Path).Call(Service+".Notify", 0,
@@ -157,6 +168,9 @@ func (n *Notifier) Send(key, title, body string) error {
 	}
 	return nil
 }
+
+// markupEscaper escapes what the notification spec's body markup reads.
+var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // Close stops listening and closes the connection.
 func (n *Notifier) Close() error {

@@ -223,3 +223,29 @@ func TestPlainFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyMarkupEscaped: a server that renders body markup gets the body
+// escaped, so an agent's path or name cannot restyle or hide text; one
+// that does not gets it as it is.
+func TestBodyMarkupEscaped(t *testing.T) {
+	for _, tc := range []struct {
+		caps []string
+		want string
+	}{
+		{[]string{"body", "body-markup", "actions"}, `read &lt;span size="1"&gt;x&lt;/span&gt; &amp; more`},
+		{[]string{"body", "actions"}, `read <span size="1">x</span> & more`},
+	} {
+		t.Run(strings.Join(tc.caps, ","), func(t *testing.T) {
+			addr := startBus(t)
+			srv := startServer(t, addr, tc.caps...)
+			n := New(Options{Address: addr})
+			defer n.Close()
+			if err := n.Send("req1", "t", `read <span size="1">x</span> & more`); err != nil {
+				t.Fatal(err)
+			}
+			if notes := srv.notes(); len(notes) != 1 || notes[0].body != tc.want {
+				t.Fatalf("sent %+v, want body %q", notes, tc.want)
+			}
+		})
+	}
+}

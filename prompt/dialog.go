@@ -81,6 +81,10 @@ type Dialog struct {
 	content fyne.CanvasObject
 	// details and choices are the scrolling part and the bottom edge.
 	details, choices *fyne.Container
+	// KeysLive says whether the allow shortcuts may act: the Prompter's
+	// says so once the person's pointer was at the window (presence.go).
+	// nil: always.
+	KeysLive func() bool
 }
 
 // NewDialog builds the dialog for req; decide receives the user's decision.
@@ -278,16 +282,12 @@ func (d *Dialog) allowButtons() []*widget.Button {
 	return bs
 }
 
-// TypedKey handles keys on the window: Escape denies this request; Return
-// takes the default, Allow once, but only once armed.
+// TypedKey handles keys on the window: Escape denies this request. Return
+// approves nothing: it is the key most likely typed into a window that
+// opened under the person's fingers (presence.go).
 func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
-	switch ev.Name {
-	case fyne.KeyEscape:
+	if ev.Name == fyne.KeyEscape {
 		d.choose(wire.Decision{Scope: "deny"})
-	case fyne.KeyReturn, fyne.KeyEnter:
-		if d.Armed() {
-			d.Once.OnTapped()
-		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 
 	"pathgrant/wire"
 )
@@ -42,9 +43,13 @@ func (p *Prompter) present(id string) {
 	if p.Confinement != nil {
 		d.SetConfinement(p.Confinement())
 	}
+	if !p.visible {
+		p.here.Store(false) // shown anew: keys wait for the pointer (presence.go)
+	}
+	d.KeysLive = p.here.Load
 	p.dlg, p.visible = d, true
 	p.renav()
-	w.SetContent(d.Content())
+	w.SetContent(container.NewStack(newPresence(func() { p.here.Store(true) }), d.Content()))
 	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
 	w.Show()
 	time.AfterFunc(p.armDelay(), func() {

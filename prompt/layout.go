@@ -110,7 +110,8 @@ var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
 }
 
 // Press taps the button whose shortcut is Alt+key, when it is there and
-// enabled; it reports whether one was tapped. UI goroutine only.
+// enabled, and for an allow button once the keys are live (KeysLive); it
+// reports whether one was tapped. UI goroutine only.
 func (d *Dialog) Press(key fyne.KeyName) bool {
 	pick, ok := shortcutKeys[key]
 	if !ok {
@@ -119,6 +120,9 @@ func (d *Dialog) Press(key fyne.KeyName) bool {
 	b := pick(d)
 	if b == nil || b.Disabled() || !b.Visible() || b.OnTapped == nil {
 		return false
+	}
+	if d.isAllow(b) && d.KeysLive != nil && !d.KeysLive() {
+		return false // the person's pointer has not been at the window yet
 	}
 	b.OnTapped()
 	return true
@@ -163,4 +167,14 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// isAllow reports whether b is one of the allow buttons.
+func (d *Dialog) isAllow(b *widget.Button) bool {
+	for _, a := range d.allowButtons() {
+		if a == b {
+			return true
+		}
+	}
+	return false
 }

@@ -53,6 +53,9 @@ type Prompter struct {
 	win     fyne.Window
 	dlg     *Dialog
 	visible bool
+	// here: the person's pointer was at the window since it was last
+	// shown, so the allow shortcuts may act (presence.go)
+	here atomic.Bool
 
 	ticking    atomic.Bool
 	notifyOnce sync.Once

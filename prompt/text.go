@@ -22,17 +22,18 @@ const pathCols = 56
 // valueCols is the same for the text beside a row label.
 const valueCols = 44
 
-// Tilde shows a path under home with "~" for home, as a person types it.
+// Tilde shows a path under home with "~" for home, as a person types it,
+// and printable (wire.Printable): a path is the agent's to choose, and a
+// newline or bidi override in it must show as what it is.
 func Tilde(path, home string) string {
 	switch {
 	case home == "" || home == "/":
-		return path
 	case path == home:
-		return "~"
+		path = "~"
 	case strings.HasPrefix(path, home+"/"):
-		return "~" + path[len(home):]
+		path = "~" + path[len(home):]
 	}
-	return path
+	return wire.Printable(path)
 }
 
 // home is the person's home folder, for Tilde; "" when unknown.
@@ -148,14 +149,19 @@ func Heading(r wire.Request) string {
 	if r.Path == "/" {
 		return "/"
 	}
-	return filepath.Base(r.Path)
+	return wire.Printable(filepath.Base(r.Path))
 }
+
+// maxAgentName bounds an agent's name in every line that shows it, as
+// the daemon bounds it: a name must not push the request out of sight.
+const maxAgentName = 64
 
 // AgentName is r's agent as a person calls it: "Claude" for "claude".
 func AgentName(agent string) string {
 	if agent == "" {
 		return "The agent"
 	}
+	agent = wire.Cut(wire.Printable(agent), maxAgentName)
 	r, n := utf8.DecodeRuneInString(agent)
 	return string(unicode.ToUpper(r)) + agent[n:]
 }

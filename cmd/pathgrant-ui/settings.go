@@ -33,7 +33,7 @@ func showSettings(socket string, log *slog.Logger, stdout io.Writer) error {
 	case err == nil:
 		return raisedSettings(client, stdout)
 	case errors.Is(err, errHeadless):
-		return remoteSettings(client, log)
+		return remoteSettings(client, socket, log)
 	}
 	return err
 }
@@ -65,7 +65,9 @@ func waiting(n int) string {
 // remoteSettings opens the grants, audit and pending window of a headless
 // daemon in this process, with a prompt for each request that waits, until
 // the window is closed.
-func remoteSettings(client *apiclient.Client, log *slog.Logger) error {
+// A socket other than the default is named in the window's title: the
+// person types approval codes there, and should see whose daemon asks.
+func remoteSettings(client *apiclient.Client, socket string, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := client.Health(ctx); err != nil {
@@ -78,6 +80,9 @@ func remoteSettings(client *apiclient.Client, log *slog.Logger) error {
 	p := &prompt.Prompter{App: fa, Log: log, Decide: backend.Decide, AskCode: true}
 	s := tray.NewSettings(fa, backend, p.Open)
 	s.Win.SetCloseIntercept(fa.Quit)
+	if socket != appdirs.Socket(os.Getenv) {
+		s.Win.SetTitle(tray.SettingsTitle + " (daemon on " + socket + ")")
+	}
 	s.Show()
 	if pending, err := backend.Pending(); err == nil {
 		for _, r := range pending {
