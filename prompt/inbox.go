@@ -43,9 +43,9 @@ func (p *Prompter) present(id string) {
 	if p.Confinement != nil {
 		d.SetConfinement(p.Confinement())
 	}
-	if !p.visible {
-		p.here.Store(false) // shown anew: keys wait for the pointer (presence.go)
-	}
+	// every request shown, by whatever cause, waits for the pointer before
+	// a key may approve it (presence.go)
+	p.here.Store(false)
 	d.KeysLive = p.here.Load
 	p.dlg, p.visible = d, true
 	p.renav()

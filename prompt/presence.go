@@ -12,8 +12,8 @@ import (
 // A window that opens by itself takes the keyboard on most desktops, and
 // whatever the person was typing elsewhere lands in it. So no key approves
 // until the person has been at the window: the pointer moved over it
-// since it was shown (a click on a button needs no such proof). The arm
-// delay guards the pointer; this guards the keyboard.
+// since it showed the request (a click on a button needs no such proof).
+// The arm delay guards the pointer; this guards the keyboard.
 
 // presence lies under the window's content and notes the pointer on it.
 type presence struct {

@@ -53,8 +53,8 @@ type Prompter struct {
 	win     fyne.Window
 	dlg     *Dialog
 	visible bool
-	// here: the person's pointer was at the window since it was last
-	// shown, so the allow shortcuts may act (presence.go)
+	// here: the person's pointer was at the window since it showed the
+	// current request, so the allow shortcuts may act (presence.go)
 	here atomic.Bool
 
 	ticking    atomic.Bool
