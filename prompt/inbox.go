@@ -49,7 +49,9 @@ func (p *Prompter) present(id string) {
 	d.KeysLive = p.here.Load
 	p.dlg, p.visible = d, true
 	p.renav()
-	w.SetContent(container.NewStack(newPresence(func() { p.here.Store(true) }), d.Content()))
+	trap := newKeyTrap(d.TypedKey)
+	w.SetContent(container.NewStack(trap, newPresence(func() { p.here.Store(true) }), d.Content()))
+	w.Canvas().Focus(trap)
 	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
 	w.Show()
 	time.AfterFunc(p.armDelay(), func() {

@@ -39,3 +39,38 @@ func (p *presence) MouseMoved(*desktop.MouseEvent) { p.seen() }
 
 // MouseOut implements desktop.Hoverable.
 func (p *presence) MouseOut() {}
+
+// keyTrap holds the keyboard focus of the window while it shows a
+// request, so that Tab (which it takes, as a text area does) cannot walk
+// the focus to a button that Space would then press: keys typed for
+// another window land here and do nothing but Escape's deny. The Alt
+// shortcuts still reach the window, gated by presence.
+type keyTrap struct {
+	widget.BaseWidget
+	key func(*fyne.KeyEvent)
+}
+
+func newKeyTrap(key func(*fyne.KeyEvent)) *keyTrap {
+	k := &keyTrap{key: key}
+	k.ExtendBaseWidget(k)
+	return k
+}
+
+func (k *keyTrap) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(canvas.NewRectangle(color.Transparent))
+}
+
+// FocusGained implements fyne.Focusable.
+func (k *keyTrap) FocusGained() {}
+
+// FocusLost implements fyne.Focusable.
+func (k *keyTrap) FocusLost() {}
+
+// TypedRune implements fyne.Focusable: typed text goes nowhere.
+func (k *keyTrap) TypedRune(rune) {}
+
+// TypedKey implements fyne.Focusable.
+func (k *keyTrap) TypedKey(ev *fyne.KeyEvent) { k.key(ev) }
+
+// AcceptsTab implements fyne.Tabbable: Tab stays here.
+func (k *keyTrap) AcceptsTab() bool { return true }

@@ -349,12 +349,40 @@ func TestInboxShortcuts(t *testing.T) {
 	}
 	h.do(func() {
 		w := h.p.window()
-		w.Canvas().Content().(*fyne.Container).Objects[0].(*presence).MouseIn(&desktop.MouseEvent{})
+		w.Canvas().Content().(*fyne.Container).Objects[1].(*presence).MouseIn(&desktop.MouseEvent{})
 	})
 	alt()
 	h.eventually(t, "allowed", func() bool { return len(h.dec.decisions()) == 1 })
 	if got := h.dec.decisions()[0]; got != "a once" {
 		t.Fatalf("decision %q", got)
+	}
+}
+
+// TestInboxKeyTrap: the window's focus is a trap that takes Tab, so no
+// key walks to a button for Space to press; Escape still denies.
+func TestInboxKeyTrap(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.ArmDelay = 0
+	h.p.Show(request("a", "s"), "")
+	var trap *keyTrap
+	h.do(func() { trap, _ = h.p.window().Canvas().Focused().(*keyTrap) })
+	if trap == nil || !trap.AcceptsTab() {
+		t.Fatal("the window's focus is not a trap that takes Tab")
+	}
+	h.do(func() {
+		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		trap.TypedRune(' ')
+	})
+	time.Sleep(20 * time.Millisecond)
+	if got := h.dec.decisions(); len(got) != 0 {
+		t.Fatalf("keys on the trap decided %q", got)
+	}
+	h.do(func() { trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
+	h.eventually(t, "denied", func() bool { return len(h.dec.decisions()) == 1 })
+	if got := h.dec.decisions()[0]; got != "a deny" {
+		t.Fatalf("Escape decided %q", got)
 	}
 }
 
