@@ -185,11 +185,13 @@ func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 // waiting now) before its grant is written, and lets no other call join:
 // how many there are decides whether a once grant is spent by them, and
 // no call may slip in between. unseal undoes it when no grant was made.
+// A request is sealed once: decisions are serialised (Engine.decideMu),
+// and a second seal is refused all the same.
 func (q *queue) seal(id string) (answered int, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	if e == nil || e.req.State != wire.StatePending {
+	if e == nil || e.req.State != wire.StatePending || e.sealed {
 		return 0, false
 	}
 	e.sealAnswered()

@@ -26,6 +26,9 @@ func TestQueueSeal(t *testing.T) {
 	if n, ok := q.seal(r.ID); !ok || n != 1 {
 		t.Fatalf("seal: %d answered, ok %v; want 1", n, ok)
 	}
+	if _, ok := q.seal(r.ID); ok {
+		t.Error("a request was sealed twice")
+	}
 	if _, _, _, ok := q.join(r.ID, now.Add(time.Second)); ok {
 		t.Error("a call joined a sealed request")
 	}
