@@ -252,14 +252,22 @@ func stopApp(t *testing.T, app *exec.Cmd) {
 	}
 }
 
-// assertGrantStored opens the store file the app used, after it stopped.
-func assertGrantStored(t *testing.T, e appEnv, session string) {
+// openStore opens the store file the app used, after it stopped; it is
+// closed with the test.
+func openStore(t *testing.T, e appEnv) *grants.Store {
 	t.Helper()
 	st, err := grants.Open(e.store, grants.Options{NoWatch: true, NoCreate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// assertGrantStored opens the store file the app used, after it stopped.
+func assertGrantStored(t *testing.T, e appEnv, session string) {
+	t.Helper()
+	st := openStore(t, e)
 	gs, err := st.List(grants.Filter{Session: session})
 	if err != nil || len(gs) != 1 || gs[0].Scope != grants.ScopeSession || gs[0].Path != e.home+"/Downloads/report.csv" {
 		t.Fatalf("grants in the store: %+v %v", gs, err)

@@ -291,12 +291,7 @@ func TestInbox(t *testing.T) {
 // the window or through its notification.
 func assertInboxAudit(t *testing.T, e appEnv, session, approved string, denied []string) {
 	t.Helper()
-	st, err := grants.Open(e.store, grants.Options{NoWatch: true, NoCreate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	recs, err := st.AuditRecords(grants.AuditFilter{Session: session})
+	recs, err := openStore(t, e).AuditRecords(grants.AuditFilter{Session: session})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,22 +83,21 @@ func (s *Engine) reevaluate(sess *session, req wire.CheckRequest, decided wire.R
 	if gerr != nil || g.Ended != grants.EndConsumed {
 		return ans, d, err
 	}
-	return s.evaluateWith(sess, req, &decidedGrant{g: g.Guard(), stored: g})
+	return s.evaluateWith(sess, req, &decidedGrant{g: g})
 }
 
 // decidedGrant is the once grant of a decision, for the calls that
 // waited on it: lookup finds it where it covers and its file is still the
 // one approved; its use is never recorded again (it is spent).
 type decidedGrant struct {
-	g      guard.Grant
-	stored grants.Grant // for its file's identity
+	g grants.Grant
 }
 
 func (e *decidedGrant) lookup(op guard.Op, path string, tree bool) string {
-	if e == nil || !e.g.Covers(op, path, tree) {
+	if e == nil || !e.g.Guard().Covers(op, path, tree) {
 		return ""
 	}
-	if why, err := e.stored.Replaced(); why != "" || err != nil {
+	if why, err := e.g.Replaced(); why != "" || err != nil {
 		return "" // the file the person approved is not the one there now
 	}
 	return e.g.ID
