@@ -55,6 +55,10 @@ type Prepared struct {
 	// Ticket is presented (HeaderCapability) to PathReport after the
 	// command failed.
 	Ticket string `json:"ticket,omitempty"`
+	// Hold, when set, has the inner step send the command's opens to a
+	// supervisor that holds a read under an approvable root for the
+	// person (package sandbox/supervise).
+	Hold *Hold `json:"hold,omitempty"`
 }
 
 // Report is PathReport's request (the stderr lines of the failed command
@@ -69,4 +73,31 @@ type Report struct {
 func CommandHash(text string) string {
 	h := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(h[:])
+}
+
+// Hold is how a prepared command's opens are held (Prepared.Hold): the
+// approvable roots, as the view shows them (names and metadata, never
+// contents), whose read-only opens the supervisor holds for the person,
+// and the hold ticket its front end presents to PathHold.
+type Hold struct {
+	Roots  []string `json:"roots"`
+	Ticket string   `json:"ticket,omitempty"`
+}
+
+// HoldRequest is PathHold's request: a confined command's program is
+// held in the open of Path (absolute, clean, under a hold root), and asks
+// to read it.
+type HoldRequest struct {
+	Path    string `json:"path"`
+	Program string `json:"program,omitempty"`
+}
+
+// HoldAnswer is whether the held open may have its file: Allowed with the
+// Path the decision covers (the supervisor opens exactly that), or Line,
+// the one refusal line the command's stderr gets.
+type HoldAnswer struct {
+	Allowed bool   `json:"allowed"`
+	Path    string `json:"path,omitempty"`
+	Request string `json:"request,omitempty"`
+	Line    string `json:"line,omitempty"`
 }

@@ -29,9 +29,12 @@ const (
 	PathRaise = "/v1/app/raise"
 	// PathExec prepares a rewritten command's sandbox (identity: the
 	// exec capability); PathReport explains the paths a failed command
-	// was refused (identity: the report ticket PathExec answered with).
+	// was refused (identity: the report ticket PathExec answered with);
+	// PathHold asks, for a command held in the open of a file, to read
+	// it, waiting for the person (identity: the hold ticket, Hold.Ticket).
 	PathExec   = "/v1/exec"
 	PathReport = "/v1/exec/report"
+	PathHold   = "/v1/exec/hold"
 )
 
 // OwnPrefix is the prefix of a session's own routes: /s/{session}.

@@ -57,7 +57,7 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 125
 	}
-	fmt.Fprintln(os.Stderr, "helper:", rs.Exec("/bin/bash", []string{"bash", "-c", j.Script}, j.Env))
+	fmt.Fprintln(os.Stderr, "helper:", rs.Exec("/bin/bash", []string{"bash", "-c", j.Script}, j.Env, 0, nil))
 	return 125
 }
 

@@ -40,7 +40,9 @@ func RunInner(fdArg string, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pathgrant exec: %v: not running %s\n", err, job.Argv[0])
 		return ExitRefused
 	}
-	err = rs.Exec(job.Path, job.Argv, environ)
+	err = rs.Exec(job.Path, job.Argv, environ, job.Hold, func(err error) {
+		fmt.Fprintf(stderr, "pathgrant exec: opens are not held for approval (%v): a read that needs the person fails at once\n", err)
+	})
 	if errors.Is(err, syscall.ENOENT) {
 		fmt.Fprintf(stderr, "pathgrant exec: %s is not in the sandbox's view (put it in a toolchain root of the device policy)\n", job.Path)
 		return ExitNotFound

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"pathgrant/sandbox/rules"
+	"pathgrant/sandbox/supervise"
 )
 
 // ABI is the kernel's Landlock ABI version.
@@ -139,14 +140,16 @@ func (rs *Ruleset) Close() error {
 }
 
 // Exec enforces the ruleset and replaces the process with the program at
-// path. The restriction is put on the calling OS thread, which is locked
+// path. With hold not 0, the command's opens are first sent to the
+// supervisor on the socket at that descriptor (supervise.Install); where
+// that fails the command runs without it and warn says why once. The restriction is put on the calling OS thread, which is locked
 // to this goroutine and never unlocked, and the same thread then execs:
 // the new program inherits the restriction (and no_new_privs, so no setuid
 // program can shed it). Exec returns only on failure; after a failed
 // enforcement nothing has run, after a failed exec the thread stays
 // restricted, and either way the caller must exit.
-func (rs *Ruleset) Exec(path string, argv, env []string) error {
-	return rs.lockAndRun(func() error {
+func (rs *Ruleset) Exec(path string, argv, env []string, hold int, warn func(error)) error {
+	return rs.lockAndRun(hold, warn, func() error {
 		if err := syscall.Exec(path, argv, env); err != nil {
 			return fmt.Errorf("exec %s: %w", path, err)
 		}
@@ -156,22 +159,29 @@ func (rs *Ruleset) Exec(path string, argv, env []string) error {
 
 // lockAndRun locks the calling goroutine to its OS thread for good,
 // restricts the thread and calls run on it.
-func (rs *Ruleset) lockAndRun(run func() error) error {
+func (rs *Ruleset) lockAndRun(hold int, warn func(error), run func() error) error {
 	runtime.LockOSThread()
-	if err := rs.enforce(); err != nil {
+	if err := rs.enforce(hold, warn); err != nil {
 		return err
 	}
 	return run()
 }
 
-// enforce restricts the calling thread.
-func (rs *Ruleset) enforce() error {
+// enforce restricts the calling thread: no_new_privs, the supervisor's
+// filter when hold is set (before Landlock, whose own calls it need not
+// see), then Landlock.
+func (rs *Ruleset) enforce(hold int, warn func(error)) error {
 	defer rs.Close()
 	if rs.fd < 0 {
 		return errors.New("landlock: ruleset already closed")
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("landlock: set no_new_privs: %w", err)
+	}
+	if hold > 0 {
+		if err := supervise.Install(hold); err != nil && warn != nil {
+			warn(err)
+		}
 	}
 	if err := ll.LandlockRestrictSelf(rs.fd, 0); err != nil {
 		return fmt.Errorf("landlock: restrict: %w", err)

@@ -57,7 +57,7 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 125
 	}
-	fmt.Fprintln(os.Stderr, "helper:", rs.Exec(path, job.Argv, []string{"PATH=/usr/bin:/bin", "LANG=C"}))
+	fmt.Fprintln(os.Stderr, "helper:", rs.Exec(path, job.Argv, []string{"PATH=/usr/bin:/bin", "LANG=C"}, 0, nil))
 	return 125
 }
 
@@ -284,7 +284,7 @@ func TestExecAfterCloseFails(t *testing.T) {
 	}
 	rs.Close()
 	// enforce, not Exec: a failed Exec leaves the test's thread locked.
-	if err := rs.enforce(); err == nil {
+	if err := rs.enforce(0, nil); err == nil {
 		t.Fatal("enforce on a closed ruleset succeeded")
 	}
 }

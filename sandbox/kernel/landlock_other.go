@@ -30,7 +30,7 @@ func NewRuleset([]rules.Rule) (*Ruleset, error) {
 func (*Ruleset) Close() error { return nil }
 
 // Exec fails: there is no Landlock off Linux.
-func (*Ruleset) Exec(string, []string, []string) error {
+func (*Ruleset) Exec(string, []string, []string, int, func(error)) error {
 	return fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
 

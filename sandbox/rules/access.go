@@ -109,4 +109,8 @@ type Job struct {
 	Rules []Rule   `json:"rules"`
 	Path  string   `json:"path"`
 	Argv  []string `json:"argv"`
+	// Hold, when not 0, is the descriptor of the Unix socket the inner
+	// step sends its seccomp listener on (package sandbox/supervise), so
+	// that a read of an approvable file waits for the person.
+	Hold int `json:"hold,omitempty"`
 }

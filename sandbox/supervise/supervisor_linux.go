@@ -1,0 +1,273 @@
+//go:build linux && (amd64 || arm64)
+
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"pathgrant/wire"
+)
+
+// Asker asks the daemon, on the session's behalf, to read a file a held
+// open names, and waits for the person's decision (or ctx).
+type Asker interface {
+	AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error)
+}
+
+// Supervisor serves one confined command's listener.
+type Supervisor struct {
+	// Roots are the approvable roots, absolute and clean, as the view
+	// shows them (at the same paths as outside).
+	Roots []string
+	Ask   Asker
+	// Say writes one line to the command's stderr: why a held open
+	// failed.
+	Say    func(line string)
+	Limits Limits
+
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	held    int       // calls held now
+	window  time.Time // the start of the current minute of asks
+	asked   int       // asks in that minute
+	refused []string  // the paths of held opens that failed, for the refusal scan
+}
+
+// Limits bound what one command can make the supervisor do; past them a
+// held open fails with EACCES at once, never waiting on the person.
+type Limits struct {
+	Held      int // calls held at once (default 8)
+	PerMinute int // asks per minute (default 60); the daemon coalesces and caps requests too
+}
+
+func (l Limits) held() int      { return orDefault(l.Held, 8) }
+func (l Limits) perMinute() int { return orDefault(l.PerMinute, 60) }
+
+func orDefault(n, d int) int {
+	if n > 0 {
+		return n
+	}
+	return d
+}
+
+// pollInterval is how often a held call is checked for having been
+// interrupted (Ctrl-C, the client's timeout): its ask to the daemon is
+// then cancelled, and with it the request.
+const pollInterval = 100 * time.Millisecond
+
+// Serve answers the notifications on listener until ctx ends or no
+// process uses the filter any more, then waits for the held calls (which
+// end with ctx) and closes listener.
+func (s *Supervisor) Serve(ctx context.Context, listener int) error {
+	defer unix.Close(listener)
+	syncWakeUp(listener)
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("supervisor: eventfd: %w", err)
+	}
+	defer unix.Close(wake)
+	stop := context.AfterFunc(ctx, func() { _, _ = unix.Write(wake, []byte{1, 0, 0, 0, 0, 0, 0, 0}) })
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer s.wg.Wait()
+	defer cancel()
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+	var n notif
+	for {
+		if _, err := unix.Poll(fds, -1); err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return fmt.Errorf("supervisor: poll: %w", err)
+		}
+		switch {
+		case fds[1].Revents != 0:
+			return nil
+		case fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0:
+			return nil
+		case fds[0].Revents&unix.POLLIN == 0:
+			continue
+		}
+		if err := recv(listener, &n); err != nil {
+			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
+				continue // the caller went away before we read it
+			}
+			return fmt.Errorf("supervisor: receive: %w", err)
+		}
+		if h, ok := s.examine(listener, &n); ok {
+			s.hold(ctx, listener, h)
+			continue
+		}
+		_ = proceed(listener, n.id)
+	}
+}
+
+// held is one open the supervisor holds for the person.
+type held struct {
+	id    uint64
+	tid   int
+	dirfd int32  // the call's directory descriptor, for a relative path
+	path  string // as the command gave it
+	abs   string // absolute and clean: what is asked and opened
+	flags uint64
+}
+
+// examine decides, without waiting, whether the call is a read-only open
+// of a file under an approvable root: it reads the path from the
+// command's memory once, and the decision and the open use that copy.
+func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
+	c, ok := callOf(n.data.nr)
+	if !ok || n.data.arch != auditArch {
+		return held{}, false
+	}
+	tid := int(n.pid)
+	h := held{id: n.id, tid: tid, dirfd: unix.AT_FDCWD}
+	if c.dirArg >= 0 {
+		h.dirfd = int32(n.data.args[c.dirArg])
+	}
+	if c.flagsArg >= 0 {
+		h.flags = n.data.args[c.flagsArg] & 0xffffffff
+	} else {
+		how, err := readHow(tid, n.data.args[2], n.data.args[3])
+		if err != nil || how.Resolve&(unix.RESOLVE_BENEATH|unix.RESOLVE_IN_ROOT) != 0 {
+			return held{}, false
+		}
+		h.flags = how.Flags
+	}
+	if !ReadOnly(h.flags) {
+		return held{}, false
+	}
+	path, err := readString(tid, n.data.args[c.pathArg])
+	if err != nil {
+		return held{}, false
+	}
+	base := ""
+	if len(path) > 0 && path[0] != '/' {
+		if base, err = os.Readlink(procLink(tid, h.dirfd)); err != nil {
+			return held{}, false
+		}
+	}
+	abs, ok := Join(base, path)
+	if !ok || Under(s.Roots, abs) == "" || !valid(listener, n.id) {
+		return held{}, false
+	}
+	h.path, h.abs = path, abs
+	return h, true
+}
+
+// hold waits for the person's decision on h in a goroutine of its own,
+// within the limits: past them the call fails at once.
+func (s *Supervisor) hold(ctx context.Context, listener int, h held) {
+	if why := s.admit(); why != "" {
+		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: not held for approval: %s", wire.Printable(h.abs), why))
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.release()
+		s.decide(ctx, listener, h)
+	}()
+}
+
+// admit counts one more held call, or says which limit it is past.
+func (s *Supervisor) admit() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Sub(s.window) >= time.Minute {
+		s.window, s.asked = now, 0
+	}
+	switch {
+	case s.held >= s.Limits.held():
+		return fmt.Sprintf("%d opens of this command already wait for the person", s.held)
+	case s.asked >= s.Limits.perMinute():
+		return fmt.Sprintf("this command asked %d times within a minute", s.asked)
+	}
+	s.held++
+	s.asked++
+	return ""
+}
+
+func (s *Supervisor) release() {
+	s.mu.Lock()
+	s.held--
+	s.mu.Unlock()
+}
+
+// decide asks the daemon for h's read, cancelling the ask when the call is
+// interrupted, and answers the call: the approved file, or EACCES with one
+// line saying why.
+func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go watch(ctx, cancel, listener, h.id)
+	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: program(h.tid)})
+	switch {
+	case !valid(listener, h.id):
+		return // interrupted: nothing waits for the answer
+	case err != nil:
+		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: could not ask whether it may be read: %v", wire.Printable(h.abs), err))
+		return
+	case !ans.Allowed:
+		s.refuse(listener, h, ans.Line)
+		return
+	case ans.Path != h.abs:
+		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: approved as %s, which is not the name the command opened (a link?): refused", wire.Printable(h.abs), wire.Printable(ans.Path)))
+		return
+	}
+	fd, err := openApproved(h)
+	if err != nil {
+		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s was approved but not handed to the command: %v", wire.Printable(h.abs), err))
+		return
+	}
+	defer unix.Close(fd)
+	if err := hand(listener, h.id, fd, h.flags&oCloexec != 0); err != nil && valid(listener, h.id) {
+		_ = fail(listener, h.id, unix.EACCES)
+	}
+}
+
+// watch cancels the ask when the held call no longer waits.
+func watch(ctx context.Context, cancel func(), listener int, id uint64) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if !valid(listener, id) {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// refuse fails h with EACCES and says why on the command's stderr.
+func (s *Supervisor) refuse(listener int, h held, line string) {
+	if fail(listener, h.id, unix.EACCES) != nil {
+		return
+	}
+	s.mu.Lock()
+	s.refused = append(s.refused, h.abs)
+	s.mu.Unlock()
+	if line != "" && s.Say != nil {
+		s.Say(line)
+	}
+}
+
+// Refused are the paths of the held opens that failed: their refusal was
+// said already, so the refusal scan leaves them out.
+func (s *Supervisor) Refused() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.refused...)
+}
