@@ -64,6 +64,12 @@ type Policy struct {
 	Confinement bool `toml:"confinement" json:"confinement"`
 	// SSHAgent lets confined commands reach the ssh agent socket.
 	SSHAgent bool `toml:"ssh_agent" json:"ssh_agent"`
+	// HoldOpens has a confined command that opens a file under an
+	// eligible root wait for the person's decision and then read it (no
+	// retry); false fails such an open at once, as without the kernel's
+	// support. The eligible roots' names and metadata are then visible
+	// in the view, never their contents.
+	HoldOpens bool `toml:"hold_opens" json:"hold_opens"`
 	// RetentionDays is how long audit records are kept.
 	RetentionDays int `toml:"retention_days" json:"retention_days"`
 	// AllowProtected opens members of the protected set (package
@@ -95,6 +101,7 @@ func Defaults(env Env) Policy {
 		UnknownTools:  AskClient,
 		UnmappedTools: DenyTool,
 		Confinement:   true,
+		HoldOpens:     true,
 		RetentionDays: DefaultRetentionDays,
 	}
 }

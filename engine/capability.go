@@ -26,6 +26,10 @@ type CapKind string
 const (
 	CapExec   CapKind = "exec"
 	CapReport CapKind = "report"
+	// CapHold is a command's hold ticket (PathHold, hold.go): the one
+	// kind presented more than once, for the opens of that command, and
+	// spent like any other when presented to another route.
+	CapHold CapKind = "hold"
 )
 
 // CapabilityTTL is how long an exec capability stays usable: the time
@@ -50,6 +54,9 @@ type capEntry struct {
 	// outside keeps the paths, of those a failed command named, that lie
 	// outside the view it ran in (report tickets).
 	outside func(paths []string) []string
+	// roots are a hold ticket's approvable roots: the only paths it may
+	// ask about.
+	roots   []string
 	expires time.Time
 }
 
@@ -91,14 +98,17 @@ func (cs *capStore) issue(e capEntry, now time.Time) string {
 
 // consume takes the capability out of the store, whatever its kind and
 // whatever comes next: a capability is spent by its first presentation,
-// right or wrong.
-func (cs *capStore) consume(secret string) (capEntry, bool) {
+// right or wrong; a hold ticket presented to the route that takes one
+// (route CapHold) alone stays.
+func (cs *capStore) consume(secret string, route CapKind) (capEntry, bool) {
 	hash := sha256.Sum256([]byte(secret))
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	for _, caps := range cs.caps {
 		if e, ok := caps[hash]; ok {
-			delete(caps, hash)
+			if e.kind != CapHold || route != CapHold {
+				delete(caps, hash)
+			}
 			return e, true
 		}
 	}

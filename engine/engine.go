@@ -130,6 +130,7 @@ type Engine struct {
 	hub      *hub
 	agents   *agentSet
 	caps     *capStore
+	holds    *heldCount
 	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
@@ -150,7 +151,7 @@ func New(cfg Config) *Engine {
 	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
-		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), procs: procs,
+		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), holds: newHeldCount(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), self: selfProc(),
 	}

@@ -92,6 +92,10 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	l.Prepared.Session = c.sess.ID
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
 		expires: s.now().Add(ReportTTL)}, s.now())
+	if h := l.Prepared.Hold; h != nil {
+		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
+			expires: s.now().Add(ReportTTL)}, s.now())
+	}
 	return l.Prepared, nil
 }
 

@@ -40,7 +40,7 @@ func (s *Engine) sessionPolicy(sess *session) (wire.Policy, *Error) {
 // eligible roots and no extra roots.
 func (s *Engine) deviceFile() devicepolicy.Policy {
 	if s.cfg.DeviceFile == nil {
-		return devicepolicy.Policy{Confinement: true, UnknownTools: devicepolicy.AskClient,
+		return devicepolicy.Policy{Confinement: true, HoldOpens: true, UnknownTools: devicepolicy.AskClient,
 			RetentionDays: devicepolicy.DefaultRetentionDays, EligibleReadOnly: s.cfg.Device.EligibleReadOnly}
 	}
 	return s.cfg.DeviceFile()

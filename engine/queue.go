@@ -264,6 +264,15 @@ func (q *queue) waiting(id string) int {
 	return 0
 }
 
+// idle reports whether pending request id has no call waiting on it, is
+// not being decided, and was raised once only: nobody else asked for it.
+func (q *queue) idle(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	return e != nil && e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && e.req.Count == 1
+}
+
 // join counts a call waiting on pending request id until deadline. It
 // returns the request as it now stands, the channel its decision closes,
 // and the waiter's number for leave. A request already decided is not

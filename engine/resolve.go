@@ -182,7 +182,7 @@ func (c Call) SessionID() string { return c.sess.ID }
 func (s *Engine) Resolve(a Ask) (Call, *Error) {
 	switch {
 	case a.Capability != "" && a.TakesCapability == "":
-		s.caps.consume(a.Capability)
+		s.caps.consume(a.Capability, "")
 		return Call{}, s.refuse(errorf(BadRequest, grants.KindConflict, "this route does not take an exec capability"), "")
 	case a.Capability != "":
 		sess, e, err := s.resolveCapability(a)
@@ -222,7 +222,7 @@ func (s *Engine) refuse(err *Error, session string) *Error {
 // request also names must be that session. Every refusal is audited.
 func (s *Engine) resolveCapability(a Ask) (*session, *capEntry, *Error) {
 	kind, src := a.TakesCapability, a.IDs
-	e, ok := s.caps.consume(a.Capability)
+	e, ok := s.caps.consume(a.Capability, kind)
 	var err *Error
 	switch {
 	case !ok:
@@ -247,6 +247,9 @@ func (s *Engine) resolveCapability(a Ask) (*session, *capEntry, *Error) {
 		}
 	}
 	if err != nil {
+		if ok && e.kind == CapHold {
+			s.caps.consume(a.Capability, "") // a hold ticket refused on its own route is spent too
+		}
 		s.Audit(grants.Record{Kind: err.Kind, Session: firstNonEmpty(e.session, src.URL, src.Query, src.Header), Reason: err.Msg})
 		return nil, nil, err
 	}

@@ -50,7 +50,10 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	}
 	l.Prepared.Session = t.sess.ID
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
-		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID)})
+		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared)})
+	for _, line := range res.Held {
+		fmt.Fprintln(c.Stderr, line)
+	}
 	switch {
 	case res.Err != nil:
 		return -1, res.Err

@@ -24,11 +24,17 @@ func (r *toolBody) agentProcess() bool { return r.AgentProcess }
 
 func newToolBody() sessionBody { return &toolBody{} }
 
-// execBody and reportBody are the exec routes' bodies; their session
-// comes from the capability alone.
+// execBody, reportBody and holdBody are the exec routes' bodies; their
+// session comes from the capability alone.
 type execBody struct{ wire.ExecRequest }
 
 type reportBody struct{ wire.Report }
+
+type holdBody struct{ wire.HoldRequest }
+
+func (*holdBody) sessionIDs() (body, env, client string) { return "", "", "" }
+
+func newHoldBody() sessionBody { return &holdBody{} }
 
 func (*execBody) sessionIDs() (body, env, client string) { return "", "", "" }
 

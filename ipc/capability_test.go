@@ -30,17 +30,23 @@ type capEnv struct {
 }
 
 // recordLauncher prepares nothing: it remembers the policy it was given,
-// and keeps every path as outside the view.
+// and keeps every path as outside the view. With hold set, the command's
+// opens under those roots are held.
 type recordLauncher struct {
-	mu  sync.Mutex
-	pol wire.Policy
+	mu   sync.Mutex
+	pol  wire.Policy
+	hold []string
 }
 
 func (l *recordLauncher) Launch(pol wire.Policy, _ devicepolicy.Policy, _ wire.ExecRequest) (sandbox.Launch, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.pol = pol
-	return sandbox.Launch{Prepared: wire.Prepared{Level: "test"}, Outside: func(paths []string) []string { return paths }}, nil
+	p := wire.Prepared{Level: "test"}
+	if l.hold != nil {
+		p.Hold = &wire.Hold{Roots: l.hold}
+	}
+	return sandbox.Launch{Prepared: p, Outside: func(paths []string) []string { return paths }}, nil
 }
 
 func (l *recordLauncher) policy() wire.Policy {

@@ -49,6 +49,11 @@ func (s *Server) handleExecReport(w http.ResponseWriter, r *http.Request, c sess
 	reply(w, out, err)
 }
 
+func (s *Server) handleHold(w http.ResponseWriter, r *http.Request, c sessionCall) {
+	out, err := s.e.Hold(r.Context(), c.Call, c.body.(*holdBody).HoldRequest)
+	reply(w, out, err)
+}
+
 func (s *Server) handleTool(w http.ResponseWriter, r *http.Request, c sessionCall) {
 	res, err := s.e.Tool(r.Context(), c.Call, r.PathValue("tool"), c.body.(*toolBody).ToolRequest)
 	reply(w, res, err)

@@ -28,16 +28,25 @@ func rawClient(sock string) *http.Client {
 
 func send(t *testing.T, c *http.Client, method, path string, hdr map[string]string, body any) (int, []byte) {
 	t.Helper()
+	return sendCtx(context.Background(), t, c, method, path, hdr, body)
+}
+
+// sendCtx is send within ctx: a request ctx cancels is status 0.
+func sendCtx(ctx context.Context, t *testing.T, c *http.Client, method, path string, hdr map[string]string, body any) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		data, _ := json.Marshal(body)
 		rd = bytes.NewReader(data)
 	}
-	req, _ := http.NewRequest(method, "http://pathgrant"+path, rd)
+	req, _ := http.NewRequestWithContext(ctx, method, "http://pathgrant"+path, rd)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
 	resp, err := c.Do(req)
+	if err != nil && ctx.Err() != nil {
+		return 0, nil
+	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -35,6 +35,11 @@ type Input struct {
 	// PrivateTmp says /tmp and /dev/shm are the view's own, empty and
 	// private, and so writable.
 	PrivateTmp bool
+	// Approvable are the eligible roots whose opens the supervisor holds
+	// (wire.Hold): the view shows them read-only, names and metadata, so
+	// that a program can look before it opens; no rule reads them, so
+	// only a descriptor the supervisor hands over can.
+	Approvable []string
 }
 
 // Device is what the device policy file adds to every session's reach in

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"pathgrant/devicepolicy"
+	"pathgrant/sandbox/launch"
 	"pathgrant/sandbox/rules"
 	"pathgrant/wire"
 )
@@ -81,6 +82,12 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 		Caches: file.Caches, ReadOnlyFiles: file.ReadOnlyFiles, SSHAgent: file.SSHAgent, AllowProtected: file.AllowProtected}}
 	p := wire.Prepared{Level: l.Confinement.Level, TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
 		Workspace: pol.Workspace, AllowProtected: file.AllowProtected}
+	job := rules.Job{Path: req.Path, Argv: req.Argv}
+	if l.Confinement.Hold && file.HoldOpens {
+		if in.Approvable = approvable(file.EligibleReadOnly); len(in.Approvable) > 0 {
+			p.Hold, job.Hold = &wire.Hold{Roots: in.Approvable}, launch.HoldFD
+		}
+	}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
 		in.Terminals = req.Terminals
@@ -102,10 +109,25 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	if err != nil {
 		return Launch{}, err
 	}
-	if p.Job, err = json.Marshal(rules.Job{Rules: rs, Path: req.Path, Argv: req.Argv}); err != nil {
+	job.Rules = rs
+	if p.Job, err = json.Marshal(job); err != nil {
 		return Launch{}, fmt.Errorf("sandbox job: %w", err)
 	}
 	return Launch{Prepared: p, Outside: in.Outside}, nil
+}
+
+// approvable are the eligible roots a confined command's opens are held
+// under: canonical (the view shows them there, and the supervisor
+// compares the paths opened in it), existing folders.
+func approvable(eligible []string) []string {
+	var out []string
+	for _, r := range eligible {
+		c, err := OSFS{}.Canonical(r)
+		if fi, serr := os.Stat(c); err == nil && serr == nil && fi.IsDir() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // envLookup is getenv over environ ("K=V" entries; the last one wins).

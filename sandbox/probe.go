@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"pathgrant/wire"
 	"strconv"
 	"strings"
+
+	"pathgrant/sandbox/supervise"
+	"pathgrant/wire"
 )
 
 // Level is how a confined command is confined (the socket's type: the
@@ -44,6 +46,11 @@ type Confinement struct {
 	UserNS bool `json:"userns"`
 	// Gaps are what a confined command can still do that it should not.
 	Gaps []string `json:"gaps"`
+	// Hold says the kernel can hold a confined command's open of an
+	// approvable file until the person decides (seccomp user
+	// notification, Linux 5.14); HoldErr says why not.
+	Hold    bool   `json:"hold"`
+	HoldErr string `json:"hold_error,omitempty"`
 }
 
 // Facts are what Assess decides from; ProbeFacts gathers them.
@@ -52,6 +59,7 @@ type Facts struct {
 	LandlockErr error
 	Bwrap       string
 	UserNS      bool
+	HoldErr     error // supervise.Available
 }
 
 // Probe reports this machine's confinement. It is cheap and changes
@@ -65,6 +73,7 @@ func Probe() Confinement {
 func ProbeFacts() Facts {
 	f := Facts{}
 	f.LandlockABI, f.LandlockErr = landlockABI()
+	f.HoldErr = supervise.Available()
 	if path, err := exec.LookPath("bwrap"); err == nil {
 		f.Bwrap = path
 		f.UserNS = userNSAllowed(path)
@@ -91,6 +100,9 @@ func Assess(f Facts) Confinement {
 	case !landlock:
 		c.LandlockErr = fmt.Sprintf("Landlock ABI %d, exec needs %d or later", f.LandlockABI, MinLandlockABI)
 	}
+	if f.HoldErr != nil {
+		c.HoldErr = f.HoldErr.Error()
+	}
 	switch {
 	case !landlock:
 		c.Level, c.Gaps = LevelNone, []string{GapNoLandlock}
@@ -105,6 +117,7 @@ func Assess(f Facts) Confinement {
 		c.Gaps = append(c.Gaps, GapNoScopes)
 	}
 	c.Gaps = append(c.Gaps, GapNetwork, GapMetadata)
+	c.Hold = f.HoldErr == nil
 	return c
 }
 

@@ -248,6 +248,7 @@ func (vb *viewBuilder) policy(in Input, cfg ViewConfig) {
 		}
 	}
 	d := in.Device
+	vb.device(in.Approvable, false, "approvable (names only)")
 	vb.device(d.Toolchains, false, "toolchain")
 	vb.device(d.ReadOnlyFiles, false, "read-only file")
 	vb.device(d.Caches, true, "cache")

@@ -40,6 +40,9 @@ type CheckRequest struct {
 	// request a denial may). A hook never sets it. Not on a machine that
 	// cannot confine.
 	ExecAnyway bool `json:"exec_anyway,omitempty"`
+	// Held is the program of a confined command paused in the open of
+	// Path (the hold route's check, never a caller's): the request says so.
+	Held string `json:"-"`
 }
 
 // MaxInput bounds CheckRequest.Input.

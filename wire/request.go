@@ -32,6 +32,10 @@ type Request struct {
 	// Command is the shell text the agent wrote, without the prefix a
 	// hook adds to run it in the client's directory.
 	Input string `json:"input,omitempty"`
+	// Held, when set, is the program of a confined command that is paused
+	// in the open of this file, waiting for the decision: allowing hands
+	// it the file, and it goes on; nothing is retried.
+	Held string `json:"held,omitempty"`
 	// SessionStarted labels the session, with its agent and cwd.
 	SessionStarted time.Time `json:"session_started,omitzero"`
 	Created        time.Time `json:"created"`

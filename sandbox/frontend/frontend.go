@@ -73,8 +73,12 @@ func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 	if err != nil {
 		return refuse(kernel.ExitRefused, "prepare the sandbox: %v: not running %s", err, argv[0])
 	}
-	return RunExplained(socket, Child{Prepared: p, Path: path, Argv: argv, Env: environ, Stdin: os.Stdin, Stdout: os.Stdout,
-		Stderr: stderr, StraightStderr: !StderrCaptured(), ForwardSignals: true})
+	c := Child{Prepared: p, Path: path, Argv: argv, Env: environ, Stdin: os.Stdin, Stdout: os.Stdout,
+		Stderr: stderr, StraightStderr: !StderrCaptured(), ForwardSignals: true}
+	if p.Hold != nil {
+		c.Hold = holdAsker{socket: socket, ticket: p.Hold.Ticket, text: launch.CommandText(argv)}
+	}
+	return RunExplained(socket, c)
 }
 
 // RunExplained runs c (Run) from a front end process and returns the
@@ -86,6 +90,9 @@ func RunExplained(socket string, c Child) int {
 	if res.Err != nil {
 		fmt.Fprintf(c.Stderr, "pathgrant exec: run %s: %v\n", c.Argv[0], res.Err)
 		return kernel.ExitRefused
+	}
+	for _, l := range res.Held {
+		fmt.Fprintln(c.Stderr, l)
 	}
 	if res.Succeeded() {
 		return 0

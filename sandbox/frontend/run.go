@@ -15,6 +15,7 @@ import (
 	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox/supervise"
 	"pathgrant/wire"
 )
 
@@ -28,10 +29,6 @@ var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQU
 // exited. bubblewrap's PID namespace ends every process in it with the
 // sandbox, so the pipes close at once; the bound is only a backstop.
 const drainGrace = time.Second
-
-// jobFD is the descriptor the inner step reads its job from: the first
-// one after stdin, stdout and stderr.
-const jobFD = 3
 
 // StderrCaptured reports whether fd 2 is not a terminal: an agent's tool
 // reads it, and its refusals are scanned. On a terminal the sandbox gets
@@ -72,6 +69,10 @@ type Child struct {
 	// Started, when set, is told the sandbox's process id once it runs
 	// (the daemon marks it as the session's agent process).
 	Started func(pid int)
+	// Hold asks the daemon for a read whose open the command's supervisor
+	// holds (Prepared.Hold): over the socket with the hold ticket for a
+	// front end process, in process for the daemon's own tool calls.
+	Hold supervise.Asker
 }
 
 // LandlockOnly is what every door says on the stderr of a command that
@@ -85,8 +86,11 @@ type Result struct {
 	// Killed: ctx ended before the sandbox did, and it was killed.
 	Killed bool
 	// Refused are the stderr lines that name a refusal (launch.Scanner),
-	// for the daemon to explain.
+	// for the daemon to explain; those naming a path whose held open
+	// failed are left out: Held said why.
 	Refused []string
+	// Held are the supervisor's lines, one per held open that failed.
+	Held []string
 }
 
 // Succeeded reports whether the command ran and exited 0.
@@ -155,11 +159,19 @@ func start(ctx context.Context, c Child) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: files,
+	sv, err := c.supervision()
+	if err != nil {
+		wait.started()
+		wait.drain()
+		return Result{Err: err}
+	}
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: sv.files(files),
 		Sys: &syscall.SysProcAttr{Setpgid: c.OwnGroup}})
 	wait.started()
+	sv.start(ctx)
 	if err != nil {
 		wait.drain()
+		sv.stop()
 		return Result{Err: err}
 	}
 	if c.Started != nil {
@@ -167,7 +179,8 @@ func start(ctx context.Context, c Child) Result {
 	}
 	res := c.await(ctx, proc)
 	wait.drain()
-	res.Refused = scan.Lines()
+	held, refused := sv.stop()
+	res.Held, res.Refused = held, unsaid(scan.Lines(), refused)
 	return res
 }
 
@@ -190,7 +203,7 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 		return "", nil, nil, nil, err
 	}
 	env := launch.ConfinedEnv(c.Env, p.TmpDir, p.SSHAgent)
-	inner := slices.Concat(p.Inner, []string{fmt.Sprint(jobFD)})
+	inner := slices.Concat(p.Inner, []string{fmt.Sprint(launch.JobFD)})
 	if p.Bwrap == "" { // Landlock alone: the inner step restricts itself
 		fmt.Fprintln(c.Stderr, LandlockOnly)
 		return inner[0], inner, env, job, nil

@@ -1,0 +1,122 @@
+package frontend
+
+import (
+	"context"
+	"os"
+	"slices"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"pathgrant/sandbox/launch"
+	"pathgrant/sandbox/supervise"
+	"pathgrant/wire"
+)
+
+// supervision is a held command's supervisor as Run keeps it: the socket
+// pair its inner step sends the seccomp listener on (the child's end at
+// launch.HoldFD), and what the supervisor said.
+type supervision struct {
+	parent int
+	child  *os.File
+	sup    *supervise.Supervisor
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu    sync.Mutex
+	lines []string
+}
+
+// supervision is c's supervisor, or nil when its opens are not held (the
+// daemon prepared none, or the door gave no one to ask).
+func (c Child) supervision() (*supervision, error) {
+	p := c.Prepared
+	if p.Hold == nil || c.Hold == nil || p.Unconfined != "" {
+		return nil, nil
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	sv := &supervision{parent: pair[0], child: os.NewFile(uintptr(pair[1]), "pathgrant-hold"), done: make(chan struct{})}
+	sv.sup = &supervise.Supervisor{Roots: p.Hold.Roots, Ask: c.Hold, Say: sv.say}
+	return sv, nil
+}
+
+func (sv *supervision) say(line string) {
+	sv.mu.Lock()
+	sv.lines = append(sv.lines, line)
+	sv.mu.Unlock()
+}
+
+// files puts the child's end at launch.HoldFD of files (the job is at
+// launch.JobFD before it).
+func (sv *supervision) files(files []*os.File) []*os.File {
+	if sv == nil || len(files) != launch.HoldFD {
+		return files
+	}
+	return append(files, sv.child)
+}
+
+// start closes the child's end here, once the sandbox started (or failed
+// to), and serves the listener its inner step sends until stop.
+func (sv *supervision) start(ctx context.Context) {
+	if sv == nil {
+		return
+	}
+	sv.child.Close()
+	ctx, sv.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(sv.done)
+		listener, err := supervise.Receive(sv.parent)
+		if err != nil {
+			return // the inner step said why on the command's stderr, or never ran
+		}
+		_ = sv.sup.Serve(ctx, listener)
+	}()
+}
+
+// stop ends the supervisor once the sandbox exited, and returns the lines
+// it said and the paths of the held opens that failed.
+func (sv *supervision) stop() (lines, refused []string) {
+	if sv == nil {
+		return nil, nil
+	}
+	if sv.cancel != nil {
+		sv.cancel()
+		_ = unix.Shutdown(sv.parent, unix.SHUT_RDWR) // a receive still waiting ends
+		<-sv.done
+	} else {
+		sv.child.Close()
+	}
+	unix.Close(sv.parent)
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	return sv.lines, sv.sup.Refused()
+}
+
+// unsaid drops the refusal lines that name a path the supervisor already
+// answered (and said why): the daemon is not asked about it again.
+func unsaid(lines, refused []string) []string {
+	if len(refused) == 0 {
+		return lines
+	}
+	return slices.DeleteFunc(lines, func(l string) bool {
+		paths := launch.RefusedPaths([]string{l})
+		return len(paths) > 0 && slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(refused, p) })
+	})
+}
+
+// holdAsker asks the daemon on socket for a held open's read, presenting
+// the command's hold ticket: the front end process's door.
+type holdAsker struct {
+	socket, ticket, text string
+}
+
+func (a holdAsker) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
+	var out wire.HoldAnswer
+	c := wire.Client{Socket: a.socket}
+	err := c.Do(ctx, "POST", wire.PathHold, r, &out,
+		wire.Header{Name: wire.HeaderCapability, Value: a.ticket}, wire.Header{Name: wire.HeaderCommandHash, Value: wire.CommandHash(a.text)})
+	return out, err
+}
