@@ -22,6 +22,7 @@ import (
 	"pathgrant/engine"
 	"pathgrant/guard"
 	"pathgrant/hooks"
+	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
@@ -165,10 +166,10 @@ func newDoorWalk(t *testing.T) *doorWalk {
 }
 
 // newDoorWalkAt is newDoorWalk with a daemon that confines at conf's
-// level.
-func newDoorWalkAt(t *testing.T, conf sandbox.Confinement) *doorWalk {
+// level, its configuration changed by opts.
+func newDoorWalkAt(t *testing.T, conf sandbox.Confinement, opts ...func(*ipc.Config)) *doorWalk {
 	t.Helper()
-	w := &doorWalk{execEnv: newExecEnvAt(t, conf), bin: buildBinary(t)}
+	w := &doorWalk{execEnv: newExecEnvAt(t, conf, opts...), bin: buildBinary(t)}
 	writeExecFile(t, w.home+"/.ssh/id_rsa", secretText+"\n")
 	writeExecFile(t, w.home+"/.gitconfig", "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
 	if err := os.Remove(w.work + "/.claude/settings.json"); err != nil {

@@ -47,6 +47,7 @@ func TestExecExplainsRefusals(t *testing.T) {
 	requireFullConfinement(t)
 	bin := buildBinary(t)
 	e := newExecEnv(t)
+	e.noHold.Store(true) // explained afterwards: with held opens the person decides during the run (door_hold_test)
 	writeExecFile(t, e.dl+"/asked.csv", "x\n")
 	writeExecFile(t, e.work+"/leak.py", "print(open('"+e.secret+"').read())\n")
 	cannot := "pathgrant: " + e.secret + " is outside this session's permissions and cannot be approved"

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ type execEnv struct {
 	root, home, work, dl, secret, tmp, sock string
 	store                                   *grants.Store
 	person                                  *ipctest.Person
+	// noHold turns the device policy's hold_opens off: a confined read
+	// that needs the person fails at once and is explained afterwards.
+	noHold atomic.Bool
 	srv                                     *ipc.Server
 	sess                                    wire.SessionResponse
 }
@@ -43,8 +47,9 @@ func newExecEnv(t testing.TB) *execEnv {
 	return newExecEnvAt(t, sandbox.Probe())
 }
 
-// newExecEnvAt is newExecEnv with a daemon that confines at conf's level.
-func newExecEnvAt(t testing.TB, conf sandbox.Confinement) *execEnv {
+// newExecEnvAt is newExecEnv with a daemon that confines at conf's level,
+// its configuration changed by opts.
+func newExecEnvAt(t testing.TB, conf sandbox.Confinement, opts ...func(*ipc.Config)) *execEnv {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -60,7 +65,7 @@ func newExecEnvAt(t testing.TB, conf sandbox.Confinement) *execEnv {
 	} {
 		writeExecFile(t, path, content)
 	}
-	e.serve(t, conf)
+	e.serve(t, conf, opts...)
 	return e
 }
 
@@ -76,7 +81,7 @@ func writeExecFile(t testing.TB, path, content string) {
 
 // serve starts the daemon, registers the session (the secrets folder is
 // blocked-write) and grants it reads of report.csv and swap.csv.
-func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
+func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement, opts ...func(*ipc.Config)) {
 	t.Helper()
 	var err error
 	e.store = ipctest.OpenStore(t, e.root+"/state/pathgrant.db")
@@ -85,10 +90,14 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement) {
 	if conf.Level == sandbox.LevelNone {
 		level = ""
 	}
-	e.srv = ipc.New(ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
+	cfg := ipc.Config{HooksBelow: true, Store: e.store, Home: e.home, Logger: ipctest.Quiet, Confinement: level, Approver: e.person.Approver(),
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
 		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
-			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)})
+			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e.srv = ipc.New(cfg)
 	ipctest.Serve(t, e.srv, e.sock)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -118,7 +127,11 @@ func (e *execEnv) deviceFile(t testing.TB) func() devicepolicy.Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func() devicepolicy.Policy { return pol }
+	return func() devicepolicy.Policy {
+		p := pol
+		p.HoldOpens = !e.noHold.Load()
+		return p
+	}
 }
 
 // env is the environment the agent's shell would give exec.
@@ -175,6 +188,7 @@ func TestExecSandbox(t *testing.T) {
 	requireKernelLandlock(t)
 	bin := buildBinary(t)
 	e := newExecEnv(t)
+	e.noHold.Store(true) // the kernel's own refusals: held opens are door_hold_test's
 	for _, l := range []struct{ link, target string }{{e.work + "/to-secret", e.secret}, {e.work + "/to-dl", e.dl}} {
 		if err := os.Symlink(l.target, l.link); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"pathgrant/engine"
+	"pathgrant/grants"
+	"pathgrant/ipc"
+	"pathgrant/sandbox"
+	"pathgrant/sandbox/supervise"
+	"pathgrant/wire"
+)
+
+// readScript is the workspace script every held case runs: it counts its
+// runs in a workspace file, then reads a file by its absolute path. A
+// command held in that open and approved goes on from there: it must
+// have run exactly once.
+const readScript = `import sys
+with open(sys.argv[2], "a") as f:
+    f.write("run\n")
+print(open(sys.argv[1]).read(), end="")
+`
+
+// heldCase is one way a held open ends: what the person does, from the
+// headless CLI with the request's code, and what the command must show.
+type heldCase struct {
+	name   string
+	decide []string // the CLI's arguments after the request id; nil: nobody decides
+	// script is the shell text run through the door, given the file to
+	// read (absolute), and the runs file
+	script func(file, runs string) string
+	// asked is the path the request names (the file, or its folder)
+	asked  func(file string) string
+	ran    bool // the command exits 0 and prints the file
+	refuse bool // one refusal line, EACCES, no grant
+}
+
+var pyRead = func(file, runs string) string { return "/usr/bin/python3 read.py " + file + " " + runs }
+
+func heldCases(t *testing.T, dl string) []heldCase {
+	same := func(f string) string { return f }
+	return []heldCase{
+		{name: "approved once with the code", decide: []string{"approve", "--scope", "once", "--yes"}, script: pyRead, asked: same, ran: true},
+		{name: "denied", decide: []string{"deny"}, script: pyRead, asked: same, refuse: true},
+		{name: "test -f, then cat", decide: []string{"approve", "--scope", "once", "--yes"}, asked: same, ran: true,
+			script: func(file, runs string) string {
+				return "echo run >> " + runs + "; test -f " + file + " && cat " + file
+			}},
+		{name: "cp into the workspace", decide: []string{"approve", "--scope", "once", "--yes"}, asked: same, ran: true,
+			script: func(file, runs string) string {
+				return "echo run >> " + runs + "; cp " + file + " copied-" + runs + " && cat copied-" + runs
+			}},
+		{name: "ls the folder", decide: []string{"approve", "--scope", "once", "--yes"}, ran: true,
+			asked: func(string) string { return dl },
+			script: func(file, runs string) string {
+				return "echo run >> " + runs + "; ls " + dl + " | grep -qx " + file[len(dl)+1:] + " && echo " + file[len(dl)+1:]
+			}},
+	}
+}
+
+func requireHold(t *testing.T) {
+	t.Helper()
+	if err := supervise.Available(); err != nil {
+		t.Skipf("this kernel cannot hold opens: %v", err)
+	}
+}
+
+// TestDoorWalkHeldOpen: through every door, a workspace script (which the
+// guard allows and cannot see into) that reads a Downloads file is paused
+// in its open; one request appears, saying the command waits and which
+// program opened the file; the person decides from the headless CLI with
+// the code. Approved, the same run reads the file and exits 0, having run
+// once; denied, the open fails with EACCES, one refusal line says so, and
+// no grant is left.
+func TestDoorWalkHeldOpen(t *testing.T) {
+	requireFullConfinement(t)
+	requireHold(t)
+	need(t, "python3")
+	w := newDoorWalk(t)
+	writeExecFile(t, w.work+"/read.py", readScript)
+	names, run := walkDoors(t)
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			for j, c := range heldCases(t, w.dl) {
+				t.Run(c.name, func(t *testing.T) { w.heldCase(t, run[name], fmt.Sprintf("%d-%d", i, j), c) })
+			}
+		})
+	}
+}
+
+// TestDoorWalkHeldOpenTimesOut: nobody decides; when the wait ends the
+// open fails as a denial does, on every door.
+func TestDoorWalkHeldOpenTimesOut(t *testing.T) {
+	requireFullConfinement(t)
+	requireHold(t)
+	need(t, "python3")
+	w := newDoorWalkAt(t, sandbox.Probe(), func(c *ipc.Config) { c.MaxWait = 2 * time.Second })
+	writeExecFile(t, w.work+"/read.py", readScript)
+	names, run := walkDoors(t)
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			w.heldCase(t, run[name], fmt.Sprint(i), heldCase{name: "timed out", script: pyRead, refuse: true,
+				asked: func(f string) string { return f }})
+		})
+	}
+}
+
+// heldCase runs c through one door.
+func (w *doorWalk) heldCase(t *testing.T, run doorRunner, tag string, c heldCase) {
+	name := "held-" + tag + ".csv"
+	file, runs := w.dl+"/"+name, "runs-"+tag+".txt"
+	content := "held," + tag + "\n"
+	writeExecFile(t, file, content)
+	decided := make(chan wire.Request, 1)
+	go func() { decided <- w.decideHeld(t, c.asked(file), c.decide) }()
+	got := run(w, t, w.script(t, c.script(file, runs)))
+	r := <-decided
+	if r.ID == "" {
+		t.Fatalf("no request was held for %s: %s", c.asked(file), got.out)
+	}
+	if r.Tool != engine.HoldTool || !strings.Contains(r.Held, "python3") && !strings.Contains(r.Held, "cat") &&
+		!strings.Contains(r.Held, "cp") && !strings.Contains(r.Held, "ls") {
+		t.Errorf("the request (tool %q, held %q) does not say the command is paused, nor in which program", r.Tool, r.Held)
+	}
+	if b, _ := os.ReadFile(w.work + "/" + runs); string(b) != "run\n" {
+		t.Errorf("the script ran %d times; want once", strings.Count(string(b), "run"))
+	}
+	wantOut := content
+	if c.asked(file) != file {
+		wantOut = name
+	}
+	switch {
+	case c.ran && (!got.ran || !strings.Contains(got.out, wantOut)):
+		t.Errorf("approved, but the run did not read the file: %s", got.out)
+	case c.refuse:
+		if got.ran || strings.Contains(got.out, content) {
+			t.Errorf("refused, but the command read the file: %s", got.out)
+		}
+		if n := strings.Count(got.out, "held for approval and refused"); n != 1 {
+			t.Errorf("%d refusal lines; want one: %s", n, got.out)
+		}
+		if !strings.Contains(got.out, "Permission denied") {
+			t.Errorf("the open did not fail with EACCES: %s", got.out)
+		}
+		gs, err := w.store.List(grants.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range gs {
+			if g.Path == file {
+				t.Errorf("a grant for %s after a refusal: %+v", file, g)
+			}
+		}
+	}
+	for _, p := range w.srv.Engine().Pending() {
+		if p.Path == file && c.decide != nil {
+			t.Errorf("request %s for %s still pending after the decision", p.ID, file)
+		}
+	}
+}
+
+// decideHeld waits for the request of a call held on path, then decides
+// it from the headless CLI (args after the id; the code is added for an
+// approval), and returns it as it was shown. Without args nobody
+// decides: it returns the request once its wait ended.
+func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Request {
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, r := range w.srv.Engine().Pending() {
+			if r.Path != path || r.Waiting == 0 {
+				continue
+			}
+			if args == nil {
+				return r
+			}
+			cmd := append([]string{args[0], r.ID}, args[1:]...)
+			if args[0] == "approve" {
+				cmd = append(cmd, "--code", w.person.Code(t, r.ID))
+			}
+			res := daemonCmd("", false, nil, append(cmd, "--socket", w.sock)...)
+			if res.code != 0 {
+				t.Errorf("%v: %d %s %s", cmd, res.code, res.stdout, res.stderr)
+			}
+			return r
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return wire.Request{}
+}
