@@ -33,11 +33,11 @@ type execEnv struct {
 	root, home, work, dl, secret, tmp, sock string
 	store                                   *grants.Store
 	person                                  *ipctest.Person
+	srv                                     *ipc.Server
+	sess                                    wire.SessionResponse
 	// noHold turns the device policy's hold_opens off: a confined read
 	// that needs the person fails at once and is explained afterwards.
 	noHold atomic.Bool
-	srv                                     *ipc.Server
-	sess                                    wire.SessionResponse
 }
 
 const secretText = "TOPSECRET"
