@@ -19,7 +19,8 @@ func confinementChecks(env doctorEnv) []doctorCheck {
 		out = append(out, usernsCheck(c))
 	}
 	confined := confinedCheck(env, c)
-	out = append(out, confined, frontEndCheck(env), protectedCheck(env), approvalBoundary(confined.Status == doctorOK))
+	out = append(out, confined, holdCheck(env, c, confined.Status == doctorOK), frontEndCheck(env), protectedCheck(env),
+		approvalBoundary(confined.Status == doctorOK))
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
@@ -74,6 +75,43 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 	return d
 }
 
+// holdCheck says which mode a confined command's reads under the eligible
+// roots are in: held (the command waits for the person, then reads the
+// file, no retry), and what that shows confined commands; or refused at
+// once (the agent is told it can be approved and runs the command
+// again), and why.
+func holdCheck(env doctorEnv, c sandbox.Confinement, confined bool) doctorCheck {
+	d := doctorCheck{Name: "held opens", Status: doctorInfo}
+	const atOnce = ": a confined command's read under an eligible root fails at once; the agent is told it can be approved, and runs the command again"
+	p, file, err := deviceFileOf(env)
+	switch {
+	case !confined:
+		d.Detail = "off: commands are not confined"
+	case err != nil:
+		d.Detail = "unknown: the device policy does not load"
+	case !c.Hold:
+		d.Detail = "off: " + oneLine(c.HoldErr) + atOnce
+	case !p.HoldOpens:
+		d.Detail, d.Fix = "off in the device policy (hold_opens = false)"+atOnce, "set hold_opens = true in "+file
+	default:
+		d.Status = doctorOK
+		d.Detail = "on: a confined command that opens a file under " + strings.Join(p.EligibleReadOnly, ", ") +
+			" is paused until you decide, then reads it (nothing is run again); confined commands see those folders' names and metadata (ls -l of a name, test -f), never their contents"
+	}
+	return d
+}
+
+// deviceFileOf loads the device policy file and names it.
+func deviceFileOf(env doctorEnv) (devicepolicy.Policy, string, error) {
+	loc, err := devicepolicy.Locate(env.Getenv)
+	if err != nil {
+		return devicepolicy.Policy{}, "", err
+	}
+	dir := devicepolicy.Dir(env.Getenv, loc.Home)
+	p, err := devicepolicy.Load(dir, loc)
+	return p, filepath.Join(dir, devicepolicy.TOMLName), err
+}
+
 // frontEndCheck says which binary the hooks' rewritten commands start:
 // pathgrant-confine, small and fast to start, or (without it) the whole
 // pathgrant binary, which works but adds a millisecond or more to every
@@ -106,16 +144,11 @@ func approvalBoundary(confined bool) doctorCheck {
 // policyConfinement reads the device policy's confinement setting and
 // names the file that would change it.
 func policyConfinement(env doctorEnv) (on bool, file string, err error) {
-	loc, err := devicepolicy.Locate(env.Getenv)
+	p, file, err := deviceFileOf(env)
 	if err != nil {
 		return false, "", err
 	}
-	dir := devicepolicy.Dir(env.Getenv, loc.Home)
-	p, err := devicepolicy.Load(dir, loc)
-	if err != nil {
-		return false, "", err
-	}
-	return p.Confinement, filepath.Join(dir, devicepolicy.TOMLName), nil
+	return p.Confinement, file, nil
 }
 
 // protectedCheck says which members of the protected set the device
@@ -123,11 +156,7 @@ func policyConfinement(env doctorEnv) (on bool, file string, err error) {
 // commands may then write.
 func protectedCheck(env doctorEnv) doctorCheck {
 	c := doctorCheck{Name: "protected set"}
-	loc, err := devicepolicy.Locate(env.Getenv)
-	var p devicepolicy.Policy
-	if err == nil {
-		p, err = devicepolicy.Load(devicepolicy.Dir(env.Getenv, loc.Home), loc)
-	}
+	p, _, err := deviceFileOf(env)
 	switch {
 	case err != nil:
 		c.Status, c.Detail = doctorInfo, "unknown: the device policy does not load"

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,19 @@ func TestDoctor(t *testing.T) {
 			"claude mcp":        {doctorInfo, []string{"no pathgrant server in", ".claude.json"}},
 			"codex hooks":       {doctorInfo, []string{"not installed"}},
 			"pathgrant-confine": {doctorOK, []string{"/bin/pathgrant-confine", "starts each confined command"}},
+			"held opens":        {doctorOK, []string{"on: a confined command that opens a file under", "/Downloads", "is paused until you decide", "never their contents"}},
+		}},
+		{"held opens: the kernel cannot", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true, HoldErr: errors.New("Linux 5.10: handing a descriptor to a held call needs 5.14 or later")})
+			}
+		}, 1, map[string]doctorLine{
+			"held opens": {doctorInfo, []string{"off: Linux 5.10", "fails at once", "runs the command again"}},
+		}},
+		{"held opens: off in the device policy", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
+			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "hold_opens = false\n")
+		}, 1, map[string]doctorLine{
+			"held opens": {doctorInfo, []string{"off in the device policy (hold_opens = false)", "set hold_opens = true in HOME/.config/pathgrant/policy.toml"}},
 		}},
 		{"broken: daemon down, hooks missing, no Landlock", func(_ *testing.T, _ *doctorFixture, env *doctorEnv) {
 			env.Confinement = func() sandbox.Confinement {
@@ -127,6 +141,7 @@ func TestDoctor(t *testing.T) {
 			"landlock":     {doctorFail, []string{"unavailable", "function not implemented", "Linux 6.10"}},
 			"confinement":  {doctorFail, []string{"unconfined", "Landlock is unavailable"}},
 			"claude hooks": {doctorFail, []string{"not installed in", "run: pathgrant install-hooks claude"}},
+			"held opens":   {doctorInfo, []string{"off: commands are not confined"}},
 		}},
 		{"hook of another build", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
 			f.serve(t)

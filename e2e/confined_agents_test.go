@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // Shell commands the real Claude Code and Gemini CLI run are confined by
@@ -169,4 +173,51 @@ func TestConfinedGeminiCLI(t *testing.T) {
 			e.checkResult(t, c, results[0].output+results[0].err, out)
 		})
 	}
+}
+
+// TestConfinedClaudeCodeHeldOpen: the real Claude Code runs `python3
+// read.py`, a workspace script the guard allows and cannot see into,
+// which opens ~/Downloads/report.csv. The rewritten command is paused in
+// that open: one request appears, saying so, and is approved with the
+// code from outside the agent; the same run prints the file and exits 0,
+// and the script ran once (it counts its runs in the workspace).
+func TestConfinedClaudeCodeHeldOpen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real agent clients are not run in -short mode")
+	}
+	claude := agentsClient(t, "Claude Code", "@anthropic-ai/claude-code/bin/claude.exe")
+	e := newAgentsEnv(t)
+	report := e.dl + "/report.csv"
+	agentsWrite(t, e.work+"/read.py", []byte("with open('runs.txt', 'a') as f:\n    f.write('run\\n')\nprint(open("+
+		fmt.Sprintf("%q", report)+").read(), end='')\n"))
+	if out := e.pathgrant("install-hooks", "claude", "--hook", e.hook, "--socket", e.sock); !strings.Contains(out, "installed the pathgrant hook for claude") {
+		t.Fatalf("install-hooks: %s", out)
+	}
+	api := &fakeAnthropic{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	env := e.baseEnv("ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-e2e", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1")
+	api.script(anthropicReply{tool: "Bash", input: map[string]any{"command": "python3 read.py", "description": "read the report"}},
+		anthropicReply{text: "Done."})
+	run := startAgent(t, e.work, env, claude, "-p", "Run python3 read.py", "--model", "claude-sonnet-4-5")
+	req := e.awaitPending(run, report)
+	if req.Tool != "open (command paused)" || !strings.Contains(req.Held, "read.py") || req.Waiting != 1 {
+		t.Errorf("the request %+v does not say that read.py is paused in the open", req)
+	}
+	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+		t.Fatalf("approve: %v\n%s", err, e.log())
+	}
+	out := run.wait(t)
+	result, isError, ok := api.toolResult(toolUseID(1))
+	if !ok || isError || !strings.Contains(result, strings.Split(string(e.report), "\n")[2]) {
+		t.Fatalf("tool result %q (error %v, sent %v): want the report\nclaude:\n%s\ndaemon:\n%s", result, isError, ok, out, e.log())
+	}
+	if runs, _ := os.ReadFile(e.work + "/runs.txt"); string(runs) != "run\n" {
+		t.Errorf("read.py ran %d times; want once", strings.Count(string(runs), "run"))
+	}
+	if pending, _ := e.client.Pending(context.Background()); len(pending) != 0 {
+		t.Errorf("still pending after the approval: %+v", pending)
+	}
+	t.Logf("request %+v; tool result %q", req, result)
 }

@@ -56,7 +56,11 @@ type capEntry struct {
 	outside func(paths []string) []string
 	// roots are a hold ticket's approvable roots: the only paths it may
 	// ask about.
-	roots   []string
+	roots []string
+	// denied are the paths whose read the person denied in the check the
+	// exec capability was issued with: its command's held opens of them
+	// are refused at once, never asked again.
+	denied  []string
 	expires time.Time
 }
 
@@ -132,8 +136,12 @@ func (s *Engine) execInfo(sess *session, req wire.CheckRequest, ans wire.Answer)
 		return info
 	}
 	used := s.usedScopes(ans.Grants)
+	var denied []string
+	if r, ok := s.Request(ans.Pending); ans.Pending != "" && ok && r.State == wire.StateDenied {
+		denied = []string{r.Path}
+	}
 	info.Capability = s.caps.issue(capEntry{kind: CapExec, session: sess.ID, command: wire.CommandHash(req.ExecCommand), used: used,
-		expires: s.now().Add(CapabilityTTL)}, s.now())
+		denied: denied, expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info
 }
 

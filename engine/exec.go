@@ -94,7 +94,7 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
 		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
-			expires: s.now().Add(ReportTTL)}, s.now())
+			denied: c.cap.denied, expires: s.now().Add(ReportTTL)}, s.now())
 	}
 	return l.Prepared, nil
 }

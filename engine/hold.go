@@ -62,6 +62,9 @@ func (s *Engine) Hold(ctx context.Context, c Call, r wire.HoldRequest) (wire.Hol
 	if c.cap == nil || c.cap.kind != CapHold {
 		return wire.HoldAnswer{}, errorf(Forbidden, grants.KindForged, "a held open takes a hold ticket")
 	}
+	if slices.Contains(c.cap.denied, r.Path) {
+		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
+	}
 	return s.held(ctx, c.sess, c.cap.roots, r)
 }
 

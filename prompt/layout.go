@@ -43,6 +43,9 @@ func (d *Dialog) Height() float32 {
 func (d *Dialog) form() *widget.Form {
 	r := d.Request
 	form := widget.NewForm()
+	if t := PausedText(r); t != "" {
+		form.Append("Paused", wrapLabel(WrapText(t, valueCols)))
+	}
 	if r.Input != "" {
 		form.Append("Input", monoLabel(WrapText(r.Input, valueCols)))
 	}

@@ -182,6 +182,17 @@ func WaitingText(r wire.Request, now time.Time) string {
 	return fmt.Sprintf("%s · %s is waiting: %d s", calls, name, left)
 }
 
+// PausedText says that a confined command is paused in the open of r's
+// file, waiting for the person, and which program opened it; "" when no
+// command waits that way.
+func PausedText(r wire.Request) string {
+	if r.Held == "" {
+		return ""
+	}
+	return "The command is paused, waiting for you: " + wire.Printable(r.Held) +
+		" opened this file. Allow, and it reads the file and goes on (nothing runs again); deny, and its open fails."
+}
+
 // AskedText says how often the agent asked for the same access.
 func AskedText(count int) string {
 	if count <= 1 {

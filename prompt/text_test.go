@@ -121,3 +121,28 @@ func TestWrapText(t *testing.T) {
 		})
 	}
 }
+
+func TestPausedText(t *testing.T) {
+	tests := []struct {
+		name string
+		held string
+		want []string // in the text; none: no text at all
+	}{
+		{"no command waits", "", nil},
+		{"a program waits", "python3 read.py", []string{"paused, waiting for you", "python3 read.py opened this file", "nothing runs again"}},
+		{"a name with a newline stays on its line", "evil\nAllow", []string{`evil\nAllow opened`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PausedText(wire.Request{Held: tt.held})
+			if tt.want == nil && got != "" {
+				t.Errorf("PausedText = %q, want none", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("PausedText = %q, want %q in it", got, w)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"pathgrant/devicepolicy"
@@ -85,7 +86,7 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	job := rules.Job{Path: req.Path, Argv: req.Argv}
 	if l.Confinement.Hold && file.HoldOpens {
 		if in.Approvable = approvable(file.EligibleReadOnly); len(in.Approvable) > 0 {
-			p.Hold, job.Hold = &wire.Hold{Roots: in.Approvable}, launch.HoldFD
+			p.Hold, job.Hold = &wire.Hold{Roots: in.Approvable, Granted: readGrants(in)}, launch.HoldFD
 		}
 	}
 	var rs []Rule
@@ -125,6 +126,19 @@ func approvable(eligible []string) []string {
 		c, err := OSFS{}.Canonical(r)
 		if fi, serr := os.Stat(c); err == nil && serr == nil && fi.IsDir() {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// readGrants are the read grants in's rules hold, as the rules and the
+// view take them (a path no longer canonical is left out of both).
+func readGrants(in Input) []wire.Scope {
+	var out []wire.Scope
+	for _, g := range slices.Concat(in.Policy.Grants, in.Used) {
+		path := filepath.Clean(g.Path)
+		if c, err := (OSFS{}).Canonical(path); g.Op == wire.OpRead && err == nil && c == path {
+			out = append(out, wire.Scope{Op: g.Op, Path: path, Kind: g.Kind})
 		}
 	}
 	return out

@@ -82,6 +82,11 @@ func CommandHash(text string) string {
 type Hold struct {
 	Roots  []string `json:"roots"`
 	Ticket string   `json:"ticket,omitempty"`
+	// Granted are the read grants under the roots that the command's
+	// Landlock rules already hold (the session's, and a once grant its
+	// check used): their opens go straight to the kernel, never asking
+	// again.
+	Granted []Scope `json:"granted,omitempty"`
 }
 
 // HoldRequest is PathHold's request: a confined command's program is

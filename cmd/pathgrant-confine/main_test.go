@@ -17,14 +17,15 @@ import (
 )
 
 // TestLeanDependencies: the front end and the inner step link the rule
-// types, the Landlock code, x/sys and the path defaults, and nothing of
+// types, the Landlock code, the supervisor of held opens, x/sys and the
+// path defaults, and nothing of
 // the policy side (sandbox, guard but its protected-set table, ipc, the
 // shell parser, the store, the UI; the socket protocol, package wire, is
 // stdlib only), no net package, no regexp, no cgo: their start-up is on the path of
 // every confined command.
 func TestLeanDependencies(t *testing.T) {
 	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-confine")
-	allowed := []string{"pathgrant/cmd/pathgrant-confine", "pathgrant/sandbox/kernel", "pathgrant/sandbox/rules", "pathgrant/sandbox/launch", "pathgrant/sandbox/frontend", "pathgrant/sandbox/afterrun", "pathgrant/guard/protected", "pathgrant/appdirs", "pathgrant/wire",
+	allowed := []string{"pathgrant/cmd/pathgrant-confine", "pathgrant/sandbox/kernel", "pathgrant/sandbox/rules", "pathgrant/sandbox/launch", "pathgrant/sandbox/frontend", "pathgrant/sandbox/afterrun", "pathgrant/sandbox/supervise", "pathgrant/guard/protected", "pathgrant/appdirs", "pathgrant/wire",
 		"github.com/landlock-lsm/go-landlock/", "golang.org/x/sys/", "kernel.org/pub/linux/libs/security/libcap/psx"}
 	for _, d := range deps {
 		first, _, _ := strings.Cut(d, "/")

@@ -39,7 +39,7 @@ func (c Child) supervision() (*supervision, error) {
 		return nil, err
 	}
 	sv := &supervision{parent: pair[0], child: os.NewFile(uintptr(pair[1]), "pathgrant-hold"), done: make(chan struct{})}
-	sv.sup = &supervise.Supervisor{Roots: p.Hold.Roots, Ask: c.Hold, Say: sv.say}
+	sv.sup = &supervise.Supervisor{Roots: p.Hold.Roots, Granted: p.Hold.Granted, Ask: c.Hold, Say: sv.say}
 	return sv, nil
 }
 

@@ -3,6 +3,8 @@ package supervise
 import (
 	"path/filepath"
 	"strings"
+
+	"pathgrant/wire"
 )
 
 // Open flags, Linux's own values (the same on amd64 and arm64).
@@ -40,13 +42,8 @@ const passedFlags = oNonblock | oDirectory
 // would not), an empty path, and a relative path without an absolute
 // base. "." components and repeated slashes are dropped.
 func Join(base, path string) (string, bool) {
-	if path == "" || strings.IndexByte(path, 0) >= 0 {
+	if path == "" || strings.IndexByte(path, 0) >= 0 || hasDotDot(path) {
 		return "", false
-	}
-	for _, part := range strings.Split(path, "/") {
-		if part == ".." {
-			return "", false
-		}
 	}
 	if !filepath.IsAbs(path) {
 		if !filepath.IsAbs(base) {
@@ -55,6 +52,75 @@ func Join(base, path string) (string, bool) {
 		path = base + "/" + path
 	}
 	return filepath.Clean(path), true
+}
+
+// hasDotDot reports whether path has a ".." component.
+func hasDotDot(path string) bool {
+	for i := 0; i+1 < len(path); i++ {
+		if path[i] == '.' && path[i+1] == '.' && (i == 0 || path[i-1] == '/') && (i+2 == len(path) || path[i+2] == '/') {
+			return true
+		}
+	}
+	return false
+}
+
+// Covered reports whether a read grant of granted covers path: a file
+// grant that one path, a folder grant everything under it.
+func Covered(granted []wire.Scope, path string) bool {
+	for _, g := range granted {
+		if g.Op == wire.OpRead && (g.Path == path || g.Kind == wire.KindFolder && Under([]string{g.Path}, path) != "") {
+			return true
+		}
+	}
+	return false
+}
+
+// Candidate reports, without allocating, whether the path an open names
+// (base and path as Join takes them) may lie under one of roots: a
+// byte-wise test on the text as given, before Join builds and cleans it.
+// It may say yes for a path that is not (doubled slashes, "."), never no
+// for one that is.
+func Candidate(roots []string, base, path []byte) bool {
+	for _, r := range roots {
+		if mayHold(r, base, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHold compares root with base+"/"+path (or path alone when it is
+// absolute), byte by byte, as far as root goes; a "//" or "/./" in the
+// text makes it say yes.
+func mayHold(root string, base, path []byte) bool {
+	text := func(i int) (byte, bool) {
+		if len(path) > 0 && path[0] == '/' {
+			if i < len(path) {
+				return path[i], true
+			}
+			return 0, false
+		}
+		switch {
+		case i < len(base):
+			return base[i], true
+		case i == len(base):
+			return '/', true
+		case i-len(base)-1 < len(path):
+			return path[i-len(base)-1], true
+		}
+		return 0, false
+	}
+	for i := 0; i < len(root); i++ {
+		c, ok := text(i)
+		if !ok {
+			return false
+		}
+		if c != root[i] {
+			return c == '/' && i > 0 && root[i-1] == '/' || c == '.'
+		}
+	}
+	c, ok := text(len(root))
+	return !ok || c == '/' || strings.HasSuffix(root, "/")
 }
 
 // Under returns the root of roots that holds path (whole components only:

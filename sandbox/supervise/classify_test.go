@@ -1,6 +1,10 @@
 package supervise
 
-import "testing"
+import (
+	"testing"
+
+	"pathgrant/wire"
+)
 
 func TestReadOnly(t *testing.T) {
 	tests := []struct {
@@ -73,6 +77,80 @@ func TestUnder(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			if got := Under(roots, tt.path); got != tt.want {
 				t.Errorf("Under(%q) = %q, want %q", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCandidate(t *testing.T) {
+	roots := []string{"/home/u/Downloads"}
+	tests := []struct {
+		name, base, path string
+		want             bool
+	}{
+		{"absolute inside", "", "/home/u/Downloads/r.csv", true},
+		{"the root itself", "", "/home/u/Downloads", true},
+		{"the root with a slash", "", "/home/u/Downloads/", true},
+		{"absolute elsewhere", "", "/home/u/work/main.go", false},
+		{"a longer name", "", "/home/u/Downloads2/x", false},
+		{"relative from the root", "/home/u/Downloads", "r.csv", true},
+		{"relative from above", "/home/u", "Downloads/r.csv", true},
+		{"relative with a dot", "/home/u", "./Downloads/r.csv", true},
+		{"relative elsewhere", "/home/u/work", "main.go", false},
+		{"doubled slash", "", "/home//u/Downloads/r.csv", true},
+		{"from the file system root", "/", "home/u/Downloads/r.csv", true},
+		{"short", "", "/home", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Candidate(roots, []byte(tt.base), []byte(tt.path)); got != tt.want {
+				t.Errorf("Candidate(%q, %q) = %v, want %v", tt.base, tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzCandidate: the byte-wise pre-test never says no for a path Join and
+// Under put under a root: an open it lets pass without a look would be
+// one the person was never asked about.
+func FuzzCandidate(f *testing.F) {
+	f.Add("/home/u/Downloads", "/home/u", "Downloads/r.csv")
+	f.Add("/home/u/Downloads", "", "/home//u/./Downloads")
+	f.Add("/d/", "/", "d//x")
+	f.Fuzz(func(t *testing.T, root, base, path string) {
+		if root == "" || root[0] != '/' {
+			return
+		}
+		roots := []string{root}
+		abs, ok := Join(base, path)
+		if ok && Under(roots, abs) != "" && !Candidate(roots, []byte(base), []byte(path)) {
+			t.Errorf("Candidate(%q, %q, %q) = false, but Join gives %q under the root", root, base, path, abs)
+		}
+	})
+}
+
+func TestCovered(t *testing.T) {
+	granted := []wire.Scope{
+		{Op: wire.OpRead, Path: "/d/report.csv", Kind: wire.KindFile},
+		{Op: wire.OpRead, Path: "/d/photos", Kind: wire.KindFolder},
+		{Op: wire.OpWrite, Path: "/d/notes", Kind: wire.KindFolder},
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/d/report.csv", true},
+		{"/d/report.csv2", false},
+		{"/d/photos", true},
+		{"/d/photos/a.jpg", true},
+		{"/d/photos2/a.jpg", false},
+		{"/d/notes/a.txt", false},
+		{"/d/other.csv", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			if got := Covered(granted, tt.path); got != tt.want {
+				t.Errorf("Covered(%q) = %v, want %v", tt.path, got, tt.want)
 			}
 		})
 	}

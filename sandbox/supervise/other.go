@@ -19,10 +19,11 @@ type Asker interface {
 
 // Supervisor serves one confined command's listener; here it never runs.
 type Supervisor struct {
-	Roots  []string
-	Ask    Asker
-	Say    func(line string)
-	Limits Limits
+	Roots   []string
+	Granted []wire.Scope
+	Ask     Asker
+	Say     func(line string)
+	Limits  Limits
 }
 
 // Limits bound what one command can make the supervisor do.

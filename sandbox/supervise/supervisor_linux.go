@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -26,12 +25,16 @@ type Supervisor struct {
 	// Roots are the approvable roots, absolute and clean, as the view
 	// shows them (at the same paths as outside).
 	Roots []string
-	Ask   Asker
+	// Granted are the read grants the command's Landlock rules hold: an
+	// open they cover continues to the kernel, which serves it.
+	Granted []wire.Scope
+	Ask     Asker
 	// Say writes one line to the command's stderr: why a held open
 	// failed.
 	Say    func(line string)
 	Limits Limits
 
+	rd      reader // Serve's alone
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	held    int       // calls held now
@@ -144,21 +147,24 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 	if !ReadOnly(h.flags) {
 		return held{}, false
 	}
-	path, err := readString(tid, n.data.args[c.pathArg])
+	path, err := s.rd.path(tid, n.data.args[c.pathArg])
 	if err != nil {
 		return held{}, false
 	}
-	base := ""
+	var base []byte
 	if len(path) > 0 && path[0] != '/' {
-		if base, err = os.Readlink(procLink(tid, h.dirfd)); err != nil {
+		if base, err = s.rd.dir(tid, h.dirfd); err != nil {
 			return held{}, false
 		}
 	}
-	abs, ok := Join(base, path)
-	if !ok || Under(s.Roots, abs) == "" || !valid(listener, n.id) {
+	if !Candidate(s.Roots, base, path) {
 		return held{}, false
 	}
-	h.path, h.abs = path, abs
+	abs, ok := Join(string(base), string(path))
+	if !ok || Under(s.Roots, abs) == "" || Covered(s.Granted, abs) || !valid(listener, n.id) {
+		return held{}, false
+	}
+	h.path, h.abs = string(path), abs
 	return h, true
 }
 

@@ -32,9 +32,10 @@ import (
 const helperEnv = "PATHGRANT_SUPERVISE_HELPER"
 
 type helperJob struct {
-	Rules []rules.Rule
-	Argv  []string
-	Dir   string
+	Rules  []rules.Rule
+	Argv   []string
+	Dir    string
+	NoHold bool // Landlock alone, no filter: the baseline
 }
 
 func TestMain(m *testing.M) {
@@ -64,7 +65,11 @@ func helperMain(raw string) int {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 		return 125
 	}
-	err = rs.Exec(path, job.Argv, []string{"PATH=/usr/bin:/bin", "LANG=C"}, 3, func(err error) {
+	hold := 3
+	if job.NoHold {
+		hold = 0
+	}
+	err = rs.Exec(path, job.Argv, []string{"PATH=/usr/bin:/bin", "LANG=C"}, hold, func(err error) {
 		fmt.Fprintln(os.Stderr, "helper: not held:", err)
 	})
 	fmt.Fprintln(os.Stderr, "helper:", err)
@@ -84,7 +89,7 @@ const (
 	secretText = "-----BEGIN OPENSSH PRIVATE KEY-----"
 )
 
-func newWorld(t *testing.T) world {
+func newWorld(t testing.TB) world {
 	t.Helper()
 	if _, err := kernel.Available(kernel.ABI); err != nil {
 		t.Skipf("no usable Landlock: %v", err)
@@ -115,7 +120,7 @@ func newWorld(t *testing.T) world {
 	return w
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +199,7 @@ func supervised(t *testing.T, w world, a *asker, argv ...string) run {
 
 // start runs the helper with the filter socket at descriptor 3 and
 // returns it with the listener it sent.
-func start(t *testing.T, w world, argv []string) (*exec.Cmd, int) {
+func start(t testing.TB, w world, argv []string) (*exec.Cmd, int) {
 	t.Helper()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	must(t, err)
@@ -413,5 +418,31 @@ func TestHeldLimits(t *testing.T) {
 	}
 	if out := cmd.Stdout.(*bytes.Buffer).String(); out != reportText {
 		t.Errorf("stdout %q: want the first file only", out)
+	}
+}
+
+// TestGrantedOpenGoesToTheKernel: a file the command's rules already grant
+// (a session grant, a once grant its check used) is opened by the kernel,
+// never asked for again: a once grant spent by the check still serves
+// its command.
+func TestGrantedOpenGoesToTheKernel(t *testing.T) {
+	w := newWorld(t)
+	report := filepath.Join(w.downloads, "report.csv")
+	w.rules = append(w.rules, rules.Rule{Path: report, Access: rules.ReadFile, File: true, Why: "grant"})
+	a := &asker{decide: denyAll}
+	cmd, listener := start(t, w, []string{"cat", report})
+	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a,
+		Granted: []wire.Scope{{Op: wire.OpRead, Path: report, Kind: wire.KindFile}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = sup.Serve(ctx, listener); close(done) }()
+	err := cmd.Wait()
+	cancel()
+	<-done
+	if out := cmd.Stdout.(*bytes.Buffer).String(); err != nil || out != reportText {
+		t.Errorf("cat of a granted file: %v, %q (stderr %s)", err, out, cmd.Stderr)
+	}
+	if got := a.paths(); len(got) != 0 {
+		t.Errorf("asked %q for a granted file", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -19,29 +20,56 @@ const pathMax = 4096
 
 var errTooLong = errors.New("path longer than PATH_MAX")
 
-// readString reads the NUL-terminated string at addr in process tid, once,
-// a page at a time (a string may end just before an unmapped page).
-func readString(tid int, addr uint64) (string, error) {
-	buf := make([]byte, 0, 256)
-	page := uint64(os.Getpagesize())
-	for len(buf) < pathMax {
-		n := min(page-addr%page, uint64(pathMax-len(buf)))
-		chunk := make([]byte, n)
-		got, err := unix.ProcessVMReadv(tid, []unix.Iovec{{Base: &chunk[0], Len: n}},
-			[]unix.RemoteIovec{{Base: uintptr(addr), Len: int(n)}}, 0)
+// reader reads what the supervisor needs of a waiting process, reusing
+// its buffers: it runs for every open the command makes.
+type reader struct {
+	buf  [pathMax]byte
+	link [pathMax]byte
+	name []byte
+}
+
+var pageSize = uint64(os.Getpagesize())
+
+// path reads the NUL-terminated string at addr in process tid, once, up
+// to the end of a page at a time (a string may end just before an
+// unmapped page). The bytes are the reader's until its next call.
+func (r *reader) path(tid int, addr uint64) ([]byte, error) {
+	have := 0
+	for have < pathMax {
+		n := int(min(pageSize-addr%pageSize, uint64(pathMax-have)))
+		chunk := r.buf[have : have+n]
+		got, err := unix.ProcessVMReadv(tid, []unix.Iovec{{Base: &chunk[0], Len: uint64(n)}},
+			[]unix.RemoteIovec{{Base: uintptr(addr), Len: n}}, 0)
 		if err != nil {
-			return "", fmt.Errorf("read the path: %w", err)
+			return nil, fmt.Errorf("read the path: %w", err)
 		}
 		if i := bytes.IndexByte(chunk[:got], 0); i >= 0 {
-			return string(append(buf, chunk[:i]...)), nil
+			return r.buf[:have+i], nil
 		}
-		if uint64(got) < n {
-			return "", errors.New("read the path: short read")
+		if got < n {
+			return nil, errors.New("read the path: short read")
 		}
-		buf = append(buf, chunk...)
-		addr += n
+		have += n
+		addr += uint64(n)
 	}
-	return "", errTooLong
+	return nil, errTooLong
+}
+
+// dir reads where a relative path of tid starts: its working directory
+// (dirfd AT_FDCWD) or the directory its descriptor names. The bytes are
+// the reader's until its next call.
+func (r *reader) dir(tid int, dirfd int32) ([]byte, error) {
+	r.name = append(strconv.AppendInt(append(r.name[:0], "/proc/"...), int64(tid), 10), '/')
+	if dirfd == unix.AT_FDCWD {
+		r.name = append(r.name, "cwd"...)
+	} else {
+		r.name = strconv.AppendInt(append(r.name, "fd/"...), int64(dirfd), 10)
+	}
+	n, err := unix.Readlink(unsafe.String(&r.name[0], len(r.name)), r.link[:])
+	if err != nil {
+		return nil, err
+	}
+	return r.link[:n], nil
 }
 
 // readHow reads openat2's struct open_how (its first 24 bytes: the flags,
