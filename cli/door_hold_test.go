@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/supervise"
+	"pathgrant/tools"
 	"pathgrant/wire"
 )
 
@@ -190,4 +193,83 @@ func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Req
 		time.Sleep(20 * time.Millisecond)
 	}
 	return wire.Request{}
+}
+
+// TestHeldOpenInterrupted: a command held in an open ends when it is
+// interrupted, and so does its request, within a second: Ctrl-C to the
+// front end of a hook's rewritten command, and the timeout of a tool call
+// the daemon runs.
+func TestHeldOpenInterrupted(t *testing.T) {
+	requireFullConfinement(t)
+	requireHold(t)
+	need(t, "python3")
+	w := newDoorWalk(t)
+	writeExecFile(t, w.work+"/read.py", readScript)
+	tests := []struct {
+		name string
+		run  func(t *testing.T, script string) (interrupt func(), done <-chan walked)
+	}{
+		{"Ctrl-C to pathgrant-confine", func(t *testing.T, script string) (func(), <-chan walked) {
+			_, capability := w.hookCapability(t, "interrupt", script)
+			cmd := w.capCmd(w.bin, capability, script)
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan walked, 1)
+			go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
+			return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
+		}},
+		{"a tool call's timeout", func(t *testing.T, script string) (func(), <-chan walked) {
+			done := make(chan walked, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				data, _ := json.Marshal(map[string]any{"command": script, "timeout_ms": 1500})
+				c := w.client()
+				defer c.CloseIdle()
+				done <- toolWalked(c.Tool(ctx, tools.ExecuteShellCommand, wire.ToolRequest{Args: data}))
+			}()
+			return func() {}, done
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := fmt.Sprintf("%s/interrupted-%d.csv", w.dl, i)
+			writeExecFile(t, file, "x\n")
+			interrupt, done := tt.run(t, w.script(t, pyRead(file, fmt.Sprintf("runs-int-%d.txt", i))))
+			r := w.decideHeld(t, file, nil)
+			if r.ID == "" {
+				t.Fatal("the open was never held")
+			}
+			interrupt()
+			var got walked
+			select {
+			case got = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the command did not end")
+			}
+			ended := time.Now()
+			if got.ran {
+				t.Errorf("the interrupted command succeeded: %s", got.out)
+			}
+			for time.Since(ended) < time.Second && w.isPending(r.ID) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if w.isPending(r.ID) {
+				t.Errorf("request %s still pending a second after the command ended", r.ID)
+			}
+		})
+	}
+}
+
+// isPending reports whether request id is still pending.
+func (w *doorWalk) isPending(id string) bool {
+	for _, p := range w.srv.Engine().Pending() {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
 }

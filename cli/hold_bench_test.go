@@ -34,6 +34,7 @@ func BenchmarkHeldOpens(b *testing.B) {
 	for i := range 10000 {
 		writeExecFile(b, fmt.Sprintf("%s/many/%02d/f%05d.txt", e.work, i/100, i), "small file\n")
 	}
+	writeExecFile(b, e.work+"/cat-many.sh", "find many -type f -print0 | xargs -0 cat | wc -c\n")
 	writeExecFile(b, e.work+"/gomod/go.mod", "module m\ngo 1.21\n")
 	writeExecFile(b, e.work+"/gomod/main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n")
 	env := append(goEnv(e), "HOME="+e.home, "TMPDIR="+e.tmp)
@@ -45,7 +46,8 @@ for d, _, fs in os.walk("many"):
     for f in fs:
         with open(os.path.join(d, f)) as h: n += len(h.read())
 print(n)'`},
-		{"cat-10000", "find many -type f -print0 | xargs -0 cat | wc -c"},
+		{"cat-10000", "bash ./cat-many.sh"}, // a script: the guard cannot prove xargs
+
 		{"go-build", "cd gomod && go build -o m . && ./m"},
 	}
 	n := 0
