@@ -99,6 +99,21 @@ func (e *confinedEnv) checkResult(t *testing.T, c confinedCase, result, agentOut
 	t.Logf("%s: tool result %q", c.name, result)
 }
 
+// hookedClaude installs the pathgrant hook for the real Claude Code in e's
+// home and starts a fake Anthropic API on loopback for the test: the API,
+// and the environment the agent runs with.
+func hookedClaude(t *testing.T, e *agentsEnv) (*fakeAnthropic, []string) {
+	t.Helper()
+	if out := e.pathgrant("install-hooks", "claude", "--hook", e.hook, "--socket", e.sock); !strings.Contains(out, "installed the pathgrant hook for claude") {
+		t.Fatalf("install-hooks: %s", out)
+	}
+	api := &fakeAnthropic{}
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return api, e.baseEnv("ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-e2e", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1")
+}
+
 // TestConfinedClaudeCode runs each case as a Bash tool call of the real
 // Claude Code against the fake Anthropic API: the secret's bytes never
 // reach the API.
@@ -108,14 +123,7 @@ func TestConfinedClaudeCode(t *testing.T) {
 	}
 	claude := agentsClient(t, "Claude Code", "@anthropic-ai/claude-code/bin/claude.exe")
 	e := newConfinedEnv(t, ".claude/settings.json")
-	if out := e.pathgrant("install-hooks", "claude", "--hook", e.hook, "--socket", e.sock); !strings.Contains(out, "installed the pathgrant hook for claude") {
-		t.Fatalf("install-hooks: %s", out)
-	}
-	api := &fakeAnthropic{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	env := e.baseEnv("ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-e2e", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1")
+	api, env := hookedClaude(t, e.agentsEnv)
 	for _, c := range e.cases(".claude/settings.json") {
 		t.Run(c.name, func(t *testing.T) {
 			api.script(anthropicReply{tool: "Bash", input: map[string]any{"command": c.command, "description": c.name}},
@@ -190,14 +198,7 @@ func TestConfinedClaudeCodeHeldOpen(t *testing.T) {
 	report := e.dl + "/report.csv"
 	agentsWrite(t, e.work+"/read.py", []byte("with open('runs.txt', 'a') as f:\n    f.write('run\\n')\nprint(open("+
 		fmt.Sprintf("%q", report)+").read(), end='')\n"))
-	if out := e.pathgrant("install-hooks", "claude", "--hook", e.hook, "--socket", e.sock); !strings.Contains(out, "installed the pathgrant hook for claude") {
-		t.Fatalf("install-hooks: %s", out)
-	}
-	api := &fakeAnthropic{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	env := e.baseEnv("ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-e2e", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1")
+	api, env := hookedClaude(t, e)
 	api.script(anthropicReply{tool: "Bash", input: map[string]any{"command": "python3 read.py", "description": "read the report"}},
 		anthropicReply{text: "Done."})
 	run := startAgent(t, e.work, env, claude, "-p", "Run python3 read.py", "--model", "claude-sonnet-4-5")

@@ -5,29 +5,12 @@ package supervise
 import (
 	"context"
 	"errors"
-
-	"pathgrant/wire"
 )
 
 var errUnsupported = errors.New("holding opens needs Linux on amd64 or arm64")
 
-// Asker asks the daemon, on the session's behalf, to read a file a held
-// open names, and waits for the person's decision (or ctx).
-type Asker interface {
-	AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error)
-}
-
-// Supervisor serves one confined command's listener; here it never runs.
-type Supervisor struct {
-	Roots   []string
-	Granted []wire.Scope
-	Ask     Asker
-	Say     func(line string)
-	Limits  Limits
-}
-
-// Limits bound what one command can make the supervisor do.
-type Limits struct{ Held, PerMinute int }
+// reader has nothing to read here.
+type reader struct{}
 
 // Available says this platform cannot hold opens.
 func Available() error { return errUnsupported }
@@ -40,6 +23,3 @@ func Receive(sock int) (int, error) { return -1, errUnsupported }
 
 // Serve returns at once.
 func (s *Supervisor) Serve(ctx context.Context, listener int) error { return errUnsupported }
-
-// Refused is empty.
-func (s *Supervisor) Refused() []string { return nil }

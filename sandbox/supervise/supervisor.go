@@ -1,0 +1,89 @@
+package supervise
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"pathgrant/wire"
+)
+
+// Asker asks the daemon, on the session's behalf, to read a file a held
+// open names, and waits for the person's decision (or ctx).
+type Asker interface {
+	AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error)
+}
+
+// Supervisor serves one confined command's listener.
+type Supervisor struct {
+	// Roots are the approvable roots, absolute and clean, as the view
+	// shows them (at the same paths as outside).
+	Roots []string
+	// Granted are the read grants the command's Landlock rules hold: an
+	// open they cover continues to the kernel, which serves it.
+	Granted []wire.Scope
+	Ask     Asker
+	// Say writes one line to the command's stderr: why a held open
+	// failed.
+	Say    func(line string)
+	Limits Limits
+
+	rd      reader // Serve's alone
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	held    int       // calls held now
+	window  time.Time // the start of the current minute of asks
+	asked   int       // asks in that minute
+	refused []string  // the paths of held opens that failed, for the refusal scan
+}
+
+// Limits bound what one command can make the supervisor do; past them a
+// held open fails with EACCES at once, never waiting on the person.
+type Limits struct {
+	Held      int // calls held at once (default 8)
+	PerMinute int // asks per minute (default 60); the daemon coalesces and caps requests too
+}
+
+func (l Limits) held() int      { return orDefault(l.Held, 8) }
+func (l Limits) perMinute() int { return orDefault(l.PerMinute, 60) }
+
+func orDefault(n, d int) int {
+	if n > 0 {
+		return n
+	}
+	return d
+}
+
+// admit counts one more held call, or says which limit it is past.
+func (s *Supervisor) admit() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Sub(s.window) >= time.Minute {
+		s.window, s.asked = now, 0
+	}
+	switch {
+	case s.held >= s.Limits.held():
+		return fmt.Sprintf("%d opens of this command already wait for the person", s.held)
+	case s.asked >= s.Limits.perMinute():
+		return fmt.Sprintf("this command asked %d times within a minute", s.asked)
+	}
+	s.held++
+	s.asked++
+	return ""
+}
+
+func (s *Supervisor) release() {
+	s.mu.Lock()
+	s.held--
+	s.mu.Unlock()
+}
+
+// Refused are the paths of the held opens that failed: their refusal was
+// said already, so the refusal scan leaves them out.
+func (s *Supervisor) Refused() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.refused...)
+}
