@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +274,89 @@ func (w *doorWalk) isPending(id string) bool {
 		}
 	}
 	return false
+}
+
+// TestDoorWalkHeldFolderStaysInTheView: a folder the person approved is
+// handed over as the command's view shows it, on every door: through its
+// descriptor, ".." leads where the view leads (no hidden socket, no
+// secret, no protected file made writable), and nothing it reaches can be
+// chmodded (the view's mount is read-only). A descriptor opened outside
+// the view would reach the host's tree.
+func TestDoorWalkHeldFolderStaysInTheView(t *testing.T) {
+	requireFullConfinement(t)
+	requireHold(t)
+	need(t, "python3")
+	w := newDoorWalk(t)
+	rel := func(p string) string { return "../" + strings.TrimPrefix(p, w.root+"/") } // from the home folder's parent
+	script := fmt.Sprintf(`import os, socket
+d = os.open(%q, os.O_RDONLY | os.O_DIRECTORY)
+print("OPENED")
+bad = []
+def attempt(name, fn):
+    try:
+        fn()
+        bad.append(name)
+    except OSError:
+        pass
+attempt("create a git hook", lambda: os.open("../work/.git/hooks/post-checkout", os.O_WRONLY | os.O_CREAT, 0o755, dir_fd=d))
+attempt("stat the secret", lambda: os.stat(%q, dir_fd=d))
+attempt("list the daemon's folder", lambda: os.listdir(os.open(%q, os.O_RDONLY | os.O_DIRECTORY, dir_fd=d)))
+def connect():
+    os.fchdir(d)
+    socket.socket(socket.AF_UNIX).connect(%q)
+attempt("connect to the daemon", connect)
+attempt("chmod the folder", lambda: os.fchmod(d, 0o777))
+f = os.open("report.csv", os.O_RDONLY, dir_fd=d)
+attempt("chmod a granted file", lambda: os.fchmod(f, 0o4755))
+print("ESCAPED: " + ", ".join(bad) if bad else "HELD IN THE VIEW")
+`, w.dl, "../"+rel(w.secret), "../"+rel(filepath.Dir(w.sock)), "../"+rel(w.sock))
+	writeExecFile(t, w.work+"/folder.py", script)
+	names, run := walkDoors(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			stop := w.approveAll(t)
+			got := run[name](w, t, w.script(t, "/usr/bin/python3 folder.py"))
+			if approved := stop(); !slices.Contains(approved, w.dl) {
+				t.Fatalf("the folder's open was never held (approved %q): %s", approved, got.out)
+			}
+			if !strings.Contains(got.out, "OPENED") || !strings.Contains(got.out, "HELD IN THE VIEW") {
+				t.Errorf("%s", got.out)
+			}
+			if _, err := os.Lstat(w.work + "/.git/hooks/post-checkout"); err == nil {
+				t.Errorf("a git hook was created")
+			}
+			if fi, err := os.Stat(w.dl + "/report.csv"); err != nil || fi.Mode()&os.ModeSetuid != 0 || fi.Mode().Perm()&0o100 != 0 {
+				t.Errorf("report.csv: %v %v", fi.Mode(), err)
+			}
+		})
+	}
+}
+
+// approveAll approves, once and with its code, every held request under
+// Downloads until the returned func is called; that returns the paths
+// approved.
+func (w *doorWalk) approveAll(t *testing.T) func() []string {
+	done, ended := make(chan struct{}), make(chan []string, 1)
+	go func() {
+		var approved []string
+		defer func() { ended <- approved }()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			for _, r := range w.srv.Engine().Pending() {
+				if r.Waiting == 0 || !strings.HasPrefix(r.Path, w.dl) {
+					continue
+				}
+				res := daemonCmd("", false, nil, "approve", r.ID, "--scope", "once", "--yes", "--code", w.person.Code(t, r.ID), "--socket", w.sock)
+				if res.code != 0 {
+					t.Errorf("approve %s: %s %s", r.ID, res.stdout, res.stderr)
+				}
+				approved = append(approved, r.Path)
+			}
+		}
+	}()
+	return func() []string { close(done); return <-ended }
 }

@@ -76,6 +76,13 @@ func (sv *supervision) start(ctx context.Context) {
 	}()
 }
 
+// interrupt ends the waits of the opens held now (Supervisor.Interrupt).
+func (sv *supervision) interrupt() {
+	if sv != nil {
+		sv.sup.Interrupt()
+	}
+}
+
 // stop ends the supervisor once the sandbox exited, and returns the lines
 // it said and the paths of the held opens that failed.
 func (sv *supervision) stop() (lines, refused []string) {

@@ -25,6 +25,10 @@ import (
 var forwardedSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
 
+// interrupting are the forwarded signals that end a held open's wait:
+// the command is being stopped, not told the window changed.
+var interrupting = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM}
+
 // drainGrace bounds how long Run reads the sandbox's output after it
 // exited. bubblewrap's PID namespace ends every process in it with the
 // sandbox, so the pipes close at once; the bound is only a backstop.
@@ -177,7 +181,7 @@ func start(ctx context.Context, c Child) Result {
 	if c.Started != nil {
 		c.Started(proc.Pid)
 	}
-	res := c.await(ctx, proc)
+	res := c.await(ctx, proc, sv)
 	wait.drain()
 	held, refused := sv.stop()
 	res.Held, res.Refused = held, unsaid(scan.Lines(), refused)
@@ -212,8 +216,9 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 }
 
 // await waits for proc, killing it (and its group) when ctx ends first,
-// and forwarding signals when c asks.
-func (c Child) await(ctx context.Context, proc *os.Process) Result {
+// and forwarding signals when c asks; a signal that interrupts also ends
+// the waits of the opens sv holds.
+func (c Child) await(ctx context.Context, proc *os.Process, sv *supervision) Result {
 	var sigs chan os.Signal
 	if c.ForwardSignals {
 		// Taken over once the sandbox started, so that setting up their
@@ -238,6 +243,9 @@ func (c Child) await(ctx context.Context, proc *os.Process) Result {
 		case s := <-sigs:
 			if s != syscall.SIGPIPE { // our own stderr went away: the copy stops, the command sees EPIPE
 				_ = proc.Signal(s)
+			}
+			if slices.Contains(interrupting, s) {
+				sv.interrupt()
 			}
 		case <-ctx.Done():
 			if !killed {

@@ -93,12 +93,25 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 // sends the listener over the Unix socket sock to the supervisor outside
 // the sandbox. It closes sock and its own copy of the listener whatever
 // happens, so the command inherits neither.
+//
+// Where the kernel has it (Linux 5.19), a call the supervisor took waits
+// through the signals the command handles (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV):
+// else a timer of the command's would end every wait and raise the
+// request again, each time. A fatal signal still ends it, and the front
+// end ends the wait on Ctrl-C (Supervisor.Interrupt).
 func Install(sock int) error {
 	defer unix.Close(sock)
 	p := filterProgram()
 	prog := unix.SockFprog{Len: uint16(len(p)), Filter: &p[0]}
-	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	var fd uintptr
+	var errno unix.Errno
+	for _, flags := range []uintptr{unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER} {
+		fd, _, errno = unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
+		if errno != unix.EINVAL {
+			break
+		}
+	}
 	if errno != 0 {
 		return fmt.Errorf("seccomp filter: %w", errno)
 	}

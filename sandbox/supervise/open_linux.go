@@ -5,6 +5,7 @@ package supervise
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,17 +13,60 @@ import (
 // noLinks refuses every symlink and magic link on the way.
 const noLinks = unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
 
-// openApproved opens, for held call h, the file the person approved:
-// h.abs here, read-only, refusing any link on the way and anything but a
-// regular file or a directory (a FIFO would block, a device is no file),
-// and only when the command's own view resolves the name it gave to the
-// very same file. The descriptor is the supervisor's to hand over and
-// close.
-func openApproved(h held) (int, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, h.abs, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK | h.flags&oDirectory,
-		Resolve: noLinks,
-	})
+// errNotFile refuses what is neither a regular file nor a directory: a
+// FIFO would block the supervisor, a device is no file to approve.
+var errNotFile = errors.New("not a regular file or a directory")
+
+// pin resolves h's name in the command's own view, when the call is
+// examined and before anyone is asked: from its root for an absolute
+// path (never above it), else beneath its working directory or the
+// directory descriptor it gave, no link followed. The O_PATH descriptor
+// it keeps is what the person is asked about and what is handed over:
+// a file swapped in afterwards is not, and a name that does not exist
+// (or names no regular file or directory) is never asked about.
+//
+// The descriptor lives in the view's own mounts: reopened, it is as
+// read-only as the view shows it (no chmod, no xattr), and a folder's
+// ".." leads where the view leads, never into the host's tree.
+func pin(h *held) error {
+	base, resolve := "/proc/"+strconv.Itoa(h.tid)+"/root", uint64(unix.RESOLVE_IN_ROOT|noLinks)
+	if h.path[0] != '/' {
+		base, resolve = procLink(h.tid, h.dirfd), unix.RESOLVE_BENEATH|noLinks
+	}
+	dir, err := unix.Open(base, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat2(dir, h.path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolve})
+	if err != nil {
+		return err
+	}
+	if err := unix.Fstat(fd, &h.st); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	switch h.st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if h.flags&oDirectory != 0 {
+			unix.Close(fd)
+			return unix.ENOTDIR
+		}
+	case unix.S_IFDIR:
+	default:
+		unix.Close(fd)
+		return errNotFile
+	}
+	h.pinned = fd
+	return nil
+}
+
+// openApproved opens, for held call h, the file the person approved at
+// approved: the file pinned in the command's view, reopened read-only,
+// and only when approved names that very file here too (no link on the
+// way). The descriptor is the supervisor's to hand over and close.
+func openApproved(h held, approved string) (int, error) {
+	here, err := unix.Openat2(unix.AT_FDCWD, approved, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: noLinks})
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
 			return -1, errors.New("a link is on the way")
@@ -30,13 +74,22 @@ func openApproved(h held) (int, error) {
 		return -1, err
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+	err = unix.Fstat(here, &st)
+	unix.Close(here)
+	if err != nil {
 		return -1, err
 	}
-	if err := check(h, st); err != nil {
+	if st.Dev != h.st.Dev || st.Ino != h.st.Ino {
+		return -1, errors.New("the command's view names another file there")
+	}
+	fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(h.pinned),
+		unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK|int(h.flags&oDirectory), 0)
+	if err != nil {
+		return -1, fmt.Errorf("reopen: %w", err)
+	}
+	if err := unix.Fstat(fd, &st); err != nil || st.Dev != h.st.Dev || st.Ino != h.st.Ino {
 		unix.Close(fd)
-		return -1, err
+		return -1, errors.New("the reopened file is not the one pinned")
 	}
 	if h.flags&oNonblock == 0 {
 		if err := setBlocking(fd); err != nil {
@@ -45,47 +98,6 @@ func openApproved(h held) (int, error) {
 		}
 	}
 	return fd, nil
-}
-
-// check accepts st, the file opened here, for h: a regular file or a
-// directory, and the file the command's view names.
-func check(h held, st unix.Stat_t) error {
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFDIR:
-	default:
-		return errors.New("not a regular file or a directory")
-	}
-	view, err := inView(h)
-	if err != nil {
-		return fmt.Errorf("the command's view of it: %w", err)
-	}
-	if view.Dev != st.Dev || view.Ino != st.Ino {
-		return errors.New("the command's view names another file there")
-	}
-	return nil
-}
-
-// inView is what h's name resolves to in the command's own view now: from
-// its root for an absolute path (never above it), else beneath its
-// working directory or the directory descriptor it gave, with no link
-// followed.
-func inView(h held) (unix.Stat_t, error) {
-	var st unix.Stat_t
-	base, resolve := fmt.Sprintf("/proc/%d/root", h.tid), uint64(unix.RESOLVE_IN_ROOT|noLinks)
-	if h.path[0] != '/' {
-		base, resolve = procLink(h.tid, h.dirfd), unix.RESOLVE_BENEATH|noLinks
-	}
-	dir, err := unix.Open(base, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return st, err
-	}
-	defer unix.Close(dir)
-	fd, err := unix.Openat2(dir, h.path, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolve})
-	if err != nil {
-		return st, err
-	}
-	defer unix.Close(fd)
-	return st, unix.Fstat(fd, &st)
 }
 
 // setBlocking clears O_NONBLOCK, which the open took so that nothing

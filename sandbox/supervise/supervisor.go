@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -36,6 +37,37 @@ type Supervisor struct {
 	window  time.Time // the start of the current minute of asks
 	asked   int       // asks in that minute
 	refused []string  // the paths of held opens that failed, for the refusal scan
+	waiting map[uint64]context.CancelCauseFunc
+}
+
+// errInterrupted is why the asks of an interrupted command end.
+var errInterrupted = errors.New("interrupted")
+
+// Interrupt ends the asks of the opens held now, and their calls fail
+// with EINTR: the front end got Ctrl-C (or another signal it passes on).
+// A held call waits through the signals its command handles (so a timer
+// cannot make it ask again and again), so the front end says so here.
+func (s *Supervisor) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cancel := range s.waiting {
+		cancel(errInterrupted)
+	}
+}
+
+// track counts call id's ask as waiting until the returned func is called.
+func (s *Supervisor) track(id uint64, cancel context.CancelCauseFunc) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiting == nil {
+		s.waiting = map[uint64]context.CancelCauseFunc{}
+	}
+	s.waiting[id] = cancel
+	return func() {
+		s.mu.Lock()
+		delete(s.waiting, id)
+		s.mu.Unlock()
+	}
 }
 
 // Limits bound what one command can make the supervisor do; past them a

@@ -73,6 +73,10 @@ type held struct {
 	path  string // as the command gave it
 	abs   string // absolute and clean: what is asked and opened
 	flags uint64
+	// pinned is what the name resolved to in the command's view when the
+	// call was examined (pin), an O_PATH descriptor, and st its identity.
+	pinned int
+	st     unix.Stat_t
 }
 
 // examine decides, without waiting, whether the call is a read-only open
@@ -114,10 +118,17 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 		return held{}, false
 	}
 	abs, ok := Join(string(base), string(path))
-	if !ok || Under(s.Roots, abs) == "" || Covered(s.Granted, abs) || !valid(listener, n.id) {
+	if !ok || Under(s.Roots, abs) == "" || Covered(s.Granted, abs) {
 		return held{}, false
 	}
 	h.path, h.abs = string(path), abs
+	if pin(&h) != nil {
+		return held{}, false // missing, or no file: the kernel says so
+	}
+	if !valid(listener, n.id) { // what was read may be another process's
+		unix.Close(h.pinned)
+		return held{}, false
+	}
 	return h, true
 }
 
@@ -126,12 +137,14 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 func (s *Supervisor) hold(ctx context.Context, listener int, h held) {
 	if why := s.admit(); why != "" {
 		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: not held for approval: %s", wire.Printable(h.abs), why))
+		unix.Close(h.pinned)
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer s.release()
+		defer unix.Close(h.pinned)
 		s.decide(ctx, listener, h)
 	}()
 }
@@ -140,13 +153,17 @@ func (s *Supervisor) hold(ctx context.Context, listener int, h held) {
 // interrupted, and answers the call: the approved file, or EACCES with one
 // line saying why.
 func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer s.track(h.id, cancel)()
 	go watch(ctx, cancel, listener, h.id)
 	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: program(h.tid)})
 	switch {
 	case !valid(listener, h.id):
-		return // interrupted: nothing waits for the answer
+		return // it went away: nothing waits for the answer
+	case errors.Is(context.Cause(ctx), errInterrupted):
+		_ = fail(listener, h.id, unix.EINTR) // Ctrl-C: the command's own handler takes it from here
+		return
 	case err != nil:
 		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: could not ask whether it may be read: %v", wire.Printable(h.abs), err))
 		return
@@ -157,7 +174,7 @@ func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
 		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: approved as %s, which is not the name the command opened (a link?): refused", wire.Printable(h.abs), wire.Printable(ans.Path)))
 		return
 	}
-	fd, err := openApproved(h)
+	fd, err := openApproved(h, ans.Path)
 	if err != nil {
 		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s was approved but not handed to the command: %v", wire.Printable(h.abs), err))
 		return
@@ -168,8 +185,9 @@ func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
 	}
 }
 
-// watch cancels the ask when the held call no longer waits.
-func watch(ctx context.Context, cancel func(), listener int, id uint64) {
+// watch cancels the ask when the held call no longer waits (the command
+// died; a signal it handles does not end the wait: Install).
+func watch(ctx context.Context, cancel context.CancelCauseFunc, listener int, id uint64) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
@@ -178,7 +196,7 @@ func watch(ctx context.Context, cancel func(), listener int, id uint64) {
 			return
 		case <-t.C:
 			if !valid(listener, id) {
-				cancel()
+				cancel(nil)
 				return
 			}
 		}

@@ -446,3 +446,83 @@ func TestGrantedOpenGoesToTheKernel(t *testing.T) {
 		t.Errorf("asked %q for a granted file", got)
 	}
 }
+
+// TestHeldOpenWaitsThroughHandledSignals: a command whose timer fires
+// while its open is held keeps waiting (its handler runs afterwards):
+// one ask, not one per tick, and the approval still reaches it.
+func TestHeldOpenWaitsThroughHandledSignals(t *testing.T) {
+	w := newWorld(t)
+	report := filepath.Join(w.downloads, "report.csv")
+	a := &asker{decide: func(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
+		time.Sleep(time.Second) // ten ticks of the command's timer
+		return approveAll(ctx, r)
+	}}
+	code := fmt.Sprintf(`import signal
+ticks = 0
+def tick(*_):
+    global ticks
+    ticks += 1
+signal.signal(signal.SIGALRM, tick)
+signal.setitimer(signal.ITIMER_REAL, 0.1, 0.1)
+print(open(%q).read(), end="")`, report)
+	r := supervised(t, w, a, "python3", "-c", code)
+	if r.code != 0 || r.out != reportText {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.out, r.err)
+	}
+	if got := a.paths(); len(got) != 1 {
+		t.Errorf("asked %d times (%q); want once", len(got), got)
+	}
+}
+
+// TestHeldOpenOfNothing: a name that does not exist, or names no file, is
+// never asked about: the kernel answers.
+func TestHeldOpenOfNothing(t *testing.T) {
+	w := newWorld(t)
+	must(t, unix.Mkfifo(filepath.Join(w.downloads, "fifo"), 0o644))
+	for _, name := range []string{"missing.csv", "fifo"} {
+		t.Run(name, func(t *testing.T) {
+			a := &asker{decide: approveAll}
+			r := supervised(t, w, a, "cat", filepath.Join(w.downloads, name))
+			if r.code == 0 {
+				t.Errorf("exit 0: %q", r.out)
+			}
+			if got := a.paths(); len(got) != 0 {
+				t.Errorf("asked %q", got)
+			}
+		})
+	}
+}
+
+// TestHeldInterrupt: the front end's Interrupt ends the waits of the opens
+// held now: the call fails with EINTR, whatever the command's handlers.
+func TestHeldInterrupt(t *testing.T) {
+	w := newWorld(t)
+	asked := make(chan struct{}, 1)
+	a := &asker{decide: func(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
+		asked <- struct{}{}
+		<-ctx.Done()
+		return wire.HoldAnswer{}, ctx.Err()
+	}}
+	// libc's open, not Python's, which retries on EINTR (PEP 475)
+	code := fmt.Sprintf(`import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.open(%q.encode(), os.O_RDONLY)
+print(errno.errorcode.get(ctypes.get_errno(), "?") if fd < 0 else "opened")`, filepath.Join(w.downloads, "report.csv"))
+	cmd, listener := start(t, w, []string{"python3", "-c", code})
+	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = sup.Serve(ctx, listener) }()
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never held")
+	}
+	sup.Interrupt()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if out := cmd.Stdout.(*bytes.Buffer).String(); out != "EINTR\n" {
+		t.Errorf("stdout %q, want EINTR", out)
+	}
+}
