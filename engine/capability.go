@@ -60,7 +60,10 @@ type capEntry struct {
 	// denied are the paths whose read the person denied in the check the
 	// exec capability was issued with: its command's held opens of them
 	// are refused at once, never asked again.
-	denied  []string
+	denied []string
+	// holder is the front end process a hold ticket was issued to: the
+	// only one that may present it.
+	holder  Proc
 	expires time.Time
 }
 
@@ -117,6 +120,17 @@ func (cs *capStore) consume(secret string, route CapKind) (capEntry, bool) {
 		}
 	}
 	return capEntry{}, false
+}
+
+// revoke drops capability e (found by a route that refused it).
+func (cs *capStore) revoke(e *capEntry) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for k, c := range cs.caps[e.kind] {
+		if c.session == e.session && c.command == e.command && c.holder == e.holder && c.expires.Equal(e.expires) {
+			delete(cs.caps[e.kind], k)
+		}
+	}
 }
 
 // execInfo says how an allowed shell command of sess is to run, and for a

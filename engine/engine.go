@@ -198,6 +198,7 @@ func (s *Engine) sweep() {
 				s.requestEnded(r, "approval request timed out: denied once")
 			}
 			s.agents.prune(s.cfg.ProcAlive)
+			s.holds.forget(s.now())
 			for _, id := range s.sessions.dropGone() {
 				s.forgetSession(id)
 			}

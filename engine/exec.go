@@ -93,8 +93,12 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
 		expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
-		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
-			denied: c.cap.denied, expires: s.now().Add(ReportTTL)}, s.now())
+		if holder, ok := c.caller.Peer(); ok {
+			h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
+				denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
+		} else {
+			l.Prepared.Hold = nil // no front end to bind it to: reads that need the person fail at once
+		}
 	}
 	return l.Prepared, nil
 }

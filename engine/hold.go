@@ -28,32 +28,71 @@ import (
 const HoldTool = "open (command paused)"
 
 // maxHeldPerSession bounds the opens held at once in one session, over
-// all its commands; each command's supervisor has its own, smaller bound.
-const maxHeldPerSession = 32
+// all its commands, and maxHeldPerMinute how many it may hold in a
+// minute; each command's supervisor has its own, smaller bounds.
+const (
+	maxHeldPerSession = 32
+	maxHeldPerMinute  = 120
+)
 
-// heldCount counts the opens each session has held now.
+// heldCount counts the opens each session holds now and has held this
+// minute.
 type heldCount struct {
 	mu sync.Mutex
-	n  map[string]int
+	n  map[string]*heldOf
 }
 
-func newHeldCount() *heldCount { return &heldCount{n: map[string]int{}} }
+type heldOf struct {
+	now, asked int
+	window     time.Time
+}
 
-func (h *heldCount) take(session string) bool {
+func newHeldCount() *heldCount { return &heldCount{n: map[string]*heldOf{}} }
+
+// take counts one more held open of session at now, or says which bound
+// it is past.
+func (h *heldCount) take(session string, now time.Time) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.n[session] >= maxHeldPerSession {
-		return false
+	c := h.n[session]
+	if c == nil {
+		c = &heldOf{}
+		h.n[session] = c
 	}
-	h.n[session]++
-	return true
+	if now.Sub(c.window) >= time.Minute {
+		c.window, c.asked = now, 0
+	}
+	switch {
+	case c.now >= maxHeldPerSession:
+		return fmt.Sprintf("%d opens of this session already wait for the person", maxHeldPerSession)
+	case c.asked >= maxHeldPerMinute:
+		return fmt.Sprintf("this session's commands asked %d times within a minute", maxHeldPerMinute)
+	}
+	c.now++
+	c.asked++
+	return ""
 }
 
 func (h *heldCount) done(session string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.n[session]--; h.n[session] <= 0 {
-		delete(h.n, session)
+	if c := h.n[session]; c != nil {
+		c.now--
+		if c.now <= 0 && c.asked == 0 {
+			delete(h.n, session)
+		}
+	}
+}
+
+// forget drops sessions with nothing held and a minute past: the sweeper
+// calls it, so ended sessions leave nothing behind.
+func (h *heldCount) forget(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, c := range h.n {
+		if c.now <= 0 && now.Sub(c.window) >= time.Minute {
+			delete(h.n, id)
+		}
 	}
 }
 
@@ -61,6 +100,10 @@ func (h *heldCount) done(session string) {
 func (s *Engine) Hold(ctx context.Context, c Call, r wire.HoldRequest) (wire.HoldAnswer, *Error) {
 	if c.cap == nil || c.cap.kind != CapHold {
 		return wire.HoldAnswer{}, errorf(Forbidden, grants.KindForged, "a held open takes a hold ticket")
+	}
+	if peer, ok := c.caller.Peer(); !ok || peer != c.cap.holder {
+		s.caps.revoke(c.cap)
+		return wire.HoldAnswer{}, s.refuse(errorf(Forbidden, grants.KindForged, "a hold ticket is its front end's alone"), c.sess.ID)
 	}
 	if slices.Contains(c.cap.denied, r.Path) {
 		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
@@ -77,8 +120,8 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 		!slices.ContainsFunc(roots, func(root string) bool { return guard.Within(root, r.Path) }) {
 		return wire.HoldAnswer{}, errorf(BadRequest, "", "a held open names a clean absolute path under the command's approvable roots")
 	}
-	if !s.holds.take(sess.ID) {
-		return wire.HoldAnswer{Line: heldLine(r, fmt.Sprintf("%d opens of this session already wait for the person", maxHeldPerSession))}, nil
+	if why := s.holds.take(sess.ID, s.now()); why != "" {
+		return wire.HoldAnswer{Line: heldLine(r, why)}, nil
 	}
 	defer s.holds.done(sess.ID)
 	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program,

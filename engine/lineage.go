@@ -102,6 +102,16 @@ func (l *Lineage) upTo(stop func([]LineageEntry) bool) []LineageEntry {
 	return l.got
 }
 
+// Peer is the process at the other end of the connection, when it could
+// be read and is still the one that connected.
+func (l *Lineage) Peer() (Proc, bool) {
+	got := l.upTo(func(got []LineageEntry) bool { return len(got) >= 1 })
+	if len(got) == 0 {
+		return Proc{}, false
+	}
+	return got[0].Proc, true
+}
+
 // Whole is the whole lineage, and whether it could be read to the end.
 func (l *Lineage) Whole() ([]LineageEntry, bool) {
 	if l == nil {

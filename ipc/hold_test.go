@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/wire"
 )
@@ -166,6 +167,13 @@ func TestExecHold(t *testing.T) {
 		{"for a check", http.StatusBadRequest, true, func(t *testing.T, he *holdEnv) int {
 			return he.capCall(t, http.MethodPost, "/v1/check", he.p.Hold.Ticket, he.command, "",
 				wire.CheckRequest{SessionID: he.p.Session, Op: "read", Path: he.dl + "/report.csv"}, nil)
+		}},
+		{"from another process than the front end it was issued to", http.StatusForbidden, true, func(t *testing.T, he *holdEnv) int {
+			other := append([]engine.LineageEntry{{Proc: engine.Proc{PID: 4002, Start: 1}, Comm: "python3"}}, agentLineage[1:]...)
+			he.as(other)
+			defer he.as(agentLineage)
+			_, st := he.hold(ctx, t, he.dl+"/report.csv", "")
+			return st
 		}},
 		{"for a decision: the person route reads no ticket", http.StatusForbidden, false, func(t *testing.T, he *holdEnv) int {
 			return he.capCall(t, http.MethodPost, "/v1/requests/x/decision", he.p.Hold.Ticket, he.command, "", wire.Decision{Scope: "once"}, nil)
