@@ -228,6 +228,9 @@ func TestDoctorDaemonOutput(t *testing.T) {
 // later cover it.
 func TestDoctorSafeLogFolders(t *testing.T) {
 	f := newDoctorFixture(t)
+	// a confined read under Downloads fails at once rather than waiting
+	// for the person: this test is the folders, not holding
+	writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "hold_opens = false\n")
 	f.serveHeadless(t, nil, nil)
 	d, err := inspectDaemon(f.env(), f.sock)
 	if err != nil {
