@@ -27,21 +27,21 @@ const (
 // the kernel; the supervisor checks again on openat2's flags.
 const notReadOnly = oAccMode | oCreat | oTrunc | oPath | oTmpfile
 
-// ReadOnly reports whether an open with flags only reads.
-func ReadOnly(flags uint64) bool { return flags&notReadOnly == 0 }
+// readOnly reports whether an open with flags only reads.
+func readOnly(flags uint64) bool { return flags&notReadOnly == 0 }
 
 // passedFlags are the flags of the command's open that the supervisor's
 // own open keeps: they change what the descriptor does (non-blocking
 // reads, a directory only), never what it may reach.
 const passedFlags = oNonblock | oDirectory
 
-// Join is the absolute path an open names: path itself when absolute,
+// join is the absolute path an open names: path itself when absolute,
 // else path under base (the command's working directory or the
 // directory its descriptor names). It refuses ("", false) a path with a
 // ".." component (where the kernel would walk up through a link, the text
 // would not), an empty path, and a relative path without an absolute
 // base. "." components and repeated slashes are dropped.
-func Join(base, path string) (string, bool) {
+func join(base, path string) (string, bool) {
 	if path == "" || strings.IndexByte(path, 0) >= 0 || hasDotDot(path) {
 		return "", false
 	}
@@ -64,23 +64,23 @@ func hasDotDot(path string) bool {
 	return false
 }
 
-// Covered reports whether a read grant of granted covers path: a file
+// covered reports whether a read grant of granted covers path: a file
 // grant that one path, a folder grant everything under it.
-func Covered(granted []wire.Scope, path string) bool {
+func covered(granted []wire.Scope, path string) bool {
 	for _, g := range granted {
-		if g.Op == wire.OpRead && (g.Path == path || g.Kind == wire.KindFolder && Under([]string{g.Path}, path) != "") {
+		if g.Op == wire.OpRead && (g.Path == path || g.Kind == wire.KindFolder && under([]string{g.Path}, path) != "") {
 			return true
 		}
 	}
 	return false
 }
 
-// Candidate reports, without allocating, whether the path an open names
-// (base and path as Join takes them) may lie under one of roots: a
-// byte-wise test on the text as given, before Join builds and cleans it.
+// candidate reports, without allocating, whether the path an open names
+// (base and path as join takes them) may lie under one of roots: a
+// byte-wise test on the text as given, before join builds and cleans it.
 // It may say yes for a path that is not (doubled slashes, "."), never no
 // for one that is.
-func Candidate(roots []string, base, path []byte) bool {
+func candidate(roots []string, base, path []byte) bool {
 	for _, r := range roots {
 		if mayHold(r, base, path) {
 			return true
@@ -123,9 +123,9 @@ func mayHold(root string, base, path []byte) bool {
 	return !ok || c == '/' || strings.HasSuffix(root, "/")
 }
 
-// Under returns the root of roots that holds path (whole components only:
+// under returns the root of roots that holds path (whole components only:
 // /a/b holds /a/b/c, not /a/bc), or "".
-func Under(roots []string, path string) string {
+func under(roots []string, path string) string {
 	for _, r := range roots {
 		if path == r || strings.HasPrefix(path, r) && (strings.HasSuffix(r, "/") || path[len(r)] == '/') {
 			return r

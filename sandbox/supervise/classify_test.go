@@ -27,8 +27,8 @@ func TestReadOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ReadOnly(tt.flags); got != tt.want {
-				t.Errorf("ReadOnly(%#o) = %v, want %v", tt.flags, got, tt.want)
+			if got := readOnly(tt.flags); got != tt.want {
+				t.Errorf("readOnly(%#o) = %v, want %v", tt.flags, got, tt.want)
 			}
 		})
 	}
@@ -54,9 +54,9 @@ func TestJoin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Join(tt.base, tt.path)
+			got, ok := join(tt.base, tt.path)
 			if got != tt.want || ok != tt.ok {
-				t.Errorf("Join(%q, %q) = %q, %v; want %q, %v", tt.base, tt.path, got, ok, tt.want, tt.ok)
+				t.Errorf("join(%q, %q) = %q, %v; want %q, %v", tt.base, tt.path, got, ok, tt.want, tt.ok)
 			}
 		})
 	}
@@ -75,8 +75,8 @@ func TestUnder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := Under(roots, tt.path); got != tt.want {
-				t.Errorf("Under(%q) = %q, want %q", tt.path, got, tt.want)
+			if got := under(roots, tt.path); got != tt.want {
+				t.Errorf("under(%q) = %q, want %q", tt.path, got, tt.want)
 			}
 		})
 	}
@@ -103,15 +103,15 @@ func TestCandidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Candidate(roots, []byte(tt.base), []byte(tt.path)); got != tt.want {
-				t.Errorf("Candidate(%q, %q) = %v, want %v", tt.base, tt.path, got, tt.want)
+			if got := candidate(roots, []byte(tt.base), []byte(tt.path)); got != tt.want {
+				t.Errorf("candidate(%q, %q) = %v, want %v", tt.base, tt.path, got, tt.want)
 			}
 		})
 	}
 }
 
-// FuzzCandidate: the byte-wise pre-test never says no for a path Join and
-// Under put under a root: an open it lets pass without a look would be
+// FuzzCandidate: the byte-wise pre-test never says no for a path join and
+// under put under a root: an open it lets pass without a look would be
 // one the person was never asked about.
 func FuzzCandidate(f *testing.F) {
 	f.Add("/home/u/Downloads", "/home/u", "Downloads/r.csv")
@@ -122,9 +122,9 @@ func FuzzCandidate(f *testing.F) {
 			return
 		}
 		roots := []string{root}
-		abs, ok := Join(base, path)
-		if ok && Under(roots, abs) != "" && !Candidate(roots, []byte(base), []byte(path)) {
-			t.Errorf("Candidate(%q, %q, %q) = false, but Join gives %q under the root", root, base, path, abs)
+		abs, ok := join(base, path)
+		if ok && under(roots, abs) != "" && !candidate(roots, []byte(base), []byte(path)) {
+			t.Errorf("candidate(%q, %q, %q) = false, but join gives %q under the root", root, base, path, abs)
 		}
 	})
 }
@@ -149,8 +149,8 @@ func TestCovered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := Covered(granted, tt.path); got != tt.want {
-				t.Errorf("Covered(%q) = %v, want %v", tt.path, got, tt.want)
+			if got := covered(granted, tt.path); got != tt.want {
+				t.Errorf("covered(%q) = %v, want %v", tt.path, got, tt.want)
 			}
 		})
 	}

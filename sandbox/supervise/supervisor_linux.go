@@ -101,7 +101,7 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 		}
 		h.flags = how.Flags
 	}
-	if !ReadOnly(h.flags) {
+	if !readOnly(h.flags) {
 		return held{}, false
 	}
 	path, err := s.rd.path(tid, n.data.args[c.pathArg])
@@ -114,11 +114,11 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 			return held{}, false
 		}
 	}
-	if !Candidate(s.Roots, base, path) {
+	if !candidate(s.Roots, base, path) {
 		return held{}, false
 	}
-	abs, ok := Join(string(base), string(path))
-	if !ok || Under(s.Roots, abs) == "" || Covered(s.Granted, abs) {
+	abs, ok := join(string(base), string(path))
+	if !ok || under(s.Roots, abs) == "" || covered(s.Granted, abs) {
 		return held{}, false
 	}
 	h.path, h.abs = string(path), abs
