@@ -73,14 +73,12 @@ func (h *heldCount) take(session string, now time.Time) string {
 	return ""
 }
 
+// done counts one held open of session less; forget drops the session.
 func (h *heldCount) done(session string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c := h.n[session]; c != nil {
 		c.now--
-		if c.now <= 0 && c.asked == 0 {
-			delete(h.n, session)
-		}
 	}
 }
 
@@ -169,7 +167,7 @@ func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAn
 	if err != nil {
 		return ans, err
 	}
-	return ans, nil
+	return ans, nil // not err: a nil *Error is no nil error
 }
 
 // holdAsker is what a prepared command's supervisor asks through in
