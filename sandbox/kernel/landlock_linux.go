@@ -179,8 +179,13 @@ func (rs *Ruleset) enforce(hold int, warn func(error)) error {
 		return fmt.Errorf("landlock: set no_new_privs: %w", err)
 	}
 	if hold > 0 {
-		if err := supervise.Install(hold); err != nil && warn != nil {
-			warn(err)
+		switch err := supervise.Install(hold); {
+		case errors.Is(err, supervise.ErrNotInstalled):
+			if warn != nil {
+				warn(err)
+			}
+		case err != nil: // a filter no one answers would fail every open
+			return fmt.Errorf("hold opens: %w", err)
 		}
 	}
 	if err := ll.LandlockRestrictSelf(rs.fd, 0); err != nil {

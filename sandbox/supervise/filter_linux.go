@@ -101,6 +101,9 @@ func jump(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
 // end ends the wait on Ctrl-C (Supervisor.Interrupt).
 func Install(sock int) error {
 	defer unix.Close(sock)
+	if t, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || t != unix.SOCK_SEQPACKET {
+		return fmt.Errorf("%w: descriptor %d is no supervisor's socket", ErrNotInstalled, sock)
+	}
 	p := filterProgram()
 	prog := unix.SockFprog{Len: uint16(len(p)), Filter: &p[0]}
 	var fd uintptr
@@ -113,7 +116,7 @@ func Install(sock int) error {
 		}
 	}
 	if errno != 0 {
-		return fmt.Errorf("seccomp filter: %w", errno)
+		return fmt.Errorf("%w: seccomp filter: %w", ErrNotInstalled, errno)
 	}
 	defer unix.Close(int(fd))
 	if err := unix.Sendmsg(sock, []byte{'L'}, unix.UnixRights(int(fd)), nil, 0); err != nil {
@@ -121,6 +124,11 @@ func Install(sock int) error {
 	}
 	return nil
 }
+
+// ErrNotInstalled is wrapped by Install's errors that leave the command
+// as it was, running without a supervisor. Any other error leaves the
+// filter installed and no one to answer it: the command must not run.
+var ErrNotInstalled = errors.New("no supervisor")
 
 // errNoListener is Receive's error when the message held no listener.
 var errNoListener = errors.New("no seccomp listener received")

@@ -5,9 +5,14 @@ package supervise
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
-var errUnsupported = errors.New("holding opens needs Linux on amd64 or arm64")
+// ErrNotInstalled is wrapped by Install's errors that leave the command
+// as it was.
+var ErrNotInstalled = errors.New("no supervisor")
+
+var errUnsupported = fmt.Errorf("%w: holding opens needs Linux on amd64 or arm64", ErrNotInstalled)
 
 // reader has nothing to read here.
 type reader struct{}

@@ -526,3 +526,26 @@ print(errno.errorcode.get(ctypes.get_errno(), "?") if fd < 0 else "opened")`, fi
 		t.Errorf("stdout %q, want EINTR", out)
 	}
 }
+
+// TestInstallWithoutASupervisor: where the descriptor is no supervisor's
+// socket, no filter is installed: the command runs as it would without
+// one (its opens are not failed by a filter no one answers), and says so.
+func TestInstallWithoutASupervisor(t *testing.T) {
+	w := newWorld(t)
+	r, wr, err := os.Pipe()
+	must(t, err)
+	defer r.Close()
+	defer wr.Close()
+	job, _ := json.Marshal(helperJob{Rules: w.rules, Argv: []string{"cat", "mine.txt"}, Dir: w.work})
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = []string{helperEnv + "=" + string(job), "PATH=/usr/bin:/bin"}
+	cmd.ExtraFiles = []*os.File{r}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil || out.String() != "mine\n" {
+		t.Fatalf("%v: stdout %q stderr %q", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "not held") || !strings.Contains(errOut.String(), "no supervisor") {
+		t.Errorf("stderr %q: want it to say opens are not held", errOut.String())
+	}
+}
