@@ -67,11 +67,18 @@ func heldCases(t *testing.T, dl string) []heldCase {
 	}
 }
 
-func requireHold(t *testing.T) {
+// newHeldWalk is the door walk where opens are held, with read.py in its
+// workspace; it skips where the machine cannot hold them.
+func newHeldWalk(t *testing.T, opts ...func(*ipc.Config)) *doorWalk {
 	t.Helper()
+	requireFullConfinement(t)
 	if err := supervise.Available(); err != nil {
 		t.Skipf("this kernel cannot hold opens: %v", err)
 	}
+	need(t, "python3")
+	w := newDoorWalkAt(t, sandbox.Probe(), opts...)
+	writeExecFile(t, w.work+"/read.py", readScript)
+	return w
 }
 
 // TestDoorWalkHeldOpen: through every door, a workspace script (which the
@@ -82,11 +89,7 @@ func requireHold(t *testing.T) {
 // once; denied, the open fails with EACCES, one refusal line says so, and
 // no grant is left.
 func TestDoorWalkHeldOpen(t *testing.T) {
-	requireFullConfinement(t)
-	requireHold(t)
-	need(t, "python3")
-	w := newDoorWalk(t)
-	writeExecFile(t, w.work+"/read.py", readScript)
+	w := newHeldWalk(t)
 	names, run := walkDoors(t)
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -100,11 +103,7 @@ func TestDoorWalkHeldOpen(t *testing.T) {
 // TestDoorWalkHeldOpenTimesOut: nobody decides; when the wait ends the
 // open fails as a denial does, on every door.
 func TestDoorWalkHeldOpenTimesOut(t *testing.T) {
-	requireFullConfinement(t)
-	requireHold(t)
-	need(t, "python3")
-	w := newDoorWalkAt(t, sandbox.Probe(), func(c *ipc.Config) { c.MaxWait = 2 * time.Second })
-	writeExecFile(t, w.work+"/read.py", readScript)
+	w := newHeldWalk(t, func(c *ipc.Config) { c.MaxWait = 2 * time.Second })
 	names, run := walkDoors(t)
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -202,11 +201,7 @@ func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Req
 // front end of a hook's rewritten command, and the timeout of a tool call
 // the daemon runs.
 func TestHeldOpenInterrupted(t *testing.T) {
-	requireFullConfinement(t)
-	requireHold(t)
-	need(t, "python3")
-	w := newDoorWalk(t)
-	writeExecFile(t, w.work+"/read.py", readScript)
+	w := newHeldWalk(t)
 	tests := []struct {
 		name string
 		run  func(t *testing.T, script string) (interrupt func(), done <-chan walked)
@@ -283,10 +278,7 @@ func (w *doorWalk) isPending(id string) bool {
 // chmodded (the view's mount is read-only). A descriptor opened outside
 // the view would reach the host's tree.
 func TestDoorWalkHeldFolderStaysInTheView(t *testing.T) {
-	requireFullConfinement(t)
-	requireHold(t)
-	need(t, "python3")
-	w := newDoorWalk(t)
+	w := newHeldWalk(t)
 	rel := func(p string) string { return "../" + strings.TrimPrefix(p, w.root+"/") } // from the home folder's parent
 	script := fmt.Sprintf(`import os, socket
 d = os.open(%q, os.O_RDONLY | os.O_DIRECTORY)

@@ -4,7 +4,6 @@ package supervise_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -50,14 +49,11 @@ func BenchmarkOpen(b *testing.B) {
 		} else {
 			cmd, listener := start(b, w, argv)
 			sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: &asker{decide: denyAll}}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { _ = sup.Serve(ctx, listener); close(done) }()
+			stop := serve(b, sup, listener)
 			if err := cmd.Wait(); err != nil {
 				b.Fatalf("%v: %s", err, cmd.Stderr)
 			}
-			cancel()
-			<-done
+			stop()
 			out = cmd.Stdout.(*bytes.Buffer).String()
 		}
 		ns, err := strconv.ParseFloat(string(bytes.TrimSpace([]byte(out))), 64)

@@ -180,12 +180,9 @@ func supervised(t *testing.T, w world, a *asker, argv ...string) run {
 		said = append(said, l)
 		mu.Unlock()
 	}}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- sup.Serve(ctx, listener) }()
+	stop := serve(t, sup, listener)
 	err := cmd.Wait()
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Errorf("Serve: %v", err)
 	}
 	r := run{out: cmd.Stdout.(*bytes.Buffer).String(), err: cmd.Stderr.(*bytes.Buffer).String(), said: said}
@@ -219,6 +216,22 @@ func start(t testing.TB, w world, argv []string) (*exec.Cmd, int) {
 		t.Fatalf("receive: %v (stderr %s)", err, cmd.Stderr)
 	}
 	return cmd, listener
+}
+
+// serve runs sup on listener until the returned stop is called (or the
+// test ends); stop returns what Serve returned.
+func serve(t testing.TB, sup *supervise.Supervisor, listener int) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sup.Serve(ctx, listener) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-served })
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 func TestHeldOpenApproved(t *testing.T) {
@@ -361,9 +374,7 @@ func TestHeldOpenInterrupted(t *testing.T) {
 	}}
 	cmd, listener := start(t, w, []string{"cat", filepath.Join(w.downloads, "report.csv")})
 	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = sup.Serve(ctx, listener) }()
+	serve(t, sup, listener)
 	select {
 	case <-asked:
 	case <-time.After(10 * time.Second):
@@ -400,14 +411,11 @@ func TestHeldLimits(t *testing.T) {
 	var mu sync.Mutex
 	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a, Limits: supervise.Limits{Held: 1},
 		Say: func(l string) { mu.Lock(); said = append(said, l); mu.Unlock() }}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { _ = sup.Serve(ctx, listener); close(served) }()
+	stop := serve(t, sup, listener)
 	time.Sleep(time.Second)
 	close(release)
 	_ = cmd.Wait()
-	cancel()
-	<-served
+	stop()
 	if got := a.paths(); len(got) != 1 || got[0] != files[0] {
 		t.Errorf("asked %q, want only the first", got)
 	}
@@ -433,12 +441,9 @@ func TestGrantedOpenGoesToTheKernel(t *testing.T) {
 	cmd, listener := start(t, w, []string{"cat", report})
 	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a,
 		Granted: []wire.Scope{{Op: wire.OpRead, Path: report, Kind: wire.KindFile}}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = sup.Serve(ctx, listener); close(done) }()
+	stop := serve(t, sup, listener)
 	err := cmd.Wait()
-	cancel()
-	<-done
+	stop()
 	if out := cmd.Stdout.(*bytes.Buffer).String(); err != nil || out != reportText {
 		t.Errorf("cat of a granted file: %v, %q (stderr %s)", err, out, cmd.Stderr)
 	}
@@ -510,9 +515,7 @@ fd = libc.open(%q.encode(), os.O_RDONLY)
 print(errno.errorcode.get(ctypes.get_errno(), "?") if fd < 0 else "opened")`, filepath.Join(w.downloads, "report.csv"))
 	cmd, listener := start(t, w, []string{"python3", "-c", code})
 	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = sup.Serve(ctx, listener) }()
+	serve(t, sup, listener)
 	select {
 	case <-asked:
 	case <-time.After(10 * time.Second):
