@@ -20,6 +20,7 @@ import (
 // tell whether it is installed.
 var clientCommands = map[string][]string{
 	"claude": {"claude"}, "codex": {"codex"}, "gemini": {"gemini"}, "cursor": {"cursor-agent", "cursor"}, "pi": {"pi"},
+	"copilot": {"copilot"},
 }
 
 // clientChecks report this build's hook binary, then for each agent

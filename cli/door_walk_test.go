@@ -77,10 +77,11 @@ func doorRunners() map[engine.Door]doorRunner {
 // hookFixtures are a shell tool call of each client whose hook rewrites
 // (hooks' testdata): the command and cwd are replaced.
 var hookFixtures = map[string]string{
-	"claude": "claude-code-2.1.328-pretooluse-bash.json",
-	"codex":  "codex-pretooluse-bash-workspace.json",
-	"gemini": "gemini-cli-0.61.0-beforetool-run_shell_command.json",
-	"pi":     "pi-tool_call-bash-downloads.json",
+	"claude":  "claude-code-2.1.328-pretooluse-bash.json",
+	"codex":   "codex-pretooluse-bash-workspace.json",
+	"gemini":  "gemini-cli-0.61.0-beforetool-run_shell_command.json",
+	"pi":      "pi-tool_call-bash-downloads.json",
+	"copilot": "copilot-1.0.102-pretooluse-bash.json",
 }
 
 // walkDoors is every door to walk, by name: each of engine.Doors, the hook
@@ -537,8 +538,13 @@ func hookRunner(client string) doorRunner {
 		if err := json.Unmarshal(data, &call); err != nil {
 			t.Fatal(err)
 		}
-		call["cwd"], call["session_id"] = w.work, "door-walk-"+client
-		for _, k := range []string{"tool_input", "input"} {
+		call["cwd"] = w.work
+		for _, k := range []string{"session_id", "sessionId"} { // Copilot's payloads are camelCase
+			if _, ok := call[k]; ok {
+				call[k] = "door-walk-" + client
+			}
+		}
+		for _, k := range []string{"tool_input", "input", "toolArgs"} {
 			if in, ok := call[k].(map[string]any); ok {
 				in["command"] = script
 			}

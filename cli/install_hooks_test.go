@@ -100,6 +100,9 @@ func hookCommands(doc map[string]any, event string) []string {
 		if c, ok := m["command"].(string); ok {
 			out = append(out, c)
 		}
+		if c, ok := m["bash"].(string); ok { // Copilot's
+			out = append(out, c)
+		}
 		inner, _ := m["hooks"].([]any)
 		for _, hk := range inner {
 			if c, ok := hk.(map[string]any)["command"].(string); ok {
@@ -131,16 +134,29 @@ var existingSettings = map[string]string{
   "ui": {"theme": "GitHub"}
 }`,
 	"cursor": `{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}}`,
+	// pathgrant's own hooks file, to which the person added a hook
+	"copilot": `{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./log.sh", "timeoutSec": 5}]}}`,
 }
 
 // events are where each client's pathgrant hook is registered.
 var hookEvents = map[string][]string{
 	"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
-	"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"},
+	"cursor":  {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"},
+	"copilot": {"preToolUse", "sessionEnd"},
 }
 
+// TestInstallHooksRoundTrip installs into, and uninstalls from, the
+// settings file of every client whose hooks live in JSON (Pi's are an
+// extension of pathgrant's own: TestInstallHooksPi).
 func TestInstallHooksRoundTrip(t *testing.T) {
-	for _, client := range []string{"claude", "codex", "gemini", "cursor"} {
+	for _, client := range hooks.Clients() {
+		if client == "pi" {
+			continue
+		}
+		if _, ok := existingSettings[client]; !ok {
+			t.Errorf("%s: no existing settings to install into: add a row to existingSettings and hookEvents", client)
+			continue
+		}
 		for _, scope := range []string{"user", "project"} {
 			t.Run(client+"/"+scope, func(t *testing.T) {
 				e := newInstallHooksEnv(t)
@@ -283,6 +299,38 @@ func TestInstallHooksNewFile(t *testing.T) {
 	}
 	if code, _, _ := installHooksCmd("claude", "--uninstall"); code != 0 || string(mustRead(t, path)) != "{}\n" {
 		t.Errorf("after uninstall: %q", mustRead(t, path))
+	}
+}
+
+// TestInstallHooksCopilotOwnFile: Copilot CLI loads every file in its
+// hooks folder, so pathgrant's hooks go in a file of their own, which
+// uninstalling removes (an empty file would be a broken hooks file to
+// Copilot), keeping its backup; the person's other hooks files are never
+// touched.
+func TestInstallHooksCopilotOwnFile(t *testing.T) {
+	e := newInstallHooksEnv(t)
+	dir := e.home + "/.copilot/hooks"
+	ihWriteFile(t, dir+"/mine.json", `{"version": 1, "hooks": {}}`)
+	if code, _, errs := installHooksCmd("copilot", "--hook", e.hook); code != 0 {
+		t.Fatal(errs)
+	}
+	want := "{\n  \"version\": 1,\n  \"hooks\": {\n" +
+		"    \"preToolUse\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"" + e.hook + " copilot\",\n        \"timeoutSec\": 60\n      }\n    ],\n" +
+		"    \"sessionEnd\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"" + e.hook + " copilot\",\n        \"timeoutSec\": 5\n      }\n    ]\n  }\n}\n"
+	if got := string(mustRead(t, dir+"/pathgrant.json")); got != want {
+		t.Errorf("new hooks file:\n%s\nwant\n%s", got, want)
+	}
+	if code, out, errs := installHooksCmd("copilot", "--uninstall"); code != 0 || !strings.Contains(out, "removed the pathgrant hook") {
+		t.Fatalf("uninstall: exit %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(dir + "/pathgrant.json"); !os.IsNotExist(err) {
+		t.Errorf("pathgrant's hooks file is still there after uninstall (%v)", err)
+	}
+	if b := backups(t, dir+"/pathgrant.json"); len(b) != 1 || !strings.Contains(string(mustRead(t, b[0])), "preToolUse") {
+		t.Errorf("backups %v, want the installed file", b)
+	}
+	if got := string(mustRead(t, dir+"/mine.json")); got != `{"version": 1, "hooks": {}}` {
+		t.Errorf("another hooks file changed: %q", got)
 	}
 }
 
@@ -502,7 +550,7 @@ func TestInstallHooksUnknownClient(t *testing.T) {
 	e := newInstallHooksEnv(t)
 	code, out, errs := installHooksCmd("vim", "--hook", e.hook)
 	first, _, _ := strings.Cut(errs, "\n")
-	if code != 2 || out != "" || first != `pathgrant install-hooks: unknown client "vim" (want claude, codex, cursor, gemini, pi)` {
+	if code != 2 || out != "" || first != `pathgrant install-hooks: unknown client "vim" (want `+strings.Join(hooks.Clients(), ", ")+`)` {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if entries, _ := os.ReadDir(e.home); len(entries) != 1 { // only the project folder

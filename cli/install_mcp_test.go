@@ -19,6 +19,7 @@ func TestInstallMCP(t *testing.T) {
 		{client: "gemini", want: ".gemini/settings.json"},
 		{client: "cursor", want: ".cursor/mcp.json"},
 		{client: "cursor", project: "w", want: "w/.cursor/mcp.json"},
+		{client: "copilot", want: ".copilot/mcp-config.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {

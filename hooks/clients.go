@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,6 +130,18 @@ var clients = []Client{
 		Protected:        []string{"extensions", "settings.json"},
 		ProjectProtected: []string{".pi/extensions", ".pi/settings.json"},
 		noMCP:            "Pi has no MCP client"},
+	{Name: "copilot", Title: "GitHub Copilot CLI", Rewrites: true, adapter: copilotAdapter{}, NoFileTools: copilotNoFileTools,
+		DirEnv: "COPILOT_HOME", dir: ".copilot",
+		Settings: "hooks/pathgrant.json", ProjectSettings: ".github/hooks/pathgrant.json", Install: ownHooksFile(editCopilot),
+		HookEvents:  "preToolUse (every tool, timeoutSec 60) and sessionEnd, in a hooks file of pathgrant's own",
+		Reload:      "restart Copilot CLI (quit each running copilot and start it again)",
+		ProjectNote: "Copilot CLI runs a project's hooks only in a folder you trust: start copilot in it and choose to trust it",
+		// settings.json and config.json hold hooks, disableAllHooks and the
+		// trusted folders; a trusted project's .github/copilot settings and
+		// Claude Code's project settings can switch every hook off.
+		Protected:        []string{"hooks", "settings.json", "config.json", "mcp-config.json"},
+		ProjectProtected: []string{".github/hooks", ".github/copilot", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
+		MCPConfig:        "mcp-config.json", ProjectMCPConfig: ".github/mcp.json", InstallMCP: copilotMCP},
 }
 
 // Clients lists the supported clients' names, sorted.
@@ -208,12 +221,35 @@ func GlobalProtected(getenv appdirs.Getenv, home string) []string {
 func ProjectProtected() []string {
 	var out []string
 	for _, c := range clients {
-		out = append(out, c.ProjectProtected...)
-		if p := c.ProjectMCPConfig; p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
+		for _, p := range append(slices.Clone(c.ProjectProtected), c.ProjectMCPConfig) {
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
+}
+
+// ownHooksFile is jsonSettings for a hooks file of pathgrant's own in a
+// folder the client loads every file of (Copilot's hooks/*.json): the
+// file uninstalling leaves empty is removed, since the client would read
+// an empty one as a broken hooks file. The backup of the last version
+// stays.
+func ownHooksFile(edit func(doc *ihObject, command string, uninstall bool) error) Installer {
+	install := jsonSettings(edit)
+	return func(path string, argv []string, uninstall bool) (bool, string, error) {
+		changed, backup, err := install(path, argv, uninstall)
+		if err != nil || !uninstall {
+			return changed, backup, err
+		}
+		if data, err := os.ReadFile(path); err == nil && ihCanonical(data) == ihCanonical([]byte("{}")) {
+			if err := os.Remove(path); err != nil {
+				return changed, backup, fmt.Errorf("remove %s: %w", path, err)
+			}
+			changed = true
+		}
+		return changed, backup, nil
+	}
 }
 
 // jsonSettings is the Installer for a client whose hooks live in a JSON

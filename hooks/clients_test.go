@@ -66,10 +66,11 @@ func TestClientTableComplete(t *testing.T) {
 // none is also an MCP tool name.
 func TestNoFileToolsReachTheAdapter(t *testing.T) {
 	inputs := map[string]string{ // the client's hook input for tool %s, its input not an object
-		"claude": `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"codex":  `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"gemini": `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"pi":     `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
+		"claude":  `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"codex":   `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"gemini":  `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"pi":      `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
+		"copilot": `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
 	}
 	for _, c := range clients {
 		for _, tool := range c.NoFileTools {
@@ -129,6 +130,8 @@ func TestClientDirs(t *testing.T) {
 		{"gemini", map[string]string{"GEMINI_CLI_HOME": "/g"}, "/g/.gemini/settings.json"},
 		{"cursor", nil, "/h/.cursor/hooks.json"},
 		{"pi", map[string]string{"PI_CODING_AGENT_DIR": "/p"}, "/p/extensions/pathgrant.ts"},
+		{"copilot", nil, "/h/.copilot/hooks/pathgrant.json"},
+		{"copilot", map[string]string{"COPILOT_HOME": "/cp"}, "/cp/hooks/pathgrant.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client, func(t *testing.T) {
@@ -150,7 +153,7 @@ func TestClientDirs(t *testing.T) {
 // TestLookupUnknownClient: an unknown client is one clear error.
 func TestLookupUnknownClient(t *testing.T) {
 	_, err := LookupClient("vim")
-	if err == nil || err.Error() != `unknown client "vim" (want claude, codex, cursor, gemini, pi)` {
+	if err == nil || err.Error() != `unknown client "vim" (want `+strings.Join(Clients(), ", ")+`)` {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -49,9 +49,18 @@ func (codexAdapter) parse(raw []byte) (Call, error) {
 		}
 		return c, claudeTool(&c, in.ToolName, input)
 	}
-	paths, err := patchPaths(in.ToolInput)
-	if err != nil {
+	if err := patchAccesses(&c, in.ToolInput); err != nil {
 		return Call{}, err
+	}
+	return c, nil
+}
+
+// patchAccesses adds a write (or delete) of each file an apply_patch call
+// changes.
+func patchAccesses(c *Call, input json.RawMessage) error {
+	paths, err := patchPaths(input)
+	if err != nil {
+		return err
 	}
 	for _, p := range paths {
 		a := writeAccess(under(c.Cwd, p.path))
@@ -60,7 +69,7 @@ func (codexAdapter) parse(raw []byte) (Call, error) {
 		}
 		c.Accesses = append(c.Accesses, a)
 	}
-	return c, nil
+	return nil
 }
 
 // unwrapOwnExec returns a Bash tool input whose command is the wrapper

@@ -121,6 +121,23 @@ var fixtureCases = []fixtureCase{
 	{client: "pi", fixture: "pi-tool_call-bash-downloads.json", mode: noWait, stdout: piBlock(pendingRead), pending: 1},
 	{client: "pi", fixture: "pi-tool_call-write-downloads.json", mode: plainRn, stdout: piBlock(writeDenied)},
 	{client: "pi", fixture: ``, mode: inline, exit: 2, stderr: "pathgrant: pi hook input not understood"},
+
+	// GitHub Copilot CLI (preToolUse).
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-view.json", mode: noWait, stdout: copilotDeny(pendingRead), pending: 1},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-view.json", mode: timeout, stdout: copilotDeny(timedOut), pending: 1},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-view.json", mode: approve, stdout: `{"permissionDecision":"allow","permissionDecisionReason":"` + approved + `"}`},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-view.json", mode: down, stdout: copilotDeny(daemonDown)},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-bash.json", mode: plainRn, // as the model wrote it: $HOME is not proven
+		stdout: copilotDeny("pathgrant: cannot prove what the command touches: read of $$HOME/Downloads/report.csv: the path is not literal")},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-create.json", mode: plainRn,
+		stdout: copilotDeny("pathgrant: write $HOME/Downloads/new.txt is outside the workspace, and write outside it is never offered for approval")},
+	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-apply_patch.json", mode: plainRn, stdout: `{}`}, // a file of the workspace
+	{client: "copilot", fixture: "copilot-1.0.102-sessionend.json", mode: down, stdout: `{}`},
+	{client: "copilot", fixture: `{"sessionId": "s", "cwd": "/w", "toolArgs": {"path": "/etc/passwd"}}`, mode: inline, exit: 2, stderr: "no toolName"},
+}
+
+func copilotDeny(reason string) string {
+	return `{"permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}`
 }
 
 // TestFixtures runs the real hook binary on each client's hook input
@@ -172,7 +189,7 @@ func TestFixtures(t *testing.T) {
 			} else {
 				got = runHook(t, tc.client, input, env...)
 			}
-			want := strings.NewReplacer("$HOME", d.home, "$SOCK", sock).Replace(tc.stdout)
+			want := strings.NewReplacer("$$HOME", "$HOME", "$HOME", d.home, "$SOCK", sock).Replace(tc.stdout) // $$HOME: the word itself
 			if want != "" {
 				want += "\n"
 			}

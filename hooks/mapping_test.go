@@ -140,6 +140,29 @@ func TestMapping(t *testing.T) {
 			[]Access{{Command: "ls -R -- '/w'", Input: searchInput{kind: "pattern", pattern: "TODO", filters: []string{`files "*.md"`}}}}, false, nil},
 		{"pi custom tool", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"deploy","input":{}}`, nil, false, errUnknownTool},
 		{"pi input not an object", "pi", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":"x"}`, nil, false, errMalformed},
+
+		{"copilot view", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":{"path":"a","view_range":[1,5]}}`,
+			[]Access{{Op: "read", Path: "/w/a"}}, false, nil},
+		{"copilot create", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"create","toolArgs":{"path":"/d/n","file_text":"x"}}`,
+			[]Access{{Op: "write", Path: "/d/n"}}, false, nil},
+		{"copilot edit", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"edit","toolArgs":{"path":"/w/a","old_str":"x","new_str":"y"}}`,
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"copilot apply_patch is its patch text", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"apply_patch","toolArgs":"*** Begin Patch\n*** Update File: a\n*** Move to: /d/b\n*** Delete File: c\n*** End Patch\n"}`,
+			[]Access{{Op: "write", Path: "/w/a"}, {Op: "write", Path: "/d/b"}, {Op: "delete", Path: "/w/c"}}, false, nil},
+		{"copilot bash", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"bash","toolArgs":{"command":"ls","description":"d","mode":"sync"}}`,
+			[]Access{{Command: "cd -- '/w' && ls"}}, false, nil},
+		{"copilot grep over each path", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"grep","toolArgs":{"pattern":"TODO","paths":["/d","src"],"glob":"*.md"}}`,
+			[]Access{{Command: "ls -R -- '/d'", Input: searchInput{kind: "pattern", pattern: "TODO", in: "/d", filters: []string{`files "*.md"`}}},
+				{Command: "ls -R -- '/w/src'", Input: searchInput{kind: "pattern", pattern: "TODO", in: "src", filters: []string{`files "*.md"`}}}}, false, nil},
+		{"copilot rg searches the cwd by default", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"rg","toolArgs":{"pattern":"x"}}`,
+			[]Access{{Command: "ls -R -- '/w'", Input: searchInput{kind: "pattern", pattern: "x"}}}, false, nil},
+		{"copilot glob", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"glob","toolArgs":{"pattern":"**/*.csv","paths":["/d"]}}`,
+			[]Access{{Command: "ls -R -- '/d'", Input: searchInput{kind: "glob", pattern: "**/*.csv", in: "/d"}}}, false, nil},
+		{"copilot shells it started touch no file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"read_bash","toolArgs":{"shellId":"1"}}`, nil, true, nil},
+		{"copilot sql attaches any file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"sql","toolArgs":{"query":"ATTACH '/d/x' AS y"}}`, nil, false, errUnknownTool},
+		{"copilot skill reads its skill file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"skill","toolArgs":{"skill":"pdf"}}`, nil, false, errUnknownTool},
+		{"copilot args not an object", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":"/etc/passwd"}`, nil, false, errMalformed},
+		{"copilot grep without a pattern", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"grep","toolArgs":{"paths":["/d"]}}`, nil, false, errMalformed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,6 +191,7 @@ func TestSessionFields(t *testing.T) {
 		{"gemini", `{"session_id":"s3","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/x"}}`, "s3", "/w", "", nil},
 		{"cursor", `{"conversation_id":"s4","generation_id":"g","hook_event_name":"beforeReadFile","file_path":"/x","workspace_roots":["/w","/v"]}`, "s4", "/w", "g", []string{"/w", "/v"}},
 		{"pi", `{"session_id":"s5","cwd":"/w","hook_event_name":"tool_call","tool_name":"read","tool_call_id":"c","input":{"path":"/x"}}`, "s5", "/w", "c", nil},
+		{"copilot", `{"sessionId":"s6","timestamp":1,"cwd":"/w","toolName":"view","toolArgs":{"path":"/x"}}`, "s6", "/w", "", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.client, func(t *testing.T) {
@@ -209,8 +233,13 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 	events := map[string][]string{
 		"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 		"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}, "pi": {"tool_call"},
+		"copilot": {"preToolUse"},
 	}
-	for client, evs := range events {
+	for _, client := range Clients() {
+		evs := events[client]
+		if len(evs) == 0 {
+			t.Errorf("%s: no events to render a deny for: add its tool events", client)
+		}
 		for _, ev := range evs {
 			out := adapterOf(t, client).render(Call{Client: client, Event: ev}, Verdict{Reason: "pathgrant: no"})
 			s := string(out.Stdout)

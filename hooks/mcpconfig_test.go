@@ -28,6 +28,9 @@ func TestMCPPaths(t *testing.T) {
 		{client: "cursor", want: "/h/.cursor/mcp.json"},
 		{client: "cursor", project: "/w", want: "/w/.cursor/mcp.json"},
 		{client: "pi", want: ""},
+		{client: "copilot", want: "/h/.copilot/mcp-config.json"},
+		{client: "copilot", env: map[string]string{"COPILOT_HOME": "/cp"}, want: "/cp/mcp-config.json"},
+		{client: "copilot", project: "/w", want: "/w/.github/mcp.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client+tc.project+tc.want, func(t *testing.T) {
@@ -77,6 +80,11 @@ func TestInstallMCP(t *testing.T) {
 			foreign:   `{"mcpServers": {"pathgrant": {"command": "/usr/bin/pathgrant", "args": ["mcp", "--session", "x"]}}}`,
 			otherEdit: `"x": 1`,
 			want:      []string{`"command": "/opt/pg/bin/pathgrant"`}},
+		{client: "copilot",
+			before:    `{"mcpServers": {"github": {"type": "http", "url": "https://example.com/mcp"}}}`,
+			foreign:   `{"mcpServers": {"pathgrant": {"type": "local", "command": "/tmp/evil", "args": [], "tools": ["*"]}}}`,
+			otherEdit: `"x": 1`,
+			want:      []string{`"pathgrant": {`, `"type": "local"`, `"command": "/opt/pg/bin/pathgrant"`, `"tools": [`, `"github"`}},
 		{client: "codex",
 			before:    "# mine\nmodel = \"o3\"\n\n[features]\nhooks = true\n",
 			foreign:   "[mcp_servers.pathgrant]\ncommand = \"npx\"\nargs = [\"other\"]\n",

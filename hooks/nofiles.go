@@ -13,7 +13,8 @@ import "slices"
 // the client's own permission flow, as if the hook were not there.
 //
 // The names are read from each client's shipped code (Claude Code
-// 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1), and a tool joins
+// 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1, Copilot CLI
+// 1.0.102), and a tool joins
 // a list only when its code touches no file the person has: a tool that
 // writes a memory file the client loads into every later session (Gemini
 // CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
@@ -47,6 +48,16 @@ var codexNoFileTools = []string{"web_search", "update_plan", "request_user_input
 var geminiNoFileTools = []string{
 	"google_web_search", "web_fetch",
 	"write_todos", "ask_user", "update_topic", "enter_plan_mode", "complete_task",
+}
+
+// copilotNoFileTools are GitHub Copilot CLI's: reading, stopping and
+// listing the shells its bash tool started (whose commands ran through
+// this hook), sub-agents and their messages, and its own documentation.
+// Not its sql tools: SQLite's ATTACH opens any file.
+var copilotNoFileTools = []string{
+	"read_bash", "write_bash", "stop_bash", "list_bash",
+	"task", "read_agent", "list_agents", "write_agent",
+	"fetch_copilot_cli_documentation",
 }
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch

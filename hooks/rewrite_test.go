@@ -58,6 +58,8 @@ func shellInput(d *daemon, client, cmd string) string {
 	case "pi":
 		return `{"hook_event_name":"tool_call","session_id":"p-1","cwd":"` + d.work + `","tool_name":"bash","tool_call_id":"c1",` +
 			`"input":{"command":` + string(q) + `}}`
+	case "copilot":
+		return `{"sessionId":"cp-1","timestamp":1,"cwd":"` + d.work + `","toolName":"bash","toolArgs":{"command":` + string(q) + `,"description":"list"}}`
 	case "cursor":
 		return `{"hook_event_name":"beforeShellExecution","conversation_id":"cu-1","generation_id":"g","command":` + string(q) +
 			`,"cwd":"` + d.work + `","workspace_roots":["` + d.work + `"]}`
@@ -70,10 +72,12 @@ func shellInput(d *daemon, client, cmd string) string {
 func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bool) {
 	t.Helper()
 	var out struct {
-		Decision   string `json:"decision"`
-		Permission string `json:"permission"`
-		Block      *bool  `json:"block"`
-		Command    string `json:"command"`
+		Decision   string         `json:"decision"`
+		Permission string         `json:"permission"`
+		Block      *bool          `json:"block"`
+		Command    string         `json:"command"`
+		Modified   map[string]any `json:"modifiedArgs"`
+		Copilot    string         `json:"permissionDecision"`
 		Hook       struct {
 			Decision  string         `json:"permissionDecision"`
 			Updated   map[string]any `json:"updatedInput"`
@@ -92,6 +96,9 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 		return c, out.Decision == "allow"
 	case "pi":
 		return out.Command, out.Block != nil && !*out.Block
+	case "copilot": // no decision, or args modified without one: Copilot's own flow then decides
+		c, _ := out.Modified["command"].(string)
+		return c, out.Copilot == "allow" || out.Copilot == "" && len(stdout) > 0
 	}
 	return "", out.Permission == "allow"
 }
@@ -113,6 +120,7 @@ func TestConfinedByDefault(t *testing.T) {
 		{"codex", "codex", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"gemini", "gemini", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"pi", "pi", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
+		{"copilot", "copilot", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"cursor cannot rewrite", "cursor", "bwrap+landlock", true, "ls", false, true, "cursor cannot rewrite"},
 		{"confinement off", "claude", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},
 		{"machine cannot confine", "gemini", "none", true, "ls", false, true, "UNCONFINED"},

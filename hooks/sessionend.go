@@ -19,7 +19,9 @@ import (
 //   - Cursor: sessionEnd (conversation_id, the id its checks carry). Not
 //     stop, which ends one agent loop of a conversation that goes on;
 //   - Pi: the extension's session_shutdown (session_id, reason), except a
-//     reload, after which the same session goes on.
+//     reload, after which the same session goes on;
+//   - GitHub Copilot CLI: sessionEnd (sessionId, reason). Its payloads
+//     name no event: a payload with a reason and no toolName is the end.
 //
 // The daemon ends only the session bound to the hook's own agent process
 // (DELETE /v1/sessions/{id}, resolved like every session route): a payload
@@ -27,11 +29,12 @@ import (
 // daemon says, the hook answers the client with its "no decision" output
 // and exit status 0, within endTimeout.
 var endEvents = map[string]string{
-	"claude": "SessionEnd",
-	"codex":  "SessionEnd",
-	"gemini": "SessionEnd",
-	"cursor": "sessionEnd",
-	"pi":     "session_shutdown",
+	"claude":  "SessionEnd",
+	"codex":   "SessionEnd",
+	"gemini":  "SessionEnd",
+	"cursor":  "sessionEnd",
+	"pi":      "session_shutdown",
+	"copilot": "sessionEnd",
 }
 
 // endTimeout bounds the whole end-session exchange: a client waits for its
@@ -47,20 +50,28 @@ type endCall struct {
 // reads the session it ends.
 func parseEnd(client string, raw []byte) (endCall, bool) {
 	var in struct {
-		Event          string `json:"hook_event_name"`
-		SessionID      string `json:"session_id"`
-		ConversationID string `json:"conversation_id"`
-		Reason         string `json:"reason"`
+		Event          string  `json:"hook_event_name"`
+		SessionID      string  `json:"session_id"`
+		ConversationID string  `json:"conversation_id"`
+		Reason         string  `json:"reason"`
+		CopilotSession string  `json:"sessionId"`
+		CopilotTool    *string `json:"toolName"`
 	}
 	want := endEvents[client]
-	if want == "" || json.Unmarshal(raw, &in) != nil || in.Event != want {
+	if want == "" || json.Unmarshal(raw, &in) != nil {
 		return endCall{}, false
 	}
 	e := endCall{Client: client, Event: in.Event, ClientSession: in.SessionID, Reason: in.Reason}
-	if client == "cursor" {
+	switch client {
+	case "cursor":
 		e.ClientSession = in.ConversationID // the id Cursor's checks carry
+	case "copilot":
+		if in.CopilotTool != nil || in.Reason == "" || in.Event != "" {
+			return endCall{}, false
+		}
+		e.Event, e.ClientSession = want, in.CopilotSession
 	}
-	return e, true
+	return e, e.Event == want
 }
 
 // endOutput is the client's "no decision" answer to a session-end event.

@@ -141,6 +141,30 @@ func geminiEnabledBefore(doc *ihObject) (string, error) {
 // for sessionEnd, which ends the session in pathgrant.
 func editCursor(doc *ihObject, command string, uninstall bool) error {
 	events := []string{"beforeShellExecution", "beforeReadFile", "beforeMCPExecution", "sessionEnd"}
+	return editEventLists(doc, "cursor", events, uninstall, func(string) *ihObject {
+		return newIHObject("command", command, "timeout", json.Number(fmt.Sprint(hookTimeoutSeconds)), "failClosed", true)
+	})
+}
+
+// GitHub Copilot CLI: a hooks file of pathgrant's own, version 1, with
+// hooks.preToolUse[] and hooks.sessionEnd[] = {type: command, bash,
+// timeoutSec} (every tool: no matcher).
+func editCopilot(doc *ihObject, command string, uninstall bool) error {
+	return editEventLists(doc, "copilot", []string{"preToolUse", "sessionEnd"}, uninstall, func(ev string) *ihObject {
+		seconds := hookTimeoutSeconds
+		if ev == "sessionEnd" {
+			seconds = endTimeoutSeconds
+		}
+		return newIHObject("type", "command", "bash", command, "timeoutSec", json.Number(fmt.Sprint(seconds)))
+	})
+}
+
+// editEventLists edits a versioned hooks file whose events are plain lists
+// of entries (Cursor's, Copilot's): it removes the client's entries from
+// each event's list and, unless uninstalling, appends entry(event). It
+// adds "version": 1 to a file without one, and removes it with the last
+// hook.
+func editEventLists(doc *ihObject, client string, events []string, uninstall bool, entry func(event string) *ihObject) error {
 	h, err := doc.object("hooks", !uninstall)
 	if err != nil {
 		return err
@@ -151,9 +175,9 @@ func editCursor(doc *ihObject, command string, uninstall bool) error {
 			if err != nil {
 				return err
 			}
-			kept := slices.DeleteFunc(slices.Clone(list), func(v any) bool { return isOurHook(v, "cursor") })
+			kept := slices.DeleteFunc(slices.Clone(list), func(v any) bool { return isOurHook(v, client) })
 			if !uninstall {
-				kept = append(kept, newIHObject("command", command, "timeout", json.Number(fmt.Sprint(hookTimeoutSeconds)), "failClosed", true))
+				kept = append(kept, entry(ev))
 			}
 			if len(kept) == 0 && len(list) > 0 {
 				h.del(ev)
@@ -235,6 +259,9 @@ func isOurHook(v any, client string) bool {
 		return false
 	}
 	cmd, _ := obj.vals["command"].(string)
+	if bash, ok := obj.vals["bash"].(string); ok && cmd == "" {
+		cmd = bash // Copilot's hooks name the command "bash"
+	}
 	words := CommandWords(cmd)
 	return len(words) >= 2 && filepath.Base(words[0]) == "pathgrant-hook" && words[1] == client
 }

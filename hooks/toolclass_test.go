@@ -45,6 +45,8 @@ func TestToolClasses(t *testing.T) {
 		geminiFetch    = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"https://example.com/"}}`
 		geminiPlan     = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"exit_plan_mode","tool_input":{"plan_path":"plan.md"}}`
 		piDeploy       = `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"deploy","tool_call_id":"c1","input":{}}`
+		copilotShell   = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"read_bash","toolArgs":{"shellId":"1","delay":5}}`
+		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
 	)
 	const askClient = "unmapped_tools = \"ask-client\"\n"
 	tests := []struct {
@@ -59,11 +61,14 @@ func TestToolClasses(t *testing.T) {
 		{name: "codex plan: Codex asks as usual", client: "codex", input: codexPlanAsk, down: true, stdout: ``},
 		{name: "gemini web search defers", client: "gemini", input: geminiSearch, down: true, stdout: `{}`},
 		{name: "gemini web fetch defers", client: "gemini", input: geminiFetch, down: true, stdout: `{}`},
+		{name: "copilot shell output defers", client: "copilot", input: copilotShell, down: true, stdout: `{}`},
 
 		{name: "claude unmapped denied and recorded", client: "claude", input: claudeSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
 		{name: "codex unmapped denied and recorded", client: "codex", input: codexImage, stdout: claudeDeny(unmappedReason("view_image")), refused: "view_image"},
 		{name: "gemini unmapped denied and recorded", client: "gemini", input: geminiPlan, stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
 		{name: "pi unmapped denied and recorded", client: "pi", input: piDeploy, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
+		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
+		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, policy: askClient, down: true, stdout: `{}`},
 		{name: "unmapped with the daemon down", client: "claude", input: claudeSkill, down: true, stdout: claudeDeny(daemonDown)},
 		{name: "explicit deny", client: "gemini", input: geminiPlan, policy: "unmapped_tools = \"deny\"\n",
 			stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
@@ -148,6 +153,10 @@ func TestSearchToolsSendTheirInput(t *testing.T) {
 			`pattern "a,b" in ~/Downloads`},
 		{"pi", `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"find","tool_call_id":"c1","input":{"pattern":"*.csv","path":"/home/user/Downloads"}}`,
 			`glob "*.csv" in ~/Downloads`},
+		{"copilot", `{"sessionId":"s5","cwd":"/home/user/work","toolName":"grep","toolArgs":{"pattern":"total","paths":["/home/user/Downloads"]}}`,
+			`pattern "total" in ~/Downloads`},
+		{"copilot", `{"sessionId":"s5","cwd":"/home/user/work","toolName":"glob","toolArgs":{"pattern":"**/*.csv","paths":["/home/user/Downloads"]}}`,
+			`glob "**/*.csv" in ~/Downloads`},
 		{"claude", `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"1,2","path":"/home/user/Downloads/report.csv"},"tool_use_id":"t1"}`,
 			`pattern "1,2" in ~/Downloads/report.csv`},
 	}

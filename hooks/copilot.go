@@ -1,0 +1,163 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// GitHub Copilot CLI: a preToolUse command hook in a hooks file of its own
+// ($COPILOT_HOME/hooks/*.json, {"version": 1, "hooks": {"preToolUse":
+// [{"type": "command", "bash": ..., "timeoutSec": ...}]}}). Input:
+// sessionId, timestamp, cwd, toolName, toolArgs (an object, or the patch
+// text itself for apply_patch); the payload names no event, so a session
+// end is told by its shape (copilotEnd). Output, read from the shipped
+// runtime of 1.0.102 and run against it:
+//
+//   - {"permissionDecision": "deny", "permissionDecisionReason": R}
+//     blocks; the model reads "Denied by preToolUse hook: R";
+//   - {"permissionDecision": "allow"} runs the call and skips Copilot's
+//     own permission checks, so pathgrant says it only for what the user
+//     granted through pathgrant;
+//   - {"modifiedArgs": {...}} replaces the arguments, and Copilot's own
+//     flow then judges the call as rewritten: the confining rewrite;
+//   - {} leaves the call to Copilot's own flow.
+//
+// A non-zero exit blocks; a timeout, or output that is not JSON, lets the
+// call run, so the hook answers well inside the registered timeout.
+
+type copilotInput struct {
+	SessionID string          `json:"sessionId"`
+	Cwd       string          `json:"cwd"`
+	ToolName  string          `json:"toolName"`
+	ToolArgs  json.RawMessage `json:"toolArgs"`
+	Reason    string          `json:"reason"`
+}
+
+type copilotAdapter struct{}
+
+func (copilotAdapter) parse(raw []byte) (Call, error) {
+	var in copilotInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.ToolName == "" {
+		return Call{}, malformed("no toolName")
+	}
+	c := Call{Client: "copilot", Event: "preToolUse", Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd}
+	if touchesNoFile(c.Client, in.ToolName) {
+		c.NoFiles = true
+		return c, nil
+	}
+	if server, ok := copilotMCPServer(in.ToolName); ok {
+		mcpTool(&c, server)
+		return c, nil
+	}
+	if in.ToolName == "apply_patch" {
+		return c, patchAccesses(&c, in.ToolArgs)
+	}
+	f, err := decodeObject(in.ToolArgs, "toolArgs")
+	if err != nil {
+		return Call{}, err
+	}
+	return c, copilotTool(&c, f, in.ToolArgs)
+}
+
+// copilotTool maps Copilot's own tools (the set it offers the model
+// depends on the model: GPT-5 models get apply_patch for create and edit,
+// and rg for grep).
+func copilotTool(c *Call, f fields, args json.RawMessage) error {
+	tool := c.Tool
+	switch tool {
+	case "bash":
+		cmd, err := f.need(tool, "command")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
+		c.Shell, c.ToolInput = true, args
+	case "view":
+		p, err := f.need(tool, "path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	case "create", "edit":
+		p, err := f.need(tool, "path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "grep", "rg", "glob":
+		return copilotSearch(c, f)
+	default:
+		return unknownTool(c.Client, tool)
+	}
+	return nil
+}
+
+// copilotSearch is a grep (rg) or glob over each of its paths, the cwd
+// when it names none.
+func copilotSearch(c *Call, f fields) error {
+	paths, err := f.strs("paths", "path")
+	if err != nil {
+		return err
+	}
+	v, err := f.each("pattern", "glob")
+	if err != nil {
+		return err
+	}
+	if v[0] == "" {
+		return malformed("tool %s: missing \"pattern\"", c.Tool)
+	}
+	if len(paths) == 0 {
+		paths = []string{""}
+	}
+	for _, p := range paths {
+		base := under(c.Cwd, orDefault(p, c.Cwd))
+		if c.Tool == "glob" {
+			c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(base, v[0])), searchInput{kind: "glob", pattern: v[0], in: p}))
+			continue
+		}
+		in := searchInput{kind: "pattern", pattern: v[0], in: p, filters: filter("files", v[1])}
+		c.Accesses = append(c.Accesses, searched(searchAccess(base), in))
+	}
+	return nil
+}
+
+// copilotMCPServer is the server of a Copilot MCP tool, SERVER-TOOL; ok is
+// false for a name without a dash (Copilot's own tools have none). Server
+// names may hold dashes themselves, so only BridgeServer followed by a
+// tool name without one is named; any other server is left unnamed.
+func copilotMCPServer(tool string) (server string, ok bool) {
+	if !strings.Contains(tool, "-") {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(tool, BridgeServer+"-"); ok && rest != "" && !strings.Contains(rest, "-") {
+		return BridgeServer, true
+	}
+	return "", true
+}
+
+type copilotOutput struct {
+	Decision string          `json:"permissionDecision,omitempty"`
+	Reason   string          `json:"permissionDecisionReason,omitempty"`
+	Modified json.RawMessage `json:"modifiedArgs,omitempty"`
+}
+
+// render answers Copilot. A confining rewrite carries no decision, so
+// Copilot's own permission flow still judges the command as rewritten;
+// an allow pathgrant merely has no objection to is {} for the same
+// reason.
+func (copilotAdapter) render(_ Call, v Verdict) Output {
+	switch {
+	case v.Defer:
+		return jsonOutput(struct{}{})
+	case v.Allow && v.Rewrite != nil:
+		return jsonOutput(copilotOutput{Modified: v.Rewrite})
+	case v.Allow && !v.Granted:
+		return jsonOutput(struct{}{})
+	case v.Allow:
+		return jsonOutput(copilotOutput{Decision: "allow", Reason: v.Reason})
+	}
+	return jsonOutput(copilotOutput{Decision: "deny", Reason: v.Reason})
+}
