@@ -59,6 +59,13 @@ func (f *fakeModel) next(req map[string]any, results int) (modelTurn, int) {
 	return modelTurn{text: "done"}, results
 }
 
+// record keeps a request that is not a turn of the conversation.
+func (f *fakeModel) record(req map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, req)
+}
+
 // markSent records that the tool call of turn n has been streamed.
 func (f *fakeModel) markSent(n int) {
 	f.mu.Lock()
@@ -179,6 +186,11 @@ func (f *fakeResponses) toolResult(id string) (string, bool) {
 type fakeChat struct{ fakeModel }
 
 func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") { // Copilot lists the models first
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"gpt-4.1","object":"model","owned_by":"e2e"}]}`)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		notFoundJSON(w)
 		return
@@ -188,7 +200,12 @@ func (f *fakeChat) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msgs, _ := req["messages"].([]any)
-	turn, n := f.next(req, countItems(msgs, "role", "tool"))
+	turn, n := modelTurn{text: "ok"}, -1
+	if _, tools := req["tools"]; tools {
+		turn, n = f.next(req, countItems(msgs, "role", "tool"))
+	} else { // a side request (a title, a summary): recorded, not a turn of the script
+		f.record(req)
+	}
 	model, _ := req["model"].(string)
 	w.Header().Set("Content-Type", "text/event-stream")
 	bw := bufio.NewWriter(w)

@@ -335,6 +335,7 @@ var agentClients = []struct {
 	{"gemini", newGeminiClient},
 	{"codex", newCodexClient},
 	{"pi", newPiClient},
+	{"copilot", newCopilotClient},
 }
 
 // TestAgentsMatrix runs every scenario over every real client, through
