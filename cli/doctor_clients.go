@@ -20,7 +20,7 @@ import (
 // tell whether it is installed.
 var clientCommands = map[string][]string{
 	"claude": {"claude"}, "codex": {"codex"}, "gemini": {"gemini"}, "cursor": {"cursor-agent", "cursor"}, "pi": {"pi"},
-	"copilot": {"copilot"},
+	"copilot": {"copilot"}, "qwen": {"qwen"},
 }
 
 // clientChecks report this build's hook binary, then for each agent

@@ -134,6 +134,7 @@ var existingSettings = map[string]string{
   "ui": {"theme": "GitHub"}
 }`,
 	"cursor": `{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}}`,
+	"qwen":   `{"$version": 4, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}, "model": {"name": "qwen3-coder"}}`,
 	// pathgrant's own hooks file, to which the person added a hook
 	"copilot": `{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./log.sh", "timeoutSec": 5}]}}`,
 }
@@ -142,7 +143,7 @@ var existingSettings = map[string]string{
 var hookEvents = map[string][]string{
 	"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 	"cursor":  {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"},
-	"copilot": {"preToolUse", "sessionEnd"},
+	"copilot": {"preToolUse", "sessionEnd"}, "qwen": {"PreToolUse", "SessionEnd"},
 }
 
 // TestInstallHooksRoundTrip installs into, and uninstalls from, the

@@ -20,6 +20,7 @@ func TestInstallMCP(t *testing.T) {
 		{client: "cursor", want: ".cursor/mcp.json"},
 		{client: "cursor", project: "w", want: "w/.cursor/mcp.json"},
 		{client: "copilot", want: ".copilot/mcp-config.json"},
+		{client: "qwen", want: ".qwen/settings.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {

@@ -249,8 +249,9 @@ func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool)
 // the command (it cannot see into the script); the hook rewrites it to
 // run under `pathgrant-confine exec`, where the file is out of reach: the script
 // runs, its cat fails, and the file's bytes never reach the model. A
-// client whose hook cannot rewrite would have to be denied by the guard
-// instead; the cell says which happened.
+// client whose hook cannot rewrite (Qwen Code) has the command refused,
+// pointed to the bridge's execute_shell_command, since it would run
+// unconfined; the cell says which happened.
 func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) string {
 	run := c.start(t, e, agentCall{op: "shell", command: "sh ./peek.sh"}, true)
 	out := run.wait(t)
@@ -263,6 +264,8 @@ func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) st
 	switch {
 	case strings.Contains(content, "peek-ran") && strings.Contains(content, "peek-exit=") && !strings.Contains(content, "peek-exit=0"):
 		return "ran confined; the file was out of its reach"
+	case strings.Contains(content, "cannot hand a shell command to pathgrant to run confined"):
+		return "refused: the client cannot run it confined (pathgrant's execute_shell_command can)"
 	case strings.Contains(content, "pathgrant: ") || strings.Contains(content, "pathgrant denied"):
 		return "not rewritten: the guard denied it"
 	}
@@ -336,6 +339,7 @@ var agentClients = []struct {
 	{"codex", newCodexClient},
 	{"pi", newPiClient},
 	{"copilot", newCopilotClient},
+	{"qwen", newQwenClient},
 }
 
 // TestAgentsMatrix runs every scenario over every real client, through

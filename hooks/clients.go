@@ -142,6 +142,17 @@ var clients = []Client{
 		Protected:        []string{"hooks", "settings.json", "config.json", "mcp-config.json"},
 		ProjectProtected: []string{".github/hooks", ".github/copilot", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
 		MCPConfig:        "mcp-config.json", ProjectMCPConfig: ".github/mcp.json", InstallMCP: copilotMCP},
+	{Name: "qwen", Title: "Qwen Code", adapter: qwenAdapter{}, NoFileTools: qwenNoFileTools,
+		DirEnv: "QWEN_HOME", dir: ".qwen",
+		Settings: "settings.json", ProjectSettings: ".qwen/settings.json", Install: jsonSettings(editQwen),
+		HookEvents: "PreToolUse (every tool, timeout 60 s) and SessionEnd",
+		Reload:     "restart Qwen Code (quit each running qwen and start it again)",
+		// settings.json holds hooks and disableAllHooks, .env may move the
+		// whole folder, and the hooks of extensions, skills and agents run
+		// after pathgrant's.
+		Protected:        []string{"settings.json", ".env", "trustedFolders.json", "extensions", "skills", "agents"},
+		ProjectProtected: []string{".qwen/settings.json", ".qwen/.env", ".qwen/skills", ".qwen/agents"},
+		MCPConfig:        "settings.json", ProjectMCPConfig: ".qwen/settings.json", InstallMCP: jsonMCP},
 }
 
 // Clients lists the supported clients' names, sorted.

@@ -71,6 +71,7 @@ func TestNoFileToolsReachTheAdapter(t *testing.T) {
 		"gemini":  `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
 		"pi":      `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
 		"copilot": `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
+		"qwen":    `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
 	}
 	for _, c := range clients {
 		for _, tool := range c.NoFileTools {
@@ -132,6 +133,8 @@ func TestClientDirs(t *testing.T) {
 		{"pi", map[string]string{"PI_CODING_AGENT_DIR": "/p"}, "/p/extensions/pathgrant.ts"},
 		{"copilot", nil, "/h/.copilot/hooks/pathgrant.json"},
 		{"copilot", map[string]string{"COPILOT_HOME": "/cp"}, "/cp/hooks/pathgrant.json"},
+		{"qwen", nil, "/h/.qwen/settings.json"},
+		{"qwen", map[string]string{"QWEN_HOME": "/q"}, "/q/settings.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client, func(t *testing.T) {

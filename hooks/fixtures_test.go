@@ -134,6 +134,22 @@ var fixtureCases = []fixtureCase{
 	{client: "copilot", fixture: "copilot-1.0.102-pretooluse-apply_patch.json", mode: plainRn, stdout: `{}`}, // a file of the workspace
 	{client: "copilot", fixture: "copilot-1.0.102-sessionend.json", mode: down, stdout: `{}`},
 	{client: "copilot", fixture: `{"sessionId": "s", "cwd": "/w", "toolArgs": {"path": "/etc/passwd"}}`, mode: inline, exit: 2, stderr: "no toolName"},
+
+	// Qwen Code (PreToolUse: a deny in both its forms, else no decision).
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: noWait, stdout: qwenDeny(pendingRead), pending: 1},
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: approve, stdout: `{}`},
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: down, stdout: qwenDeny(daemonDown)},
+	{client: "qwen", fixture: "qwen-pretooluse-read_file-workspace.json", mode: plainRn, stdout: `{}`},
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-run_shell_command.json", mode: plainRn, stdout: `{}`},
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-write_file.json", mode: plainRn,
+		stdout: qwenDeny("pathgrant: write $HOME/Downloads/pwned.txt is outside the workspace, and write outside it is never offered for approval")},
+	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-mcp.json", mode: plainRn, // another server's tool: Qwen's own flow
+		stdout: `{}`},
+	{client: "qwen", fixture: `{"hook_event_name": "BeforeTool", "tool_name": "read_file", "tool_input": {}}`, mode: inline, exit: 2, stderr: `event "BeforeTool"`},
+}
+
+func qwenDeny(reason string) string {
+	return `{"decision":"deny","reason":"` + reason + `","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}}`
 }
 
 func copilotDeny(reason string) string {

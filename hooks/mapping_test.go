@@ -162,6 +162,24 @@ func TestMapping(t *testing.T) {
 		{"copilot sql attaches any file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"sql","toolArgs":{"query":"ATTACH '/d/x' AS y"}}`, nil, false, errUnknownTool},
 		{"copilot skill reads its skill file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"skill","toolArgs":{"skill":"pdf"}}`, nil, false, errUnknownTool},
 		{"copilot args not an object", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":"/etc/passwd"}`, nil, false, errMalformed},
+		{"qwen read_file", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"read_file","tool_input":{"file_path":"a","offset":1}}`,
+			[]Access{{Op: "read", Path: "/w/a"}}, false, nil},
+		{"qwen edit and its old name", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"replace","tool_input":{"file_path":"/d/a"}}`,
+			[]Access{{Op: "write", Path: "/d/a"}}, false, nil},
+		{"qwen notebook_edit", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"notebook_edit","tool_input":{"notebook_path":"/w/n.ipynb"}}`,
+			[]Access{{Op: "write", Path: "/w/n.ipynb"}}, false, nil},
+		{"qwen shell in its directory", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls","directory":"sub"}}`,
+			[]Access{{Command: "cd -- '/w/sub' && ls"}}, false, nil},
+		{"qwen grep_search", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"grep_search","tool_input":{"pattern":"TODO","path":"/d","glob":"*.md"}}`,
+			[]Access{{Command: "ls -R -- '/d'", Input: searchInput{kind: "pattern", pattern: "TODO", in: "/d", filters: []string{`files "*.md"`}}}}, false, nil},
+		{"qwen glob", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"glob","tool_input":{"pattern":"**/*.csv","path":"/d"}}`,
+			[]Access{{Command: "ls -R -- '/d'", Input: searchInput{kind: "glob", pattern: "**/*.csv", in: "/d"}}}, false, nil},
+		{"qwen list_directory", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"list_directory","tool_input":{"path":"/d"}}`,
+			[]Access{{Op: "read", Path: "/d"}}, false, nil},
+		{"qwen web_fetch touches no local file", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"web_fetch","tool_input":{"url":"u"}}`, nil, true, nil},
+		{"qwen monitor runs a script", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"monitor","tool_input":{}}`, nil, false, errUnknownTool},
+		{"qwen exec", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"exec","tool_input":{}}`, nil, false, errUnknownTool},
+		{"qwen Gemini's event name", "qwen", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_file","tool_input":{"file_path":"a"}}`, nil, false, errMalformed},
 		{"copilot grep without a pattern", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"grep","toolArgs":{"paths":["/d"]}}`, nil, false, errMalformed},
 	}
 	for _, tc := range cases {
@@ -191,6 +209,7 @@ func TestSessionFields(t *testing.T) {
 		{"gemini", `{"session_id":"s3","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/x"}}`, "s3", "/w", "", nil},
 		{"cursor", `{"conversation_id":"s4","generation_id":"g","hook_event_name":"beforeReadFile","file_path":"/x","workspace_roots":["/w","/v"]}`, "s4", "/w", "g", []string{"/w", "/v"}},
 		{"pi", `{"session_id":"s5","cwd":"/w","hook_event_name":"tool_call","tool_name":"read","tool_call_id":"c","input":{"path":"/x"}}`, "s5", "/w", "c", nil},
+		{"qwen", `{"session_id":"s7","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"file_path":"/x"},"tool_use_id":"toolu_1","tool_call_id":"call_1"}`, "s7", "/w", "toolu_1", nil},
 		{"copilot", `{"sessionId":"s6","timestamp":1,"cwd":"/w","toolName":"view","toolArgs":{"path":"/x"}}`, "s6", "/w", "", nil},
 	}
 	for _, tc := range cases {
@@ -233,7 +252,7 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 	events := map[string][]string{
 		"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 		"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}, "pi": {"tool_call"},
-		"copilot": {"preToolUse"},
+		"copilot": {"preToolUse"}, "qwen": {"PreToolUse"},
 	}
 	for _, client := range Clients() {
 		evs := events[client]

@@ -28,6 +28,8 @@ func TestMCPPaths(t *testing.T) {
 		{client: "cursor", want: "/h/.cursor/mcp.json"},
 		{client: "cursor", project: "/w", want: "/w/.cursor/mcp.json"},
 		{client: "pi", want: ""},
+		{client: "qwen", want: "/h/.qwen/settings.json"},
+		{client: "qwen", project: "/w", want: "/w/.qwen/settings.json"},
 		{client: "copilot", want: "/h/.copilot/mcp-config.json"},
 		{client: "copilot", env: map[string]string{"COPILOT_HOME": "/cp"}, want: "/cp/mcp-config.json"},
 		{client: "copilot", project: "/w", want: "/w/.github/mcp.json"},

@@ -14,7 +14,7 @@ import "slices"
 //
 // The names are read from each client's shipped code (Claude Code
 // 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1, Copilot CLI
-// 1.0.102), and a tool joins
+// 1.0.102, Qwen Code 0.24.4), and a tool joins
 // a list only when its code touches no file the person has: a tool that
 // writes a memory file the client loads into every later session (Gemini
 // CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
@@ -58,6 +58,16 @@ var copilotNoFileTools = []string{
 	"read_bash", "write_bash", "stop_bash", "list_bash",
 	"task", "read_agent", "list_agents", "write_agent",
 	"fetch_copilot_cli_documentation",
+}
+
+// qwenNoFileTools are Qwen Code's: web fetch and search, its to-do list,
+// questions to the person, finding its deferred tools (a deferred tool
+// called through tool_call reaches this hook under its own name),
+// structured answers, its goal, entering plan mode, and sub-agents and
+// their messages.
+var qwenNoFileTools = []string{
+	"web_fetch", "web_search", "todo_write", "ask_user_question", "tool_search", "structured_output",
+	"get_goal", "update_goal", "enter_plan_mode", "agent", "list_agents", "send_message", "task_stop",
 }
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch

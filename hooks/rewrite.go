@@ -96,8 +96,13 @@ func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, fi
 	case !info.Confine:
 		return v // the daemon's reason already says UNCONFINED
 	case !CanRewrite(call.Client):
-		v.Reason += " (not confined: " + call.Client + " cannot rewrite a shell command; the guard's verdict alone applies)"
-		return v
+		// The guard proves what a command names, not what the programs it
+		// runs then do (a workspace script, a build): that is the
+		// confinement's promise, which a command this client runs itself
+		// would not have. The bridge's shell tool runs it confined.
+		return Verdict{Reason: "pathgrant: " + clientTitle(call.Client) + " cannot hand a shell command to pathgrant to run confined, " +
+			"and every agent command on this machine runs confined: denied; run it with pathgrant's MCP tool execute_shell_command " +
+			"(pathgrant install-mcp " + call.Client + ")"}
 	case info.Capability == "":
 		return Verdict{Reason: "pathgrant: no exec capability for a command that must run confined: denied"}
 	}
@@ -111,6 +116,14 @@ func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, fi
 	}
 	v.Reason += " (runs confined, " + string(info.Level) + ")"
 	return v
+}
+
+// clientTitle is the client's name as its makers write it.
+func clientTitle(name string) string {
+	if c, err := LookupClient(name); err == nil {
+		return c.Title
+	}
+	return name
 }
 
 // FindExecBinary returns the absolute path of the binary that runs

@@ -58,6 +58,9 @@ func shellInput(d *daemon, client, cmd string) string {
 	case "pi":
 		return `{"hook_event_name":"tool_call","session_id":"p-1","cwd":"` + d.work + `","tool_name":"bash","tool_call_id":"c1",` +
 			`"input":{"command":` + string(q) + `}}`
+	case "qwen":
+		return `{"session_id":"q-1","cwd":"` + d.work + `","hook_event_name":"PreToolUse","tool_name":"run_shell_command",` +
+			`"tool_input":{"command":` + string(q) + `},"tool_use_id":"t1"}`
 	case "copilot":
 		return `{"sessionId":"cp-1","timestamp":1,"cwd":"` + d.work + `","toolName":"bash","toolArgs":{"command":` + string(q) + `,"description":"list"}}`
 	case "cursor":
@@ -96,6 +99,8 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 		return c, out.Decision == "allow"
 	case "pi":
 		return out.Command, out.Block != nil && !*out.Block
+	case "qwen": // Qwen Code cannot rewrite: no decision, or a deny
+		return "", out.Decision != "deny"
 	case "copilot": // no decision, or args modified without one: Copilot's own flow then decides
 		c, _ := out.Modified["command"].(string)
 		return c, out.Copilot == "allow" || out.Copilot == "" && len(stdout) > 0
@@ -121,7 +126,9 @@ func TestConfinedByDefault(t *testing.T) {
 		{"gemini", "gemini", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"pi", "pi", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"copilot", "copilot", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
-		{"cursor cannot rewrite", "cursor", "bwrap+landlock", true, "ls", false, true, "cursor cannot rewrite"},
+		{"cursor cannot rewrite: refused", "cursor", "bwrap+landlock", true, "ls", false, false, "Cursor cannot hand a shell command to pathgrant"},
+		{"qwen cannot rewrite: refused", "qwen", "bwrap+landlock", true, "sh ./build.sh", false, false, "execute_shell_command (pathgrant install-mcp qwen)"},
+		{"qwen, confinement off", "qwen", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},
 		{"confinement off", "claude", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},
 		{"machine cannot confine", "gemini", "none", true, "ls", false, true, "UNCONFINED"},
 		{"denied command", "claude", "bwrap+landlock", true, "cat ~/.ssh/id_ed25519", false, false, ""},

@@ -20,6 +20,8 @@ import (
 //     stop, which ends one agent loop of a conversation that goes on;
 //   - Pi: the extension's session_shutdown (session_id, reason), except a
 //     reload, after which the same session goes on;
+//   - Qwen Code: SessionEnd (session_id, reason), sent by its interactive
+//     interface only (a headless run's session ends with its process);
 //   - GitHub Copilot CLI: sessionEnd (sessionId, reason). Its payloads
 //     name no event: a payload with a reason and no toolName is the end.
 //
@@ -35,6 +37,7 @@ var endEvents = map[string]string{
 	"cursor":  "sessionEnd",
 	"pi":      "session_shutdown",
 	"copilot": "sessionEnd",
+	"qwen":    "SessionEnd",
 }
 
 // endTimeout bounds the whole end-session exchange: a client waits for its

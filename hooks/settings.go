@@ -33,10 +33,21 @@ func commandEntry(command string, seconds int) *ihObject {
 // timeout}]}, and hooks.SessionEnd[] = {hooks: [...]}, which ends the
 // session in pathgrant when Claude's ends.
 func editClaude(doc *ihObject, command string, uninstall bool) error {
-	if err := editGroups(doc, []string{"PreToolUse"}, "claude", commandEntry(command, hookTimeoutSeconds), "*", uninstall); err != nil {
+	return editPreToolUse(doc, "claude", command, uninstall)
+}
+
+// Qwen Code: Claude Code's shape, in its own settings.json.
+func editQwen(doc *ihObject, command string, uninstall bool) error {
+	return editPreToolUse(doc, "qwen", command, uninstall)
+}
+
+// editPreToolUse registers client's hook for PreToolUse (every tool) and
+// SessionEnd, in Claude Code's shape.
+func editPreToolUse(doc *ihObject, client, command string, uninstall bool) error {
+	if err := editGroups(doc, []string{"PreToolUse"}, client, commandEntry(command, hookTimeoutSeconds), "*", uninstall); err != nil {
 		return err
 	}
-	return editGroups(doc, []string{"SessionEnd"}, "claude", commandEntry(command, endTimeoutSeconds), "", uninstall)
+	return editGroups(doc, []string{"SessionEnd"}, client, commandEntry(command, endTimeoutSeconds), "", uninstall)
 }
 
 // Codex: hooks.PreToolUse[], hooks.PermissionRequest[] and

@@ -1,0 +1,122 @@
+package hooks
+
+import "encoding/json"
+
+// Qwen Code: a PreToolUse command hook in settings.json, Claude Code's
+// shape (timeout in seconds). Input as Claude Code's, plus timestamp,
+// prompt_id and tool_call_id; tools as Gemini CLI's, from which Qwen Code
+// is forked. Read from the shipped bundle of 0.24.4 and run against it:
+//
+//   - a deny (hookSpecificOutput.permissionDecision, or the older
+//     top-level decision) blocks, and the model reads the reason alone;
+//   - the hooks of every settings file run, and their hookSpecificOutput
+//     fields are copied over one another, the last hook's winning, while
+//     any top-level deny wins: pathgrant's deny says both, and pathgrant
+//     never says allow, which could override another hook's deny (an
+//     allow does not skip Qwen's own approval, which comes first anyway);
+//   - PreToolUse cannot rewrite the call's input (updatedInput and
+//     tool_input are ignored), so shell commands are judged by the guard
+//     alone, not confined;
+//   - a timeout, a crash (exit 1) or output that is not JSON let the call
+//     run: the hook answers well inside its timeout, and blocks with exit
+//     status 2, which Qwen Code honours.
+type qwenAdapter struct{}
+
+func (qwenAdapter) parse(raw []byte) (Call, error) {
+	var in claudeInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "PreToolUse" {
+		return Call{}, malformed("event %q is not PreToolUse", in.Event)
+	}
+	if in.ToolName == "" {
+		return Call{}, malformed("no tool_name")
+	}
+	c := Call{Client: "qwen", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd, RequestID: in.ToolUseID}
+	if touchesNoFile(c.Client, in.ToolName) {
+		c.NoFiles = true
+		return c, nil
+	}
+	if server, ok := claudeMCPServer(in.ToolName); ok {
+		mcpTool(&c, server)
+		return c, nil
+	}
+	f, err := decodeObject(in.ToolInput, "tool_input")
+	if err != nil {
+		return Call{}, err
+	}
+	return c, qwenTool(&c, f, in.ToolInput)
+}
+
+// qwenTool maps Qwen Code's own tools (their legacy names too).
+func qwenTool(c *Call, f fields, input json.RawMessage) error {
+	tool := c.Tool
+	switch tool {
+	case "run_shell_command":
+		cmd, err := f.need(tool, "command")
+		if err != nil {
+			return err
+		}
+		dir, err := f.str("directory", "dir_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
+		c.Shell, c.ToolInput = true, input // Qwen Code cannot take it rewritten: the verdict says so
+	case "read_file":
+		p, err := f.need(tool, "file_path", "absolute_path", "path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	case "write_file", "edit", "replace", "notebook_edit":
+		p, err := f.need(tool, "file_path", "notebook_path", "absolute_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "list_directory":
+		p, err := f.str("path", "dir_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+	case "glob":
+		pattern, err := f.need(tool, "pattern")
+		if err != nil {
+			return err
+		}
+		base, err := f.str("path", "dir_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+			searchInput{kind: "glob", pattern: pattern, in: base}))
+	case "grep_search", "search_file_content":
+		v, err := f.each("pattern", "path", "glob")
+		if err != nil {
+			return err
+		}
+		in := searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))), in))
+	default:
+		return unknownTool(c.Client, tool)
+	}
+	return nil
+}
+
+type qwenOutput struct {
+	Decision string            `json:"decision"`
+	Reason   string            `json:"reason"`
+	Hook     *claudeHookOutput `json:"hookSpecificOutput"`
+}
+
+// render answers Qwen Code: a deny in both its forms, and no decision for
+// everything else (see above).
+func (qwenAdapter) render(_ Call, v Verdict) Output {
+	if v.Allow || v.Defer {
+		return jsonOutput(struct{}{})
+	}
+	return jsonOutput(qwenOutput{Decision: "deny", Reason: v.Reason, Hook: &claudeHookOutput{"PreToolUse", "deny", v.Reason, nil}})
+}
