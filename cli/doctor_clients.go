@@ -43,6 +43,9 @@ func clientChecks(env doctorEnv) []doctorCheck {
 		if name == "codex" {
 			out = append(out, codexChecks(env, c, home)...)
 		}
+		if d, ok := hooksSwitchCheck(env, c, home); ok {
+			out = append(out, d)
+		}
 		out = append(out, mcpCheck(env, c, home))
 	}
 	return out
@@ -228,6 +231,42 @@ func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
 	}
 	d.Detail = "no pathgrant server in " + file + ": pathgrant install-mcp " + c.Name + " registers it"
 	return d
+}
+
+// hooksSwitch is, for each client whose user settings can switch every
+// hook off with "disableAllHooks": true (pathgrant's included), that file,
+// relative to the client's folder. A project's settings can do the same
+// (Claude Code's, Copilot CLI's in a trusted folder, Qwen Code's in any):
+// pathgrant protects them from sessions, but a repository may ship one.
+var hooksSwitch = map[string]string{"claude": "settings.json", "copilot": "settings.json", "qwen": "settings.json"}
+
+// hooksSwitchCheck says whether the client's user settings switch every
+// hook off; ok is false for a client without such a switch.
+func hooksSwitchCheck(env doctorEnv, c hooks.Client, home string) (d doctorCheck, ok bool) {
+	rel, ok := hooksSwitch[c.Name]
+	if !ok {
+		return d, false
+	}
+	file := filepath.Join(c.Dir(env.Getenv, home), rel)
+	d = doctorCheck{Name: c.Name + " hooks switch", Status: doctorOK, Detail: "hooks not switched off in " + file}
+	data, err := env.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		d.Detail = "no " + file + ": hooks not switched off"
+		return d, true
+	}
+	var doc struct {
+		Off *bool `json:"disableAllHooks"`
+	}
+	switch {
+	case err != nil:
+		d.Status, d.Detail = doctorFail, fmt.Sprintf("cannot read %s: %s", file, oneLine(err.Error()))
+	case json.Unmarshal(data, &doc) != nil:
+		d.Status, d.Detail = doctorInfo, file+" is not plain JSON: cannot tell whether it switches hooks off"
+	case doc.Off != nil && *doc.Off:
+		d.Status, d.Fix = doctorFail, "remove \"disableAllHooks\" from "+file
+		d.Detail = file + " sets \"disableAllHooks\": true: " + c.Title + " runs no hook, pathgrant's included"
+	}
+	return d, true
 }
 
 // codexRequirements is where an administrator's requirements for Codex

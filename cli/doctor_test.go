@@ -337,6 +337,35 @@ func TestDoctorUsage(t *testing.T) {
 // says whether Codex would run it: the hooks feature on in config.toml and
 // not forced off by the administrator's requirements, and a trust entry
 // with the hook's current hash for every pathgrant hook.
+// TestDoctorHooksSwitch: a client whose user settings switch every hook
+// off is a failure naming the file and the fix; the same settings with
+// the switch off, or none, are fine. (Only the line is checked: the exit
+// status also depends on which clients this machine has.)
+func TestDoctorHooksSwitch(t *testing.T) {
+	tests := []struct {
+		client, settings string
+		want             doctorLine
+	}{
+		{"claude", `{"disableAllHooks": true}`, doctorLine{doctorFail, []string{`sets "disableAllHooks": true: Claude Code runs no hook`, `remove "disableAllHooks"`}}},
+		{"qwen", `{"disableAllHooks": true, "model": {"name": "q"}}`, doctorLine{doctorFail, []string{"Qwen Code runs no hook, pathgrant's included"}}},
+		{"copilot", `{"disableAllHooks": false}`, doctorLine{doctorOK, []string{"hooks not switched off in HOME/.copilot/settings.json"}}},
+		{"qwen", ``, doctorLine{doctorOK, []string{"no HOME/.qwen/settings.json"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.client+"/"+tt.settings, func(t *testing.T) {
+			f := newDoctorFixture(t)
+			env := f.env()
+			f.serve(t)
+			if tt.settings != "" {
+				writePolicy(t, f.home+"/."+tt.client+"/settings.json", tt.settings)
+			}
+			var stdout, stderr bytes.Buffer
+			runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)
+			checkDoctorLine(t, f, parseDoctorTable(t, stdout.String()), tt.client+" hooks switch", tt.want)
+		})
+	}
+}
+
 func TestDoctorCodex(t *testing.T) {
 	appendFile := func(t *testing.T, path, text string) {
 		t.Helper()
