@@ -20,7 +20,7 @@ import (
 // tell whether it is installed.
 var clientCommands = map[string][]string{
 	"claude": {"claude"}, "codex": {"codex"}, "gemini": {"gemini"}, "cursor": {"cursor-agent", "cursor"}, "pi": {"pi"},
-	"copilot": {"copilot"}, "qwen": {"qwen"},
+	"copilot": {"copilot"}, "qwen": {"qwen"}, "droid": {"droid"},
 }
 
 // clientChecks report this build's hook binary, then for each agent
@@ -234,39 +234,61 @@ func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
 }
 
 // hooksSwitch is, for each client whose user settings can switch every
-// hook off with "disableAllHooks": true (pathgrant's included), that file,
-// relative to the client's folder. A project's settings can do the same
-// (Claude Code's, Copilot CLI's in a trusted folder, Qwen Code's in any):
-// pathgrant protects them from sessions, but a repository may ship one.
-var hooksSwitch = map[string]string{"claude": "settings.json", "copilot": "settings.json", "qwen": "settings.json"}
+// hook off (pathgrant's included), where: a file relative to the client's
+// folder and the key holding true. A project's settings can do the same
+// (Claude Code's, Copilot CLI's in a trusted folder, Qwen Code's and
+// Droid's in any): pathgrant protects them from sessions, but a
+// repository may ship one.
+var hooksSwitch = map[string][]switchAt{
+	"claude":  {{"settings.json", []string{"disableAllHooks"}}},
+	"copilot": {{"settings.json", []string{"disableAllHooks"}}},
+	"qwen":    {{"settings.json", []string{"disableAllHooks"}}},
+	"droid":   {{"hooks.json", []string{"hooksDisabled"}}, {"settings.json", []string{"hooks", "hooksDisabled"}}},
+}
+
+// switchAt is one place a client's hooks are switched off: key (a path
+// into the JSON document) set to true in file.
+type switchAt struct {
+	file string
+	key  []string
+}
 
 // hooksSwitchCheck says whether the client's user settings switch every
 // hook off; ok is false for a client without such a switch.
 func hooksSwitchCheck(env doctorEnv, c hooks.Client, home string) (d doctorCheck, ok bool) {
-	rel, ok := hooksSwitch[c.Name]
+	places, ok := hooksSwitch[c.Name]
 	if !ok {
 		return d, false
 	}
-	file := filepath.Join(c.Dir(env.Getenv, home), rel)
-	d = doctorCheck{Name: c.Name + " hooks switch", Status: doctorOK, Detail: "hooks not switched off in " + file}
-	data, err := env.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		d.Detail = "no " + file + ": hooks not switched off"
-		return d, true
+	var read []string
+	for _, at := range places {
+		file := filepath.Join(c.Dir(env.Getenv, home), at.file)
+		data, err := env.ReadFile(file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return doctorCheck{Name: c.Name + " hooks switch", Status: doctorFail, Detail: fmt.Sprintf("cannot read %s: %s", file, oneLine(err.Error()))}, true
+		}
+		read = append(read, file)
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return doctorCheck{Name: c.Name + " hooks switch", Status: doctorInfo, Detail: file + " is not plain JSON: cannot tell whether it switches hooks off"}, true
+		}
+		for _, k := range at.key {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		if v == true {
+			key := strings.Join(at.key, ".")
+			return doctorCheck{Name: c.Name + " hooks switch", Status: doctorFail, Fix: "remove \"" + key + "\" from " + file,
+				Detail: file + " sets \"" + key + "\": true: " + c.Title + " runs no hook, pathgrant's included"}, true
+		}
 	}
-	var doc struct {
-		Off *bool `json:"disableAllHooks"`
+	if len(read) == 0 {
+		return doctorCheck{Name: c.Name + " hooks switch", Status: doctorOK, Detail: "no settings switch hooks off"}, true
 	}
-	switch {
-	case err != nil:
-		d.Status, d.Detail = doctorFail, fmt.Sprintf("cannot read %s: %s", file, oneLine(err.Error()))
-	case json.Unmarshal(data, &doc) != nil:
-		d.Status, d.Detail = doctorInfo, file+" is not plain JSON: cannot tell whether it switches hooks off"
-	case doc.Off != nil && *doc.Off:
-		d.Status, d.Fix = doctorFail, "remove \"disableAllHooks\" from "+file
-		d.Detail = file + " sets \"disableAllHooks\": true: " + c.Title + " runs no hook, pathgrant's included"
-	}
-	return d, true
+	return doctorCheck{Name: c.Name + " hooks switch", Status: doctorOK, Detail: "hooks not switched off in " + strings.Join(read, ", ")}, true
 }
 
 // codexRequirements is where an administrator's requirements for Codex

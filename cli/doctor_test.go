@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"pathgrant/hooks"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/sandbox"
@@ -349,7 +350,8 @@ func TestDoctorHooksSwitch(t *testing.T) {
 		{"claude", `{"disableAllHooks": true}`, doctorLine{doctorFail, []string{`sets "disableAllHooks": true: Claude Code runs no hook`, `remove "disableAllHooks"`}}},
 		{"qwen", `{"disableAllHooks": true, "model": {"name": "q"}}`, doctorLine{doctorFail, []string{"Qwen Code runs no hook, pathgrant's included"}}},
 		{"copilot", `{"disableAllHooks": false}`, doctorLine{doctorOK, []string{"hooks not switched off in HOME/.copilot/settings.json"}}},
-		{"qwen", ``, doctorLine{doctorOK, []string{"no HOME/.qwen/settings.json"}}},
+		{"qwen", ``, doctorLine{doctorOK, []string{"no settings switch hooks off"}}},
+		{"droid", `{"hooks": {"hooksDisabled": true}}`, doctorLine{doctorFail, []string{`HOME/.factory/settings.json sets "hooks.hooksDisabled": true: Factory Droid runs no hook`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.settings, func(t *testing.T) {
@@ -357,7 +359,11 @@ func TestDoctorHooksSwitch(t *testing.T) {
 			env := f.env()
 			f.serve(t)
 			if tt.settings != "" {
-				writePolicy(t, f.home+"/."+tt.client+"/settings.json", tt.settings)
+				c, err := hooks.LookupClient(tt.client)
+				if err != nil {
+					t.Fatal(err)
+				}
+				writePolicy(t, filepath.Join(c.Dir(func(string) string { return "" }, f.home), "settings.json"), tt.settings)
 			}
 			var stdout, stderr bytes.Buffer
 			runDoctorWith([]string{"--socket", f.sock, "--store", f.store}, &stdout, &stderr, env)

@@ -134,6 +134,7 @@ var existingSettings = map[string]string{
   "ui": {"theme": "GitHub"}
 }`,
 	"cursor": `{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [{"command": "./audit.sh"}]}}`,
+	"droid":  `{"SessionStart": [{"hooks": [{"type": "command", "command": "./hello.sh"}]}], "PreToolUse": [{"matcher": "Execute", "hooks": [{"type": "command", "command": "./audit.sh", "timeout": 5}]}]}`,
 	"qwen":   `{"$version": 4, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./notify.sh"}]}]}, "model": {"name": "qwen3-coder"}}`,
 	// pathgrant's own hooks file, to which the person added a hook
 	"copilot": `{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "./log.sh", "timeoutSec": 5}]}}`,
@@ -144,6 +145,18 @@ var hookEvents = map[string][]string{
 	"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 	"cursor":  {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"},
 	"copilot": {"preToolUse", "sessionEnd"}, "qwen": {"PreToolUse", "SessionEnd"},
+	"droid": {"PreToolUse", "SessionEnd"},
+}
+
+// readHooksDoc reads a client's settings file as a document with its hooks
+// under "hooks": Droid's hooks.json is the hooks object itself.
+func readHooksDoc(t *testing.T, client, path string) map[string]any {
+	t.Helper()
+	doc := readJSONFile(t, path)
+	if client == "droid" {
+		return map[string]any{"hooks": doc}
+	}
+	return doc
 }
 
 // TestInstallHooksRoundTrip installs into, and uninstalls from, the
@@ -167,7 +180,7 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 				}
 				path := settingsPath(t, client, e.home, map[string]string{"project": e.project}[scope])
 				ihWriteFile(t, path, existingSettings[client])
-				before := readJSONFile(t, path)
+				before := readHooksDoc(t, client, path)
 
 				code, out, errs := installHooksCmd(args...)
 				if code != 0 || !strings.Contains(out, "installed the pathgrant hook for "+client+" in "+path) {
@@ -176,7 +189,7 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 				if b := backups(t, path); len(b) != 1 || string(mustRead(t, b[0])) != existingSettings[client] {
 					t.Errorf("backup %v does not hold the previous file", b)
 				}
-				doc := readJSONFile(t, path)
+				doc := readHooksDoc(t, client, path)
 				want := hooks.CommandLine([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
 				for _, ev := range hookEvents[client] {
 					if cmds := hookCommands(doc, ev); !slices.Contains(cmds, want) {
@@ -233,7 +246,7 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 				}
 				for _, ev := range hookEvents[client] {
 					n := 0
-					for _, c := range hookCommands(readJSONFile(t, path), ev) {
+					for _, c := range hookCommands(readHooksDoc(t, client, path), ev) {
 						if strings.Contains(c, "pathgrant-hook") {
 							n++
 						}
@@ -250,7 +263,7 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 				if code, out, errs := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed the pathgrant hook") {
 					t.Fatalf("uninstall: exit %d %q %q", code, out, errs)
 				}
-				if got := readJSONFile(t, path); !reflect.DeepEqual(got, before) {
+				if got := readHooksDoc(t, client, path); !reflect.DeepEqual(got, before) {
 					t.Errorf("uninstall left\n%v\nwant the original\n%v", got, before)
 				}
 				if code, out, _ := installHooksCmd(un...); code != 0 || !strings.Contains(out, "nothing to remove") {

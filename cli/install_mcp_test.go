@@ -21,6 +21,7 @@ func TestInstallMCP(t *testing.T) {
 		{client: "cursor", project: "w", want: "w/.cursor/mcp.json"},
 		{client: "copilot", want: ".copilot/mcp-config.json"},
 		{client: "qwen", want: ".qwen/settings.json"},
+		{client: "droid", want: ".factory/mcp.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {

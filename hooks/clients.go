@@ -141,7 +141,20 @@ var clients = []Client{
 		// Claude Code's project settings can switch every hook off.
 		Protected:        []string{"hooks", "settings.json", "config.json", "mcp-config.json"},
 		ProjectProtected: []string{".github/hooks", ".github/copilot", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json"},
-		MCPConfig:        "mcp-config.json", ProjectMCPConfig: ".github/mcp.json", InstallMCP: copilotMCP},
+		MCPConfig:        "mcp-config.json", ProjectMCPConfig: ".github/mcp.json", InstallMCP: typedMCP("local", true)},
+	{Name: "droid", Title: "Factory Droid", Rewrites: true, adapter: droidAdapter{}, NoFileTools: droidNoFileTools,
+		DirEnv: "FACTORY_HOME_OVERRIDE", dir: ".factory", envHome: true,
+		Settings: "hooks.json", ProjectSettings: ".factory/hooks.json", Install: jsonSettings(editDroid),
+		HookEvents: "PreToolUse (every tool, timeout 60 s) and SessionEnd, in hooks.json (read before settings.json's hooks)",
+		Reload:     "restart Droid (quit each running droid and start it again)",
+		// hooks.json and settings.json hold hooks and hooksDisabled; droids,
+		// commands, skills and plugins carry instructions and hooks of
+		// their own.
+		Protected: []string{"hooks.json", "hooks", "settings.json", "settings.local.json", "config.json", "mcp.json",
+			"droids", "commands", "skills", "plugins"},
+		ProjectProtected: []string{".factory/hooks.json", ".factory/hooks", ".factory/settings.json", ".factory/settings.local.json",
+			".factory/mcp.json", ".factory/droids", ".factory/commands", ".factory/skills", ".factory/plugins"},
+		MCPConfig: "mcp.json", ProjectMCPConfig: ".factory/mcp.json", InstallMCP: typedMCP("stdio", false)},
 	{Name: "qwen", Title: "Qwen Code", adapter: qwenAdapter{}, NoFileTools: qwenNoFileTools,
 		DirEnv: "QWEN_HOME", dir: ".qwen",
 		Settings: "settings.json", ProjectSettings: ".qwen/settings.json", Install: jsonSettings(editQwen),

@@ -72,6 +72,7 @@ func TestNoFileToolsReachTheAdapter(t *testing.T) {
 		"pi":      `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
 		"copilot": `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
 		"qwen":    `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"droid":   `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
 	}
 	for _, c := range clients {
 		for _, tool := range c.NoFileTools {
@@ -134,6 +135,8 @@ func TestClientDirs(t *testing.T) {
 		{"copilot", nil, "/h/.copilot/hooks/pathgrant.json"},
 		{"copilot", map[string]string{"COPILOT_HOME": "/cp"}, "/cp/hooks/pathgrant.json"},
 		{"qwen", nil, "/h/.qwen/settings.json"},
+		{"droid", nil, "/h/.factory/hooks.json"},
+		{"droid", map[string]string{"FACTORY_HOME_OVERRIDE": "/f"}, "/f/.factory/hooks.json"},
 		{"qwen", map[string]string{"QWEN_HOME": "/q"}, "/q/settings.json"},
 	}
 	for _, tc := range tests {

@@ -135,6 +135,17 @@ var fixtureCases = []fixtureCase{
 	{client: "copilot", fixture: "copilot-1.0.102-sessionend.json", mode: down, stdout: `{}`},
 	{client: "copilot", fixture: `{"sessionId": "s", "cwd": "/w", "toolArgs": {"path": "/etc/passwd"}}`, mode: inline, exit: 2, stderr: "no toolName"},
 
+	// Factory Droid (PreToolUse, Claude Code's protocol).
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-read.json", mode: noWait, stdout: claudeDeny(pendingRead), pending: 1},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-read.json", mode: approve, stdout: claudeAllow(approved)},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-read.json", mode: down, stdout: claudeDeny(daemonDown)},
+	{client: "droid", fixture: "droid-pretooluse-read-workspace.json", mode: plainRn, stdout: `{}`},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-create.json", mode: plainRn, stdout: `{}`},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-applypatch.json", mode: plainRn, stdout: `{}`},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-glob.json", mode: noWait, stdout: claudeDeny(pendingFolder), pending: 1},
+	{client: "droid", fixture: "droid-0.225.2-pretooluse-mcp.json", mode: plainRn, stdout: `{}`}, // another server's tool: Droid's own flow
+	{client: "droid", fixture: `{"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": 7}}`, mode: inline, exit: 2, stderr: `"file_path" is not a string`},
+
 	// Qwen Code (PreToolUse: a deny in both its forms, else no decision).
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: noWait, stdout: qwenDeny(pendingRead), pending: 1},
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: approve, stdout: `{}`},

@@ -66,22 +66,27 @@ func jsonMCP(path string, argv []string, uninstall bool) (bool, string, error) {
 	})
 }
 
-// copilotMCP is jsonMCP for GitHub Copilot CLI's mcp-config.json, whose
-// entries also say their kind ("local": a command it starts) and which of
-// the server's tools the model may call (all of the bridge's).
-func copilotMCP(path string, argv []string, uninstall bool) (bool, string, error) {
-	return restoringUninstall(path, uninstall, mcpCanonical, func() (bool, string, error) {
-		return editSettings(path, func(doc *ihObject) error {
-			if err := editMCPServers(doc, argv, uninstall); err != nil || uninstall {
-				return err
-			}
-			servers, _ := doc.object("mcpServers", false)
-			entry, _ := servers.object(BridgeServer, false)
-			entry.setFirst("type", "local")
-			entry.set("tools", []any{"*"})
-			return nil
+// typedMCP is jsonMCP for a client whose entries also say their kind
+// (Copilot CLI's "local", Factory Droid's "stdio": a command it starts)
+// and, with allTools, which of the server's tools the model may call (all
+// of the bridge's: Copilot CLI).
+func typedMCP(kind string, allTools bool) Installer {
+	return func(path string, argv []string, uninstall bool) (bool, string, error) {
+		return restoringUninstall(path, uninstall, mcpCanonical, func() (bool, string, error) {
+			return editSettings(path, func(doc *ihObject) error {
+				if err := editMCPServers(doc, argv, uninstall); err != nil || uninstall {
+					return err
+				}
+				servers, _ := doc.object("mcpServers", false)
+				entry, _ := servers.object(BridgeServer, false)
+				entry.setFirst("type", kind)
+				if allTools {
+					entry.set("tools", []any{"*"})
+				}
+				return nil
+			})
 		})
-	})
+	}
 }
 
 func editMCPServers(doc *ihObject, argv []string, uninstall bool) error {

@@ -14,7 +14,7 @@ import "slices"
 //
 // The names are read from each client's shipped code (Claude Code
 // 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1, Copilot CLI
-// 1.0.102, Qwen Code 0.24.4), and a tool joins
+// 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.2), and a tool joins
 // a list only when its code touches no file the person has: a tool that
 // writes a memory file the client loads into every later session (Gemini
 // CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
@@ -69,6 +69,13 @@ var qwenNoFileTools = []string{
 	"web_fetch", "web_search", "todo_write", "ask_user_question", "tool_search", "structured_output",
 	"get_goal", "update_goal", "enter_plan_mode", "agent", "list_agents", "send_message", "task_stop",
 }
+
+// droidNoFileTools are Factory Droid's: web search and fetch, its to-do
+// list, finding its deferred tools, a background task's output and its
+// stop, and questions to the person. Not its Task: the images a
+// sub-agent is given are read (droid.go), nor Skill, which reads skill
+// files.
+var droidNoFileTools = []string{"WebSearch", "FetchUrl", "TodoWrite", "ToolSearch", "TaskOutput", "TaskStop", "AskUser"}
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch
 // files, and Cursor's hook events carry no tool of their own besides

@@ -49,6 +49,9 @@ const fakeBin = "/opt/pathgrant dir/pathgrant"
 func shellInput(d *daemon, client, cmd string) string {
 	q, _ := json.Marshal(cmd)
 	switch client {
+	case "droid":
+		return `{"session_id":"d-1","cwd":"` + d.work + `","hook_event_name":"PreToolUse","tool_name":"Execute",` +
+			`"tool_input":{"command":` + string(q) + `,"riskLevel":"low"}}`
 	case "claude", "codex":
 		return `{"session_id":"` + client + `-1","cwd":"` + d.work + `","hook_event_name":"PreToolUse","tool_name":"Bash",` +
 			`"tool_input":{"command":` + string(q) + `,"description":"list"},"tool_use_id":"t1"}`
@@ -91,7 +94,7 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 		t.Fatalf("stdout is not JSON: %s", stdout)
 	}
 	switch client {
-	case "claude", "codex":
+	case "claude", "codex", "droid":
 		c, _ := out.Hook.Updated["command"].(string)
 		return c, out.Hook.Decision == "allow" || (len(stdout) == 0 || string(stdout) == "{}\n")
 	case "gemini":
@@ -126,6 +129,7 @@ func TestConfinedByDefault(t *testing.T) {
 		{"gemini", "gemini", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"pi", "pi", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"copilot", "copilot", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
+		{"droid", "droid", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"cursor cannot rewrite: refused", "cursor", "bwrap+landlock", true, "ls", false, false, "Cursor cannot hand a shell command to pathgrant"},
 		{"qwen cannot rewrite: refused", "qwen", "bwrap+landlock", true, "sh ./build.sh", false, false, "execute_shell_command (pathgrant install-mcp qwen)"},
 		{"qwen, confinement off", "qwen", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},

@@ -20,6 +20,7 @@ import (
 //     stop, which ends one agent loop of a conversation that goes on;
 //   - Pi: the extension's session_shutdown (session_id, reason), except a
 //     reload, after which the same session goes on;
+//   - Factory Droid: SessionEnd (session_id, reason);
 //   - Qwen Code: SessionEnd (session_id, reason), sent by its interactive
 //     interface only (a headless run's session ends with its process);
 //   - GitHub Copilot CLI: sessionEnd (sessionId, reason). Its payloads
@@ -38,6 +39,7 @@ var endEvents = map[string]string{
 	"pi":      "session_shutdown",
 	"copilot": "sessionEnd",
 	"qwen":    "SessionEnd",
+	"droid":   "SessionEnd",
 }
 
 // endTimeout bounds the whole end-session exchange: a client waits for its

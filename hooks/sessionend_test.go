@@ -258,6 +258,7 @@ var endCases = []struct {
 	{"gemini", "gemini-beforetool-read_file-workspace.json", "gemini-sessionend.json", "70040a15-ed21-41c4-a6d9-4a7b99116925", "{}\n"},
 	{"cursor", "cursor-beforereadfile-workspace.json", "cursor-sessionend.json", "668320d2-2fd3-4a1e-9b6c-0f2a7c0f6e11", "{}\n"},
 	{"pi", "pi-tool_call-read-workspace.json", "pi-session_shutdown.json", "3f1c9a52-8e07-4b6d-a2c4-d7e9b0f81a26", `{"block":false}` + "\n"},
+	{"droid", "droid-pretooluse-read-workspace.json", "droid-0.225.2-sessionend.json", "7acf5767-13f6-4788-a345-cd89376afeed", "{}\n"},
 	{"qwen", "qwen-pretooluse-read_file-workspace.json", "qwen-code-0.24.4-sessionend.json", "b6a3bba0-bcb6-4835-a93e-fca9dd6e470a", "{}\n"},
 	{"copilot", "copilot-pretooluse-view-workspace.json", "copilot-1.0.102-sessionend.json", "f82f6dc4-a75d-48c3-8ac7-17b081fb063e", "{}\n"},
 }

@@ -41,6 +41,16 @@ func editQwen(doc *ihObject, command string, uninstall bool) error {
 	return editPreToolUse(doc, "qwen", command, uninstall)
 }
 
+// Factory Droid: its hooks.json, which is the hooks object itself and
+// which Droid reads before the hooks of settings.json, with Claude Code's
+// groups: PreToolUse (every tool) and SessionEnd.
+func editDroid(doc *ihObject, command string, uninstall bool) error {
+	if err := editEventGroups(doc, []string{"PreToolUse"}, "droid", commandEntry(command, hookTimeoutSeconds), "*", uninstall); err != nil {
+		return err
+	}
+	return editEventGroups(doc, []string{"SessionEnd"}, "droid", commandEntry(command, endTimeoutSeconds), "", uninstall)
+}
+
 // editPreToolUse registers client's hook for PreToolUse (every tool) and
 // SessionEnd, in Claude Code's shape.
 func editPreToolUse(doc *ihObject, client, command string, uninstall bool) error {
@@ -217,6 +227,17 @@ func editGroups(doc *ihObject, events []string, client string, entry *ihObject, 
 	if err != nil || h == nil {
 		return err
 	}
+	if err := editEventGroups(h, events, client, entry, matcher, uninstall); err != nil {
+		return err
+	}
+	if len(h.keys) == 0 {
+		doc.del("hooks")
+	}
+	return nil
+}
+
+// editEventGroups is editGroups on the hooks object h itself.
+func editEventGroups(h *ihObject, events []string, client string, entry *ihObject, matcher string, uninstall bool) error {
 	for _, ev := range events {
 		groups, err := h.array(ev)
 		if err != nil {
@@ -255,9 +276,6 @@ func editGroups(doc *ihObject, events []string, client string, entry *ihObject, 
 		} else {
 			h.set(ev, kept)
 		}
-	}
-	if len(h.keys) == 0 {
-		doc.del("hooks")
 	}
 	return nil
 }

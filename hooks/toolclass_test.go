@@ -48,6 +48,8 @@ func TestToolClasses(t *testing.T) {
 		copilotShell   = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"read_bash","toolArgs":{"shellId":"1","delay":5}}`
 		qwenFetch      = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_fetch","tool_input":{"url":"https://example.com/","prompt":"p"},"tool_use_id":"t6"}`
 		qwenMonitor    = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"monitor","tool_input":{"command":"tail -f log"},"tool_use_id":"t6"}`
+		droidTodo      = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"TodoWrite","tool_input":{"todos":"1. x"}}`
+		droidSkill     = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"deploy"}}`
 		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
 	)
 	const askClient = "unmapped_tools = \"ask-client\"\n"
@@ -63,6 +65,7 @@ func TestToolClasses(t *testing.T) {
 		{name: "codex plan: Codex asks as usual", client: "codex", input: codexPlanAsk, down: true, stdout: ``},
 		{name: "gemini web search defers", client: "gemini", input: geminiSearch, down: true, stdout: `{}`},
 		{name: "gemini web fetch defers", client: "gemini", input: geminiFetch, down: true, stdout: `{}`},
+		{name: "droid to-do list defers", client: "droid", input: droidTodo, down: true, stdout: `{}`},
 		{name: "qwen web fetch defers", client: "qwen", input: qwenFetch, down: true, stdout: `{}`},
 		{name: "copilot shell output defers", client: "copilot", input: copilotShell, down: true, stdout: `{}`},
 
@@ -70,6 +73,7 @@ func TestToolClasses(t *testing.T) {
 		{name: "codex unmapped denied and recorded", client: "codex", input: codexImage, stdout: claudeDeny(unmappedReason("view_image")), refused: "view_image"},
 		{name: "gemini unmapped denied and recorded", client: "gemini", input: geminiPlan, stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
 		{name: "pi unmapped denied and recorded", client: "pi", input: piDeploy, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
+		{name: "droid unmapped denied and recorded", client: "droid", input: droidSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
 		{name: "qwen unmapped denied and recorded", client: "qwen", input: qwenMonitor, stdout: qwenDeny(unmappedReason("monitor")), refused: "monitor"},
 		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
 		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, policy: askClient, down: true, stdout: `{}`},
@@ -156,6 +160,8 @@ func TestSearchToolsSendTheirInput(t *testing.T) {
 		{"pi", `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"grep","tool_call_id":"c1","input":{"pattern":"a,b","path":"/home/user/Downloads"}}`,
 			`pattern "a,b" in ~/Downloads`},
 		{"pi", `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"find","tool_call_id":"c1","input":{"pattern":"*.csv","path":"/home/user/Downloads"}}`,
+			`glob "*.csv" in ~/Downloads`},
+		{"droid", `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Glob","tool_input":{"patterns":["*.csv"],"folder":"/home/user/Downloads"}}`,
 			`glob "*.csv" in ~/Downloads`},
 		{"qwen", `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"grep_search","tool_input":{"pattern":"total","path":"/home/user/Downloads"}}`,
 			`pattern "total" in ~/Downloads`},

@@ -1,0 +1,133 @@
+package hooks
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Factory Droid: a PreToolUse command hook in ~/.factory/settings.json,
+// Claude Code's protocol (input and output), read from the shipped
+// binary of 0.225.2 and run against it: a deny blocks and the model
+// reads the reason; an allow with updatedInput replaces the call's input
+// (the confining rewrite); "ask" and {} leave the call to Droid's own
+// autonomy level. Its tools are its own: Execute, Read, Create, Edit,
+// ApplyPatch, Grep, Glob, LS, and MCP tools named SERVER___TOOL.
+type droidAdapter struct{ claudeAdapter }
+
+func (droidAdapter) parse(raw []byte) (Call, error) {
+	var in claudeInput
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, malformed("%v", err)
+	}
+	if in.Event != "PreToolUse" {
+		return Call{}, malformed("event %q is not PreToolUse", in.Event)
+	}
+	if in.ToolName == "" {
+		return Call{}, malformed("no tool_name")
+	}
+	c := Call{Client: "droid", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd, RequestID: in.ToolUseID}
+	if touchesNoFile(c.Client, in.ToolName) {
+		c.NoFiles = true
+		return c, nil
+	}
+	if server, ok := droidMCPServer(in.ToolName); ok {
+		mcpTool(&c, server)
+		return c, nil
+	}
+	if in.ToolName == "ApplyPatch" {
+		return c, patchAccesses(&c, in.ToolInput)
+	}
+	f, err := decodeObject(in.ToolInput, "tool_input")
+	if err != nil {
+		return Call{}, err
+	}
+	return c, droidTool(&c, f, in.ToolInput)
+}
+
+// droidTool maps Droid's own tools.
+func droidTool(c *Call, f fields, input json.RawMessage) error {
+	tool := c.Tool
+	switch tool {
+	case "Execute":
+		cmd, err := f.need(tool, "command")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
+		c.Shell, c.ToolInput = true, input
+	case "Read":
+		p, err := f.need(tool, "file_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	case "Create", "Edit", "MultiEdit":
+		p, err := f.need(tool, "file_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "LS":
+		p, err := f.str("directory_path", "path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+	case "Grep":
+		v, err := f.each("pattern", "path", "glob_pattern", "type")
+		if err != nil {
+			return err
+		}
+		in := searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: append(filter("files", v[2]), filter("type", v[3])...)}
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))), in))
+	case "Glob":
+		return droidGlob(c, f)
+	case "Task":
+		return droidTask(c, f)
+	default:
+		return unknownTool(c.Client, tool)
+	}
+	return nil
+}
+
+// droidGlob is a Glob: each of its patterns under its folder (the cwd by
+// default).
+func droidGlob(c *Call, f fields) error {
+	patterns, err := f.strs("patterns", "pattern")
+	if err != nil {
+		return err
+	}
+	if len(patterns) == 0 {
+		return malformed("tool Glob: no patterns")
+	}
+	folder, err := f.str("folder", "path")
+	if err != nil {
+		return err
+	}
+	for _, p := range patterns {
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(folder, c.Cwd)), p)),
+			searchInput{kind: "glob", pattern: p, in: folder}))
+	}
+	return nil
+}
+
+// droidTask is a sub-agent, whose own tool calls come through this hook;
+// the images it is given (image_paths) are read into its conversation.
+func droidTask(c *Call, f fields) error {
+	images, err := f.strs("image_paths")
+	if err != nil {
+		return err
+	}
+	for _, p := range images {
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+	}
+	c.NoFiles = len(images) == 0
+	return nil
+}
+
+// droidMCPServer is the server of a Droid MCP tool, SERVER___TOOL; ok is
+// false for a name without the separator.
+func droidMCPServer(tool string) (server string, ok bool) {
+	server, _, ok = strings.Cut(tool, "___")
+	return server, ok
+}
