@@ -82,6 +82,7 @@ var hookFixtures = map[string]string{
 	"gemini":  "gemini-cli-0.61.0-beforetool-run_shell_command.json",
 	"pi":      "pi-tool_call-bash-downloads.json",
 	"copilot": "copilot-1.0.102-pretooluse-bash.json",
+	"droid":   "droid-0.225.2-pretooluse-execute.json",
 }
 
 // walkDoors is every door to walk, by name: each of engine.Doors, the hook

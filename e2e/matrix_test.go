@@ -340,6 +340,7 @@ var agentClients = []struct {
 	{"pi", newPiClient},
 	{"copilot", newCopilotClient},
 	{"qwen", newQwenClient},
+	{"droid", newDroidClient},
 }
 
 // TestAgentsMatrix runs every scenario over every real client, through
