@@ -20,7 +20,7 @@ import (
 // tell whether it is installed.
 var clientCommands = map[string][]string{
 	"claude": {"claude"}, "codex": {"codex"}, "gemini": {"gemini"}, "cursor": {"cursor-agent", "cursor"}, "pi": {"pi"},
-	"copilot": {"copilot"}, "qwen": {"qwen"}, "droid": {"droid"},
+	"copilot": {"copilot"}, "qwen": {"qwen"}, "droid": {"droid"}, "cline": {"cline"},
 }
 
 // clientChecks report this build's hook binary, then for each agent
@@ -157,6 +157,14 @@ func installedHook(env doctorEnv, client, file string) ([]string, error) {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	case client == "pi":
 		return piHookArgv(file, data)
+	case client == "cline":
+		if !strings.HasPrefix(string(data), hooks.ClineHookMarker) {
+			return nil, nil
+		}
+		if argv := hooks.ClineHookArgv(string(data)); argv != nil {
+			return argv, nil
+		}
+		return nil, fmt.Errorf("%s: no hook command in pathgrant's hook script", file)
 	}
 	var doc any
 	if err := json.Unmarshal(data, &doc); err != nil {

@@ -83,6 +83,7 @@ var hookFixtures = map[string]string{
 	"pi":      "pi-tool_call-bash-downloads.json",
 	"copilot": "copilot-1.0.102-pretooluse-bash.json",
 	"droid":   "droid-0.225.2-pretooluse-execute.json",
+	"cline":   "cline-3.0.65-pretooluse-run_commands.json",
 }
 
 // walkDoors is every door to walk, by name: each of engine.Doors, the hook
@@ -549,6 +550,10 @@ func hookRunner(client string) doorRunner {
 			if in, ok := call[k].(map[string]any); ok {
 				in["command"] = script
 			}
+		}
+		if tc, ok := call["tool_call"].(map[string]any); ok { // Cline's: the workspace is its cwd
+			tc["input"] = map[string]any{"commands": []string{script}}
+			call["workspaceRoots"], call["workspaceInfo"] = []string{w.work}, map[string]any{"rootPath": w.work}
 		}
 		data, _ = json.Marshal(call)
 		hook := exec.Command(filepath.Join(filepath.Dir(w.bin), "pathgrant-hook"), client)

@@ -14,7 +14,7 @@ import (
 	"pathgrant/hooks"
 )
 
-const installHooksUsageText = "usage: pathgrant install-hooks claude|codex|copilot|cursor|droid|gemini|pi|qwen [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
+const installHooksUsageText = "usage: pathgrant install-hooks claude|cline|codex|copilot|cursor|droid|gemini|pi|qwen [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
 
 type installHooksArgs struct {
 	installArgs

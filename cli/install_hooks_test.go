@@ -160,11 +160,11 @@ func readHooksDoc(t *testing.T, client, path string) map[string]any {
 }
 
 // TestInstallHooksRoundTrip installs into, and uninstalls from, the
-// settings file of every client whose hooks live in JSON (Pi's are an
-// extension of pathgrant's own: TestInstallHooksPi).
+// settings file of every client whose hooks live in JSON (Pi's and
+// Cline's are files of pathgrant's own: TestInstallHooksOwnFile).
 func TestInstallHooksRoundTrip(t *testing.T) {
 	for _, client := range hooks.Clients() {
-		if client == "pi" {
+		if _, own := ownFileHooks[client]; own {
 			continue
 		}
 		if _, ok := existingSettings[client]; !ok {
@@ -406,41 +406,55 @@ func TestInstallHooksRefuses(t *testing.T) {
 	}
 }
 
-func TestInstallHooksPi(t *testing.T) {
-	e := newInstallHooksEnv(t)
-	for _, scope := range []string{"user", "project"} {
-		t.Run(scope, func(t *testing.T) {
-			args, un := []string{"pi", "--hook", e.hook}, []string{"pi", "--uninstall"}
-			path := e.home + "/.pi/agent/extensions/pathgrant.ts"
-			if scope == "project" {
-				args, un = append(args, "--project", e.project), append(un, "--project", e.project)
-				path = e.project + "/.pi/extensions/pathgrant.ts"
-			}
-			if code, out, errs := installHooksCmd(args...); code != 0 || !strings.Contains(out, "installed") {
-				t.Fatalf("exit %d %q %q", code, out, errs)
-			}
-			data := string(mustRead(t, path))
-			if !strings.HasPrefix(data, hooks.PiExtensionMarker) || !strings.Contains(data, `const HOOK = ["`+e.hook+`","pi"];`) {
-				t.Errorf("extension:\n%s", data)
-			}
-			if code, out, _ := installHooksCmd(args...); code != 0 || !strings.Contains(out, "already installed") {
-				t.Errorf("second install: %q", out)
-			}
-			if code, out, _ := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed") {
-				t.Errorf("uninstall: %q", out)
-			}
-			if _, err := os.Stat(path); !os.IsNotExist(err) {
-				t.Error("the extension is still there")
-			}
-			ihWriteFile(t, path, "export default function (pi) {}\n")
-			if code, _, errs := installHooksCmd(args...); code != 1 || !strings.Contains(errs, "is not pathgrant's extension") {
-				t.Errorf("a foreign file was not refused: %d %q", code, errs)
-			}
-			if code, _, _ := installHooksCmd(un...); code != 1 || string(mustRead(t, path)) != "export default function (pi) {}\n" {
-				t.Error("uninstall touched a foreign file")
-			}
-			os.Remove(path)
-		})
+// ownFileHooks are the clients whose hook is a file of pathgrant's own
+// (Pi's extension, Cline's hook script): where it goes (user, project),
+// what marks it, and the line that runs the hook ($HOOK).
+var ownFileHooks = map[string]struct {
+	user, project, marker, runs string
+}{
+	"pi":    {".pi/agent/extensions/pathgrant.ts", ".pi/extensions/pathgrant.ts", hooks.PiExtensionMarker, `const HOOK = ["$HOOK","pi"];`},
+	"cline": {".cline/hooks/PreToolUse", ".cline/hooks/PreToolUse", hooks.ClineHookMarker, `out=$($HOOK cline) && [ -n "$out" ] ||`},
+}
+
+// TestInstallHooksOwnFile: a client whose hook is a file of pathgrant's
+// own gets it written whole, once; uninstall moves it aside; a file of
+// that name that is not pathgrant's is never touched.
+func TestInstallHooksOwnFile(t *testing.T) {
+	for client, own := range ownFileHooks {
+		for _, scope := range []string{"user", "project"} {
+			t.Run(client+"/"+scope, func(t *testing.T) {
+				e := newInstallHooksEnv(t)
+				args, un := []string{client, "--hook", e.hook}, []string{client, "--uninstall"}
+				path := e.home + "/" + own.user
+				if scope == "project" {
+					args, un = append(args, "--project", e.project), append(un, "--project", e.project)
+					path = e.project + "/" + own.project
+				}
+				if code, out, errs := installHooksCmd(args...); code != 0 || !strings.Contains(out, "installed") {
+					t.Fatalf("exit %d %q %q", code, out, errs)
+				}
+				data := string(mustRead(t, path))
+				if !strings.HasPrefix(data, own.marker) || !strings.Contains(data, strings.ReplaceAll(own.runs, "$HOOK", e.hook)) {
+					t.Errorf("hook file:\n%s", data)
+				}
+				if code, out, _ := installHooksCmd(args...); code != 0 || !strings.Contains(out, "already installed") {
+					t.Errorf("second install: %q", out)
+				}
+				if code, out, _ := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed") {
+					t.Errorf("uninstall: %q", out)
+				}
+				if _, err := os.Stat(path); !os.IsNotExist(err) {
+					t.Error("the hook file is still there")
+				}
+				ihWriteFile(t, path, "#!/bin/sh\necho mine\n")
+				if code, _, errs := installHooksCmd(args...); code != 1 || !strings.Contains(errs, "is not pathgrant's") {
+					t.Errorf("a foreign file was not refused: %d %q", code, errs)
+				}
+				if code, _, _ := installHooksCmd(un...); code != 1 || string(mustRead(t, path)) != "#!/bin/sh\necho mine\n" {
+					t.Error("uninstall touched a foreign file")
+				}
+			})
+		}
 	}
 }
 

@@ -59,6 +59,9 @@ func installMCP(a installArgs, exe string, getenv appdirs.Getenv) (string, error
 		return "", err
 	}
 	path := client.MCPPath(getenv, home, project)
+	if path == "" {
+		return "", fmt.Errorf("%s has no MCP configuration of a project's own: run it without --project", a.client)
+	}
 	changed, backup, err := client.InstallMCP(path, argv, a.uninstall)
 	if err != nil {
 		return "", err

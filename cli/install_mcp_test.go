@@ -22,6 +22,7 @@ func TestInstallMCP(t *testing.T) {
 		{client: "copilot", want: ".copilot/mcp-config.json"},
 		{client: "qwen", want: ".qwen/settings.json"},
 		{client: "droid", want: ".factory/mcp.json"},
+		{client: "cline", want: ".cline/data/settings/cline_mcp_settings.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {

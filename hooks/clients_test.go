@@ -23,7 +23,7 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" || f.Name == "NoFileTools" || f.Name == "NoOwnFlow" || f.Name == "NoOwnTools" {
+				if f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "Rewrites" || f.Name == "NoFileTools" || f.Name == "NoOwnFlow" || f.Name == "NoOwnTools" || f.Name == "ProjectMCPConfig" {
 					continue // optional: not every client can be moved, rewrites a command, keeps its MCP servers beside its folder or in TOML, needs a step after a project install, has a tool that touches no file, lacks a permission flow of its own, or names tools of its own
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
@@ -73,6 +73,7 @@ func TestNoFileToolsReachTheAdapter(t *testing.T) {
 		"copilot": `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
 		"qwen":    `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
 		"droid":   `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"cline":   `{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"name":%q,"input":null}}`,
 	}
 	for _, c := range clients {
 		for _, tool := range c.NoFileTools {
@@ -136,6 +137,8 @@ func TestClientDirs(t *testing.T) {
 		{"copilot", map[string]string{"COPILOT_HOME": "/cp"}, "/cp/hooks/pathgrant.json"},
 		{"qwen", nil, "/h/.qwen/settings.json"},
 		{"droid", nil, "/h/.factory/hooks.json"},
+		{"cline", nil, "/h/.cline/hooks/PreToolUse"},
+		{"cline", map[string]string{"CLINE_DIR": "/c"}, "/c/hooks/PreToolUse"},
 		{"droid", map[string]string{"FACTORY_HOME_OVERRIDE": "/f"}, "/f/.factory/hooks.json"},
 		{"qwen", map[string]string{"QWEN_HOME": "/q"}, "/q/settings.json"},
 	}

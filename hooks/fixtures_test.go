@@ -146,6 +146,15 @@ var fixtureCases = []fixtureCase{
 	{client: "droid", fixture: "droid-0.225.2-pretooluse-mcp.json", mode: plainRn, stdout: `{}`}, // another server's tool: Droid's own flow
 	{client: "droid", fixture: `{"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": 7}}`, mode: inline, exit: 2, stderr: `"file_path" is not a string`},
 
+	// Cline (a PreToolUse hook file: a deny fails the call's input).
+	{client: "cline", fixture: "cline-3.0.65-pretooluse-read_files.json", mode: noWait, stdout: clineDeny(pendingRead), pending: 1},
+	{client: "cline", fixture: "cline-3.0.65-pretooluse-read_files.json", mode: approve, stdout: `{}`},
+	{client: "cline", fixture: "cline-3.0.65-pretooluse-read_files.json", mode: down, stdout: clineDeny(daemonDown)},
+	{client: "cline", fixture: "cline-3.0.65-pretooluse-editor.json", mode: plainRn, stdout: `{}`},
+	{client: "cline", fixture: "cline-3.0.65-pretooluse-mcp.json", mode: plainRn, stdout: `{}`}, // another server's tool: Cline's own flow
+	{client: "cline", fixture: `{"hookName": "tool_call", "tool_call": {"name": "read_files", "input": 7}}`, mode: inline,
+		stdout: `{"cancel":true,"errorMessage":"pathgrant: cline hook input not understood (malformed hook input: tool read_files: no paths): denied","contextModification":"pathgrant: cline hook input not understood (malformed hook input: tool read_files: no paths): denied"}`},
+
 	// Qwen Code (PreToolUse: a deny in both its forms, else no decision).
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: noWait, stdout: qwenDeny(pendingRead), pending: 1},
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-read_file.json", mode: approve, stdout: `{}`},
@@ -157,6 +166,10 @@ var fixtureCases = []fixtureCase{
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-mcp.json", mode: plainRn, // another server's tool: Qwen's own flow
 		stdout: `{}`},
 	{client: "qwen", fixture: `{"hook_event_name": "BeforeTool", "tool_name": "read_file", "tool_input": {}}`, mode: inline, exit: 2, stderr: `event "BeforeTool"`},
+}
+
+func clineDeny(reason string) string {
+	return `{"contextModification":"` + reason + `","overrideInput":{"pathgrant_denied":"` + reason + `"}}`
 }
 
 func qwenDeny(reason string) string {

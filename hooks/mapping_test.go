@@ -162,6 +162,22 @@ func TestMapping(t *testing.T) {
 		{"copilot sql attaches any file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"sql","toolArgs":{"query":"ATTACH '/d/x' AS y"}}`, nil, false, errUnknownTool},
 		{"copilot skill reads its skill file", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"skill","toolArgs":{"skill":"pdf"}}`, nil, false, errUnknownTool},
 		{"copilot args not an object", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"view","toolArgs":"/etc/passwd"}`, nil, false, errMalformed},
+		{"cline read_files, each shape", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"read_files","input":{"files":[{"path":"a"},"/d/b"],"paths":"/d/c","file_path":"/d/e"}}}`,
+			[]Access{{Op: "read", Path: "/d/e"}, {Op: "read", Path: "/w/a"}, {Op: "read", Path: "/d/b"}, {Op: "read", Path: "/d/c"}}, false, nil},
+		{"cline read_files, a bare path", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"read_files","input":"/d/r"}}`, []Access{{Op: "read", Path: "/d/r"}}, false, nil},
+		{"cline editor", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"editor","input":{"path":"/d/n","new_text":"x"}}}`, []Access{{Op: "write", Path: "/d/n"}}, false, nil},
+		{"cline apply_patch", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Add File: n\n+x\n*** End Patch"}}}`,
+			[]Access{{Op: "write", Path: "/w/n"}}, false, nil},
+		{"cline run_commands, a command a line", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"run_commands","input":{"commands":["ls",{"command":"cat","args":["a b"]}]}}}`,
+			[]Access{{Command: "cd -- '/w' && ls\n'cat' 'a b'"}}, false, nil},
+		{"cline run_commands, cmd", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"run_commands","input":{"cmd":"pwd"}}}`, []Access{{Command: "cd -- '/w' && pwd"}}, false, nil},
+		{"cline search_codebase searches the workspace", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"search_codebase","input":{"queries":["TODO"]}}}`,
+			[]Access{{Command: "ls -R -- '/w'"}}, false, nil},
+		{"cline fetch touches no local file", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"fetch_web_content","input":{"requests":[]}}}`, nil, true, nil},
+		{"cline skills run more than pathgrant can see", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"s"}}}`, nil, false, errUnknownTool},
+		{"cline run_commands of an unknown shape", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"run_commands","input":{"commands":[7]}}}`, nil, false, errMalformed},
+		{"cline read_files without paths", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"read_files","input":{"limit":3}}}`, nil, false, errMalformed},
+		{"cline not a tool call", "cline", `{"hookName":"agent_end","taskId":"t"}`, nil, false, errMalformed},
 		{"droid Read", "droid", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{"file_path":"a"}}`,
 			[]Access{{Op: "read", Path: "/w/a"}}, false, nil},
 		{"droid Create", "droid", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Create","tool_input":{"file_path":"/d/n","content":"x"}}`,
@@ -231,6 +247,7 @@ func TestSessionFields(t *testing.T) {
 		{"gemini", `{"session_id":"s3","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/x"}}`, "s3", "/w", "", nil},
 		{"cursor", `{"conversation_id":"s4","generation_id":"g","hook_event_name":"beforeReadFile","file_path":"/x","workspace_roots":["/w","/v"]}`, "s4", "/w", "g", []string{"/w", "/v"}},
 		{"pi", `{"session_id":"s5","cwd":"/w","hook_event_name":"tool_call","tool_name":"read","tool_call_id":"c","input":{"path":"/x"}}`, "s5", "/w", "c", nil},
+		{"cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"editor","input":{"path":"/x"}}}`, "r1", "/w", "call_1", []string{"/w"}},
 		{"droid", `{"session_id":"s8","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/x"}}`, "s8", "/w", "", nil},
 		{"qwen", `{"session_id":"s7","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"file_path":"/x"},"tool_use_id":"toolu_1","tool_call_id":"call_1"}`, "s7", "/w", "toolu_1", nil},
 		{"copilot", `{"sessionId":"s6","timestamp":1,"cwd":"/w","toolName":"view","toolArgs":{"path":"/x"}}`, "s6", "/w", "", nil},
@@ -275,7 +292,7 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 	events := map[string][]string{
 		"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 		"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}, "pi": {"tool_call"},
-		"copilot": {"preToolUse"}, "qwen": {"PreToolUse"}, "droid": {"PreToolUse"},
+		"copilot": {"preToolUse"}, "qwen": {"PreToolUse"}, "droid": {"PreToolUse"}, "cline": {"PreToolUse"},
 	}
 	for _, client := range Clients() {
 		evs := events[client]
@@ -285,7 +302,7 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 		for _, ev := range evs {
 			out := adapterOf(t, client).render(Call{Client: client, Event: ev}, Verdict{Reason: "pathgrant: no"})
 			s := string(out.Stdout)
-			if out.Exit != 0 || s == "" || !containsAny(s, `"deny"`, `"block":true`) || !containsAny(s, "pathgrant: no") {
+			if out.Exit != 0 || s == "" || !containsAny(s, `"deny"`, `"block":true`, `"pathgrant_denied"`, `"cancel":true`) || !containsAny(s, "pathgrant: no") {
 				t.Errorf("%s %s: deny rendered as %q exit %d", client, ev, s, out.Exit)
 			}
 		}

@@ -14,10 +14,11 @@ import (
 )
 
 // MCPPath is the client's MCP configuration: the project's when project
-// is set, else the user's; "" for a client without MCP servers.
+// is set, else the user's; "" for a client without MCP servers, or
+// without a project's own (Cline).
 func (c Client) MCPPath(getenv appdirs.Getenv, home, project string) string {
 	switch {
-	case c.MCPConfig == "":
+	case c.MCPConfig == "", project != "" && c.ProjectMCPConfig == "":
 		return ""
 	case project != "":
 		return filepath.Join(project, c.ProjectMCPConfig)

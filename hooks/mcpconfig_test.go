@@ -30,6 +30,8 @@ func TestMCPPaths(t *testing.T) {
 		{client: "pi", want: ""},
 		{client: "qwen", want: "/h/.qwen/settings.json"},
 		{client: "droid", want: "/h/.factory/mcp.json"},
+		{client: "cline", want: "/h/.cline/data/settings/cline_mcp_settings.json"},
+		{client: "cline", project: "/w", want: ""},
 		{client: "droid", env: map[string]string{"FACTORY_HOME_OVERRIDE": "/f"}, want: "/f/.factory/mcp.json"},
 		{client: "droid", project: "/w", want: "/w/.factory/mcp.json"},
 		{client: "qwen", project: "/w", want: "/w/.qwen/settings.json"},

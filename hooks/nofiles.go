@@ -14,7 +14,8 @@ import "slices"
 //
 // The names are read from each client's shipped code (Claude Code
 // 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1, Copilot CLI
-// 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.2), and a tool joins
+// 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.2,
+// Cline 3.0.65), and a tool joins
 // a list only when its code touches no file the person has: a tool that
 // writes a memory file the client loads into every later session (Gemini
 // CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
@@ -76,6 +77,11 @@ var qwenNoFileTools = []string{
 // sub-agent is given are read (droid.go), nor Skill, which reads skill
 // files.
 var droidNoFileTools = []string{"WebSearch", "FetchUrl", "TodoWrite", "ToolSearch", "TaskOutput", "TaskStop", "AskUser"}
+
+// clineNoFileTools are Cline's: web fetch, questions to the person, the
+// end of a run, and a sub-agent, whose own tool calls come through this
+// hook.
+var clineNoFileTools = []string{"fetch_web_content", "ask_question", "submit_and_exit", "spawn_agent"}
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch
 // files, and Cursor's hook events carry no tool of their own besides

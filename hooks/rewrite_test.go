@@ -49,6 +49,9 @@ const fakeBin = "/opt/pathgrant dir/pathgrant"
 func shellInput(d *daemon, client, cmd string) string {
 	q, _ := json.Marshal(cmd)
 	switch client {
+	case "cline":
+		return `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"cl-1"},"workspaceRoots":["` + d.work +
+			`"],"workspaceInfo":{"rootPath":"` + d.work + `"},"tool_call":{"id":"c1","name":"run_commands","input":{"commands":[` + string(q) + `]}}}`
 	case "droid":
 		return `{"session_id":"d-1","cwd":"` + d.work + `","hook_event_name":"PreToolUse","tool_name":"Execute",` +
 			`"tool_input":{"command":` + string(q) + `,"riskLevel":"low"}}`
@@ -83,6 +86,7 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 		Block      *bool          `json:"block"`
 		Command    string         `json:"command"`
 		Modified   map[string]any `json:"modifiedArgs"`
+		Override   map[string]any `json:"overrideInput"`
 		Copilot    string         `json:"permissionDecision"`
 		Hook       struct {
 			Decision  string         `json:"permissionDecision"`
@@ -102,6 +106,13 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 		return c, out.Decision == "allow"
 	case "pi":
 		return out.Command, out.Block != nil && !*out.Block
+	case "cline": // an overrideInput with commands; one without is a deny
+		cmds, _ := out.Override["commands"].([]any)
+		if len(cmds) == 1 {
+			c, _ := cmds[0].(string)
+			return c, true
+		}
+		return "", out.Override == nil
 	case "qwen": // Qwen Code cannot rewrite: no decision, or a deny
 		return "", out.Decision != "deny"
 	case "copilot": // no decision, or args modified without one: Copilot's own flow then decides
@@ -130,6 +141,7 @@ func TestConfinedByDefault(t *testing.T) {
 		{"pi", "pi", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"copilot", "copilot", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"droid", "droid", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
+		{"cline", "cline", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"cursor cannot rewrite: refused", "cursor", "bwrap+landlock", true, "ls", false, false, "Cursor cannot hand a shell command to pathgrant"},
 		{"qwen cannot rewrite: refused", "qwen", "bwrap+landlock", true, "sh ./build.sh", false, false, "execute_shell_command (pathgrant install-mcp qwen)"},
 		{"qwen, confinement off", "qwen", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},

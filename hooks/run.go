@@ -74,6 +74,21 @@ func blockOutput(reason string) Output {
 	return Output{Stderr: reason + "\n", Exit: 2}
 }
 
+// blocker is an adapter whose client ignores the hook's exit status
+// (Cline): input it cannot understand is blocked in the client's own
+// output instead.
+type blocker interface {
+	block(reason string) Output
+}
+
+// blockFor is the answer to input the adapter could not understand.
+func blockFor(ad adapter, reason string) Output {
+	if b, ok := ad.(blocker); ok {
+		return b.block(reason)
+	}
+	return blockOutput(reason)
+}
+
 // adapter is one client's hook protocol: its JSON read into a Call, and a
 // verdict written back in its own output format.
 type adapter interface {
@@ -116,9 +131,9 @@ func Run(ctx context.Context, o Options) Result {
 	raw, err := io.ReadAll(io.LimitReader(o.Stdin, maxInput+1))
 	switch {
 	case err != nil:
-		return Result{Output: blockOutput("pathgrant: cannot read the hook input: " + err.Error() + ": denied"), Err: err}
+		return Result{Output: blockFor(ad, "pathgrant: cannot read the hook input: "+err.Error()+": denied"), Err: err}
 	case len(raw) > maxInput:
-		return Result{Output: blockOutput("pathgrant: hook input over 32 MiB: denied"), Err: errMalformed}
+		return Result{Output: blockFor(ad, "pathgrant: hook input over 32 MiB: denied"), Err: errMalformed}
 	}
 	if end, ok := parseEnd(client.Name, bytes.TrimSpace(raw)); ok {
 		return runEnd(ctx, end, getenv, appdirs.SocketOr(o.Socket, getenv))
@@ -133,7 +148,7 @@ func Run(ctx context.Context, o Options) Result {
 		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Answers: answers, Err: err}
 	}
 	if err != nil {
-		return Result{Output: blockOutput(fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
+		return Result{Output: blockFor(ad, fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
 	}
 	res := Result{Call: call}
 	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))

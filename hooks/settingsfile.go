@@ -104,35 +104,42 @@ func writeSettings(path string, old []byte, exists bool, data []byte, backup *st
 	return os.Rename(tmp.Name(), path)
 }
 
-// installPiExtension writes (or removes) pathgrant's Pi extension file.
-// A file of that name that is not pathgrant's is never touched.
-func installPiExtension(path string, argv []string, uninstall bool) (changed bool, backup string, err error) {
-	old, err := os.ReadFile(path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, "", err
-	}
-	if exists && !bytes.HasPrefix(old, []byte(PiExtensionMarker)) {
-		return false, "", fmt.Errorf("%s exists and is not pathgrant's extension; move it aside, then run this again", path)
-	}
-	if uninstall {
-		if !exists {
+// installPiExtension writes pathgrant's Pi extension (PiExtensionFor).
+var installPiExtension = ownFile(PiExtensionMarker, PiExtensionFor)
+
+// ownFile is the Installer of a file pathgrant writes whole (Pi's
+// extension, Cline's hook script), which starts with marker: written
+// anew for argv, and moved aside to a backup on uninstall. A file there
+// that is not pathgrant's is left alone: an error.
+func ownFile(marker string, content func(argv []string) string) Installer {
+	return func(path string, argv []string, uninstall bool) (changed bool, backup string, err error) {
+		old, err := os.ReadFile(path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, "", err
+		}
+		if exists && !bytes.HasPrefix(old, []byte(marker)) {
+			return false, "", fmt.Errorf("%s exists and is not pathgrant's; move it aside, then run this again", path)
+		}
+		if uninstall {
+			if !exists {
+				return false, "", nil
+			}
+			backup = backupName(path)
+			if err := os.Rename(path, backup); err != nil {
+				return false, "", fmt.Errorf("move %s aside: %w", path, err)
+			}
+			return true, backup, nil
+		}
+		data := []byte(content(argv))
+		if exists && bytes.Equal(old, data) {
 			return false, "", nil
 		}
-		backup = backupName(path)
-		if err := os.Rename(path, backup); err != nil {
-			return false, "", fmt.Errorf("move %s aside: %w", path, err)
+		if err := writeSettings(path, old, exists, data, &backup); err != nil {
+			return false, "", err
 		}
 		return true, backup, nil
 	}
-	data := []byte(PiExtensionFor(argv))
-	if exists && bytes.Equal(old, data) {
-		return false, "", nil
-	}
-	if err := writeSettings(path, old, exists, data, &backup); err != nil {
-		return false, "", err
-	}
-	return true, backup, nil
 }
 
 // backupName is where the previous version of path is saved.

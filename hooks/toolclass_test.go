@@ -50,6 +50,8 @@ func TestToolClasses(t *testing.T) {
 		qwenMonitor    = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"monitor","tool_input":{"command":"tail -f log"},"tool_use_id":"t6"}`
 		droidTodo      = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"TodoWrite","tool_input":{"todos":"1. x"}}`
 		droidSkill     = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"deploy"}}`
+		clineAsk       = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"ask_question","input":{"question":"q","options":["a","b"]}}}`
+		clineSkills    = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"deploy"}}}`
 		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
 	)
 	const askClient = "unmapped_tools = \"ask-client\"\n"
@@ -65,6 +67,7 @@ func TestToolClasses(t *testing.T) {
 		{name: "codex plan: Codex asks as usual", client: "codex", input: codexPlanAsk, down: true, stdout: ``},
 		{name: "gemini web search defers", client: "gemini", input: geminiSearch, down: true, stdout: `{}`},
 		{name: "gemini web fetch defers", client: "gemini", input: geminiFetch, down: true, stdout: `{}`},
+		{name: "cline question defers", client: "cline", input: clineAsk, down: true, stdout: `{}`},
 		{name: "droid to-do list defers", client: "droid", input: droidTodo, down: true, stdout: `{}`},
 		{name: "qwen web fetch defers", client: "qwen", input: qwenFetch, down: true, stdout: `{}`},
 		{name: "copilot shell output defers", client: "copilot", input: copilotShell, down: true, stdout: `{}`},
@@ -73,6 +76,8 @@ func TestToolClasses(t *testing.T) {
 		{name: "codex unmapped denied and recorded", client: "codex", input: codexImage, stdout: claudeDeny(unmappedReason("view_image")), refused: "view_image"},
 		{name: "gemini unmapped denied and recorded", client: "gemini", input: geminiPlan, stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
 		{name: "pi unmapped denied and recorded", client: "pi", input: piDeploy, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
+		{name: "cline unmapped stops the run and is recorded", client: "cline", input: clineSkills,
+			stdout: `{"cancel":true,"errorMessage":"` + unmappedReason("skills") + `","contextModification":"` + unmappedReason("skills") + `"}`, refused: "skills"},
 		{name: "droid unmapped denied and recorded", client: "droid", input: droidSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
 		{name: "qwen unmapped denied and recorded", client: "qwen", input: qwenMonitor, stdout: qwenDeny(unmappedReason("monitor")), refused: "monitor"},
 		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
