@@ -341,6 +341,7 @@ var agentClients = []struct {
 	{"copilot", newCopilotClient},
 	{"qwen", newQwenClient},
 	{"droid", newDroidClient},
+	{"cline", newClineClient},
 }
 
 // TestAgentsMatrix runs every scenario over every real client, through
