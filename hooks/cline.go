@@ -160,6 +160,17 @@ func clineCommands(raw json.RawMessage) (string, error) {
 				}
 			}
 		case map[string]any:
+			// Which of two keys Cline would run is its parser's choice:
+			// an input naming more than one is refused.
+			n := 0
+			for _, k := range []string{"commands", "command", "cmd"} {
+				if _, ok := x[k]; ok {
+					n++
+				}
+			}
+			if n != 1 {
+				return malformed("tool run_commands: an object with %d of commands, command and cmd", n)
+			}
 			if list, ok := x["commands"]; ok {
 				return walk(list)
 			}

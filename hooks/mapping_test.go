@@ -176,6 +176,8 @@ func TestMapping(t *testing.T) {
 		{"cline fetch touches no local file", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"fetch_web_content","input":{"requests":[]}}}`, nil, true, nil},
 		{"cline skills run more than pathgrant can see", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"s"}}}`, nil, false, errUnknownTool},
 		{"cline run_commands of an unknown shape", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"run_commands","input":{"commands":[7]}}}`, nil, false, errMalformed},
+		{"cline run_commands naming two commands", "cline", `{"hookName":"tool_call","workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"name":"run_commands","input":{"commands":["ls"],"command":"cat /d/k"}}}`,
+			nil, false, errMalformed},
 		{"cline read_files without paths", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"read_files","input":{"limit":3}}}`, nil, false, errMalformed},
 		{"cline not a tool call", "cline", `{"hookName":"agent_end","taskId":"t"}`, nil, false, errMalformed},
 		{"droid Read", "droid", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Read","tool_input":{"file_path":"a"}}`,
