@@ -40,9 +40,12 @@ const passedFlags = oNonblock | oDirectory
 // directory its descriptor names). It refuses ("", false) a path with a
 // ".." component (where the kernel would walk up through a link, the text
 // would not), an empty path, and a relative path without an absolute
-// base. "." components and repeated slashes are dropped.
+// base, or a base with a ".." of its own (the kernel's names of a
+// working directory never have one; cleaning it away would name a
+// folder the byte-wise candidate test did not see). "." components and
+// repeated slashes are dropped.
 func join(base, path string) (string, bool) {
-	if path == "" || strings.IndexByte(path, 0) >= 0 || hasDotDot(path) {
+	if path == "" || strings.IndexByte(path, 0) >= 0 || hasDotDot(path) || !filepath.IsAbs(path) && hasDotDot(base) {
 		return "", false
 	}
 	if !filepath.IsAbs(path) {

@@ -46,6 +46,7 @@ func TestJoin(t *testing.T) {
 		{"dot-dot refused", "/home/u/Downloads", "../.ssh/id_rsa", "", false},
 		{"dot-dot inside refused", "", "/home/u/Downloads/../.ssh/id_rsa", "", false},
 		{"dot-dot at the end refused", "", "/home/u/Downloads/x/..", "", false},
+		{"a base with dot-dot refused", "/00/../0", "0", "", false},
 		{"dots in a name kept", "", "/home/u/Downloads/..r.csv", "/home/u/Downloads/..r.csv", true},
 		{"relative without a base", "", "r.csv", "", false},
 		{"relative to a relative base", "Downloads", "r.csv", "", false},
