@@ -15,24 +15,9 @@ import (
 type droidAdapter struct{ claudeAdapter }
 
 func (droidAdapter) parse(raw []byte) (Call, error) {
-	var in claudeInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return Call{}, malformed("%v", err)
-	}
-	if in.Event != "PreToolUse" {
-		return Call{}, malformed("event %q is not PreToolUse", in.Event)
-	}
-	if in.ToolName == "" {
-		return Call{}, malformed("no tool_name")
-	}
-	c := Call{Client: "droid", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd, RequestID: in.ToolUseID}
-	if touchesNoFile(c.Client, in.ToolName) {
-		c.NoFiles = true
-		return c, nil
-	}
-	if server, ok := droidMCPServer(in.ToolName); ok {
-		mcpTool(&c, server)
-		return c, nil
+	c, in, done, err := preToolUse(raw, "droid", droidMCPServer)
+	if done || err != nil {
+		return c, err
 	}
 	if in.ToolName == "ApplyPatch" {
 		return c, patchAccesses(&c, in.ToolInput)
@@ -42,6 +27,32 @@ func (droidAdapter) parse(raw []byte) (Call, error) {
 		return Call{}, err
 	}
 	return c, droidTool(&c, f, in.ToolInput)
+}
+
+// preToolUse reads a PreToolUse input in Claude Code's shape for client
+// (Droid's, Qwen Code's): done when the call is settled without its tool
+// input, a tool known to touch no local file or an MCP tool (mcpServer
+// names its server).
+func preToolUse(raw []byte, client string, mcpServer func(string) (string, bool)) (c Call, in claudeInput, done bool, err error) {
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return Call{}, in, true, malformed("%v", err)
+	}
+	if in.Event != "PreToolUse" {
+		return Call{}, in, true, malformed("event %q is not PreToolUse", in.Event)
+	}
+	if in.ToolName == "" {
+		return Call{}, in, true, malformed("no tool_name")
+	}
+	c = Call{Client: client, Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd, RequestID: in.ToolUseID}
+	if touchesNoFile(client, in.ToolName) {
+		c.NoFiles = true
+		return c, in, true, nil
+	}
+	if server, ok := mcpServer(in.ToolName); ok {
+		mcpTool(&c, server)
+		return c, in, true, nil
+	}
+	return c, in, false, nil
 }
 
 // droidTool maps Droid's own tools.

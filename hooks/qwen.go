@@ -23,24 +23,9 @@ import "encoding/json"
 type qwenAdapter struct{}
 
 func (qwenAdapter) parse(raw []byte) (Call, error) {
-	var in claudeInput
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return Call{}, malformed("%v", err)
-	}
-	if in.Event != "PreToolUse" {
-		return Call{}, malformed("event %q is not PreToolUse", in.Event)
-	}
-	if in.ToolName == "" {
-		return Call{}, malformed("no tool_name")
-	}
-	c := Call{Client: "qwen", Event: in.Event, Tool: in.ToolName, ClientSession: in.SessionID, Cwd: in.Cwd, RequestID: in.ToolUseID}
-	if touchesNoFile(c.Client, in.ToolName) {
-		c.NoFiles = true
-		return c, nil
-	}
-	if server, ok := claudeMCPServer(in.ToolName); ok {
-		mcpTool(&c, server)
-		return c, nil
+	c, in, done, err := preToolUse(raw, "qwen", claudeMCPServer)
+	if done || err != nil {
+		return c, err
 	}
 	f, err := decodeObject(in.ToolInput, "tool_input")
 	if err != nil {
