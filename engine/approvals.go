@@ -16,34 +16,40 @@ import (
 // notified. When nothing is offered (the person denied the same access
 // for the session, prompts are paused, too many are pending) it says why,
 // in the words the agent is told; the denial is audited and stays a plain
-// deny.
-func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (wire.Request, string) {
+// deny. A call that will wait (wait > 0) is counted as waiting from the
+// moment the request exists, so no decision can miss it.
+func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, wait time.Duration) (offered, string) {
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
 	if s.remembered(sess, a, rec) {
-		return wire.Request{}, rememberedReason
+		return offered{}, rememberedReason
 	}
 	if s.paused.Load() {
 		rec.Reason = "prompts paused: eligible denial not offered"
 		s.Audit(rec)
-		return wire.Request{}, "prompts are paused: " + d.Reason
+		return offered{}, "prompts are paused: " + d.Reason
 	}
-	r, code, isNew, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)))
+	var until time.Time
+	if wait > 0 {
+		until = s.now().Add(wait)
+	}
+	o, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)), until)
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)
-		return wire.Request{}, err.Error() + ": " + d.Reason
+		return offered{}, err.Error() + ": " + d.Reason
 	}
-	if !isNew {
+	r := o.req
+	if !o.isNew {
 		s.requestChanged(r)
-		return r, ""
+		return o, ""
 	}
 	if s.remembered(sess, a, rec) {
 		// denied for the session while this call was on its way: the
 		// request it raised is that denial, never a prompt
 		_, _ = s.finish(r.ID, wire.StateDenied, string(grants.ScopeSession), "", "remembered denial")
-		return wire.Request{}, rememberedReason
+		return offered{}, rememberedReason
 	}
 	rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
 	s.Audit(rec)
@@ -51,9 +57,9 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision) (
 	ans.Pending = r.ID
 	s.hub.publish(wire.Event{Type: wire.EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
 	if s.cfg.Approver != nil {
-		s.cfg.Approver.Show(r, code)
+		s.cfg.Approver.Show(r, o.code)
 	}
-	return r, ""
+	return o, ""
 }
 
 // remembered reports whether the person denied a's access for sess

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -37,24 +38,25 @@ func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest
 		s.refused(sess, req, ans)
 		return ans, nil
 	}
-	pending, why := s.offer(sess, req, d)
+	wait := s.waitBudget(sess, req.WaitMS)
+	o, why := s.offer(sess, req, d, wait)
 	if why != "" {
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return ans, nil
 	}
-	ans.Pending = pending.ID
-	if sess.Kind != wire.KindInteractive || req.WaitMS <= 0 {
+	ans.Pending = o.req.ID
+	if wait == 0 {
 		ans.Reason = retryHint + " (" + ans.Reason + ")"
 		return ans, nil
 	}
-	return s.await(ctx, sess, req, ans), nil
+	return s.await(ctx, sess, req, ans, o.waiter, wait), nil
 }
 
 // await waits for the user's decision on ans.Pending. An approval answers
 // this very call (the tool then runs once, as asked), and every other call
 // waiting on the same request; anything else denies.
-func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer) wire.Answer {
-	decided, ok := s.waitDecision(ctx, ans.Pending, req.WaitMS)
+func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest, ans wire.Answer, w int, wait time.Duration) wire.Answer {
+	decided, ok := s.waitDecision(ctx, ans.Pending, w, wait)
 	switch {
 	case !ok:
 		ans.Reason = retryHint

@@ -90,23 +90,36 @@ func newQueue(capPerSession, total int, ttl time.Duration, now func() time.Time)
 	}
 }
 
-// submit adds r, or counts a repeat of the identical pending request. It
-// returns the pending request, whether it is new and, when new, its
-// approval code, bound to the request and to ceil. Only the code's digest
-// is kept.
-func (q *queue) submit(r wire.Request, ceil ceiling) (wire.Request, string, bool, error) {
+// offered is a request as submit left it.
+type offered struct {
+	req   wire.Request
+	code  string // a new request's approval code
+	isNew bool
+	// waiter is the submitting call's waiter number (for leave) when it
+	// waits, joined in the same step, so that no decision can land
+	// between the request appearing and the call waiting on it; 0 when it
+	// does not wait or the request is being decided.
+	waiter int
+}
+
+// submit adds r, or counts a repeat of the identical pending request; a
+// call that will wait (until a non-zero waitUntil) joins it at once. A
+// new request's approval code is bound to the request and to ceil; only
+// the code's digest is kept.
+func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time) (offered, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
 	if e, ok := q.byKey[k]; ok {
 		e.req.Count++
-		return e.req, "", false, nil
+		w := q.joinLocked(e, waitUntil)
+		return offered{req: e.req, waiter: w}, nil
 	}
 	switch {
 	case q.perSession[r.Session] >= q.cap:
-		return wire.Request{}, "", false, errQueueFull
+		return offered{}, errQueueFull
 	case len(q.byKey) >= q.total:
-		return wire.Request{}, "", false, errQueueTotal
+		return offered{}, errQueueTotal
 	}
 	now := q.now()
 	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, wire.StatePending, now, now.Add(q.ttl)
@@ -115,7 +128,8 @@ func (q *queue) submit(r wire.Request, ceil ceiling) (wire.Request, string, bool
 		waiters: map[int]time.Time{}}
 	q.byID[r.ID], q.byKey[k] = e, e
 	q.perSession[r.Session]++
-	return r, code, true, nil
+	w := q.joinLocked(e, waitUntil)
+	return offered{req: e.req, code: code, isNew: true, waiter: w}, nil
 }
 
 // codeCheck is the outcome of presenting a code for a pending request.
@@ -273,22 +287,17 @@ func (q *queue) idle(id string) bool {
 	return e != nil && e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && e.req.Count == 1
 }
 
-// join counts a call waiting on pending request id until deadline. It
-// returns the request as it now stands, the channel its decision closes,
-// and the waiter's number for leave. A request already decided is not
-// joined (ok false): its decision answered the calls that waited then.
-func (q *queue) join(id string, deadline time.Time) (r wire.Request, done chan struct{}, w int, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	e := q.byID[id]
-	if e == nil || e.req.State != wire.StatePending || e.sealed {
-		return wire.Request{}, nil, 0, false
+// joinLocked counts a call waiting on e until deadline and returns its
+// waiter number for leave: 0 for no deadline, or for a request decided
+// or being decided, whose decision answered the calls that waited then.
+func (q *queue) joinLocked(e *entry, deadline time.Time) int {
+	if deadline.IsZero() || e.req.State != wire.StatePending || e.sealed {
+		return 0
 	}
 	q.nextWaiter++
-	w = q.nextWaiter
-	e.waiters[w] = deadline
+	e.waiters[q.nextWaiter] = deadline
 	e.waitState(q.now())
-	return e.req, e.done, w, true
+	return q.nextWaiter
 }
 
 // leave ends waiter w's wait on request id. It returns the request and

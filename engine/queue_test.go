@@ -15,13 +15,21 @@ import (
 func TestQueueSeal(t *testing.T) {
 	now := time.Unix(1000, 0)
 	q := newQueue(8, 8, time.Minute, func() time.Time { return now })
-	r, _, _, err := q.submit(wire.Request{Session: "s", Op: guard.OpRead, Path: "/d/x"}, ceiling{})
+	ask := wire.Request{Session: "s", Op: guard.OpRead, Path: "/d/x"}
+	join := func() int {
+		o, err := q.submit(ask, ceiling{}, now.Add(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o.waiter
+	}
+	o, err := q.submit(ask, ceiling{}, now.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, w1, ok := q.join(r.ID, now.Add(time.Second))
-	if !ok {
-		t.Fatal("a call could not wait on a pending request")
+	r, w1 := o.req, o.waiter
+	if w1 == 0 || r.Waiting != 1 {
+		t.Fatalf("the call that raised the request is not waiting on it: waiter %d, %d waiting", w1, r.Waiting)
 	}
 	if n, ok := q.seal(r.ID); !ok || n != 1 {
 		t.Fatalf("seal: %d answered, ok %v; want 1", n, ok)
@@ -29,7 +37,7 @@ func TestQueueSeal(t *testing.T) {
 	if _, ok := q.seal(r.ID); ok {
 		t.Error("a request was sealed twice")
 	}
-	if _, _, _, ok := q.join(r.ID, now.Add(time.Second)); ok {
+	if join() != 0 {
 		t.Error("a call joined a sealed request")
 	}
 	if _, answered, changed := q.leave(r.ID, w1); !answered || changed {
@@ -40,13 +48,13 @@ func TestQueueSeal(t *testing.T) {
 		t.Errorf("the sweeper expired a sealed request: %+v", ended)
 	}
 	q.unseal(r.ID)
-	if _, _, _, ok := q.join(r.ID, now.Add(time.Second)); !ok {
+	if join() == 0 {
 		t.Error("no call may join after unseal")
 	}
 	if _, err := q.decide(r.ID, wire.StateApproved, "once", "g-1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, ok := q.join(r.ID, now.Add(time.Second)); ok {
-		t.Error("a call joined a decided request")
+	if o, err := q.submit(ask, ceiling{}, now.Add(time.Second)); err != nil || !o.isNew || o.req.ID == r.ID {
+		t.Errorf("a call after the decision: %+v %v; want a new request", o, err)
 	}
 }

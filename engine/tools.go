@@ -62,25 +62,26 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 		s.refused(sess, creq, ans)
 		return denial(p, d, ans), nil
 	}
-	pending, why := s.offer(sess, creq, d)
+	wait := s.waitBudget(sess, req.WaitMS)
+	o, why := s.offer(sess, creq, d, wait)
 	if why != "" {
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return denial(p, d, ans), nil
 	}
-	if sess.Kind != wire.KindInteractive || req.WaitMS <= 0 {
-		return denial(p, d, ans).Pending(pending.ID), nil
+	if wait == 0 {
+		return denial(p, d, ans).Pending(o.req.ID), nil
 	}
-	return s.awaitTool(ctx, sess, p, creq, ans, d, pending.ID), nil
+	return s.awaitTool(ctx, sess, p, creq, ans, d, o, wait), nil
 }
 
 // awaitTool waits for the user's decision on the call's request. An
 // approval runs this very call after a fresh evaluation; anything else
 // denies it.
-func (s *Engine) awaitTool(ctx context.Context, sess *session, p *tools.Prepared, creq wire.CheckRequest, ans wire.Answer, d guard.Decision, pending string) tools.Result {
-	decided, ok := s.waitDecision(ctx, pending, creq.WaitMS)
+func (s *Engine) awaitTool(ctx context.Context, sess *session, p *tools.Prepared, creq wire.CheckRequest, ans wire.Answer, d guard.Decision, o offered, wait time.Duration) tools.Result {
+	decided, ok := s.waitDecision(ctx, o.req.ID, o.waiter, wait)
 	switch {
 	case !ok:
-		return denial(p, d, ans).Pending(pending)
+		return denial(p, d, ans).Pending(o.req.ID)
 	case decided.State != wire.StateApproved:
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, deniedReason(decided)
 		return denial(p, d, ans)

@@ -16,20 +16,28 @@ type Updater interface {
 	Update(r wire.Request)
 }
 
-// waitDecision waits up to waitMS (at most Config.MaxWait) for the
-// person's decision on pending request id, counted as one of its waiting
-// calls the whole time, so the prompt shows how many wait and until when.
-// ok is true only for a call the decision answered: one that was waiting
-// when it was made.
-func (s *Engine) waitDecision(ctx context.Context, id string, waitMS int) (wire.Request, bool) {
-	wait := min(time.Duration(waitMS)*time.Millisecond, s.cfg.MaxWait)
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	r, done, w, ok := s.queue.join(id, s.now().Add(wait))
-	if !ok {
+// waitBudget is how long a call on sess may wait for the person: its
+// wait_ms, at most Config.MaxWait; nothing for a session that is not
+// interactive.
+func (s *Engine) waitBudget(sess *session, waitMS int) time.Duration {
+	if sess.Kind != wire.KindInteractive || waitMS <= 0 {
+		return 0
+	}
+	return min(time.Duration(waitMS)*time.Millisecond, s.cfg.MaxWait)
+}
+
+// waitDecision waits up to wait for the person's decision on pending
+// request id, which the call joined as waiter w when it raised it
+// (queue.submit), counted as one of its waiting calls the whole time, so
+// the prompt shows how many wait and until when. ok is true only for a
+// call the decision answered: one that was waiting when it was made.
+func (s *Engine) waitDecision(ctx context.Context, id string, w int, wait time.Duration) (wire.Request, bool) {
+	_, done, found := s.queue.get(id)
+	if w == 0 || !found {
 		return wire.Request{}, false
 	}
-	s.requestChanged(r)
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/tools"
 	"pathgrant/wire"
 )
 
@@ -213,5 +215,60 @@ func TestDecidedTwice(t *testing.T) {
 	wg.Wait()
 	if gs, _ := e.store.List(grants.Filter{}); wins != 1 || len(gs) != 1 {
 		t.Fatalf("%d decisions won, %d grants; want 1 and 1", wins, len(gs))
+	}
+}
+
+// decidingApprover approves each request with scope once the instant its
+// prompt is shown, before the call that raised it could take a step more.
+type decidingApprover struct {
+	decide func(id string) error
+	errs   chan error
+}
+
+func (a *decidingApprover) Show(r wire.Request, _ string) { a.errs <- a.decide(r.ID) }
+func (a *decidingApprover) Withdraw(string)               {}
+
+// TestApprovedAsShown: an approval made the moment the prompt appears
+// answers the call that raised the request, on the check route and on
+// the tool route alike: the call counts as waiting from the moment its
+// request exists, so no decision can fall between the two and leave it
+// told to retry.
+func TestApprovedAsShown(t *testing.T) {
+	a := &decidingApprover{errs: make(chan error, 8)}
+	e := newTestEnv(t, func(c *Config) { c.Approver = a })
+	a.decide = func(id string) error {
+		_, err := e.srv.Engine().Decide(id, wire.Decision{Scope: "once"})
+		return err
+	}
+	c := e.clientFor(e.register(wire.SessionRequest{Agent: "claude"}))
+	routes := []struct {
+		name string
+		call func(path string) (guard.Verdict, string, error)
+	}{
+		{"check", func(path string) (guard.Verdict, string, error) {
+			ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: path, WaitMS: 10_000})
+			return ans.Decision, ans.Reason, err
+		}},
+		{"tool", func(path string) (guard.Verdict, string, error) {
+			raw, _ := json.Marshal(map[string]any{"path": path})
+			res, err := c.Tool(context.Background(), tools.ReadFile, wire.ToolRequest{Args: raw, WaitMS: 10_000})
+			return res.Decision, res.Reason, err
+		}},
+	}
+	for i, rt := range routes {
+		t.Run(rt.name, func(t *testing.T) {
+			path := fmt.Sprintf("%s/shown%d.csv", e.dl, i)
+			mustWrite(t, path, "a,b\n")
+			verdict, reason, err := rt.call(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if derr := <-a.errs; derr != nil {
+				t.Fatalf("the approval failed: %v", derr)
+			}
+			if verdict != guard.Allow {
+				t.Fatalf("approved as shown, the call got %s: %s", verdict, reason)
+			}
+		})
 	}
 }

@@ -140,8 +140,9 @@ func TestOnceServesTheNextTry(t *testing.T) {
 }
 
 // TestWaitingClock: the prompt follows the waiting calls (engine.Updater)
-// and the one clock: while a call waits, WaitUntil is its deadline; once
-// it gives up, Waiting is 0 and WaitUntil is when it stopped.
+// and the one clock: shown while its call waits, WaitUntil is that call's
+// deadline; once it gives up, Waiting is 0 and WaitUntil is when it
+// stopped.
 func TestWaitingClock(t *testing.T) {
 	a := &updatingApprover{}
 	e := newTestEnv(t, func(c *Config) { c.Approver = a })
@@ -151,9 +152,7 @@ func TestWaitingClock(t *testing.T) {
 	if err != nil || ans.Pending == "" || !strings.Contains(ans.Reason, "retry after approving") {
 		t.Fatalf("%+v %v", ans, err)
 	}
-	a.mu.Lock()
-	first := a.updates[0]
-	a.mu.Unlock()
+	first := *a.last.Load() // the prompt as shown: the call that raised it waits already
 	if first.Waiting != 1 || first.WaitUntil.Sub(start) < 250*time.Millisecond || first.WaitUntil.Sub(start) > 2*time.Second {
 		t.Errorf("while waiting: %d waiting until %v (started %v)", first.Waiting, first.WaitUntil, start)
 	}
