@@ -175,8 +175,12 @@ func peerFrom(ctx context.Context) (Peer, bool) {
 
 // sameUser reports whether the peer runs as this process's user.
 func (p Peer) sameUser() bool {
-	return int(p.UID) == os.Getuid()
+	return int(p.UID) == ownUID
 }
+
+// ownUID is this process's user, read once: a process's real uid does not
+// change under it, and every request compares against it.
+var ownUID = os.Getuid()
 
 // checkPeer refuses, before any handler runs, a connection whose peer the
 // kernel did not identify or that runs as another user; the refusal is

@@ -64,105 +64,47 @@ func TestLeanDependencies(t *testing.T) {
 	build(t, ".", filepath.Join(t.TempDir(), "pathgrant-hook"), ".")
 }
 
-// TestHookLatency measures, in one run, `pathgrant-hook claude` on an
-// allowed call end to end (process start, reading the hook JSON, the
-// socket exchange, the daemon's decision, the answer) against the start
-// of a bare Go binary that does nothing. Target: under 5 ms median and
-// at most 3x the bare start. It also reports, without a target, the hook
-// on another MCP server's tool, which reads and checks the device policy
-// file (devicepolicy) and asks no daemon. Run it alone with
-//
-//	PATHGRANT_TIMING=1 go test -count=1 -run TestHookLatency -v ./cmd/pathgrant-hook
-func TestHookLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("latency measurement skipped in -short mode")
-	}
-	dir := t.TempDir()
-	hook, bare := filepath.Join(dir, "pathgrant-hook"), filepath.Join(dir, "bare")
-	build(t, ".", hook, ".")
-	if err := os.WriteFile(filepath.Join(dir, "bare.go"), []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	build(t, dir, bare, "bare.go")
-
-	sock, work := startDaemon(t)
+// BenchmarkHookStartup measures, paired in each iteration, the hook on
+// an allowed call end to end (`pathgrant-hook claude` on a Read in the
+// workspace: process start, reading the hook JSON, the socket exchange,
+// the daemon's decision, the answer) against nohook, a bare Go binary
+// that reads the same JSON and answers {} (testdata/nohook, also the
+// no-op hook of the e2e client timing). It reports the medians and their
+// ratio; target: at most 1.5x.
+func BenchmarkHookStartup(b *testing.B) {
+	dir := b.TempDir()
+	hook, bare := filepath.Join(dir, "pathgrant-hook"), filepath.Join(dir, "nohook")
+	build(b, ".", hook, ".")
+	build(b, ".", bare, "./testdata/nohook")
+	sock, work := startDaemon(b)
 	payload := []byte(fmt.Sprintf(`{"session_id":"bench-session","transcript_path":"/t.jsonl","cwd":%q,"permission_mode":"default",`+
 		`"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":%q},"tool_use_id":"toolu_1"}`, work, work+"/main.go"))
-	env := []string{"PATH=" + os.Getenv("PATH"), "PATHGRANT_SOCKET=" + sock}
-	downEnv := []string{"PATH=" + os.Getenv("PATH"), "PATHGRANT_SOCKET=" + filepath.Join(dir, "nobody.sock")}
-	config := filepath.Join(dir, "config")
-	if err := os.MkdirAll(config+"/pathgrant", 0o700); err != nil {
-		t.Fatal(err)
-	}
-	policy := "unknown_tools = \"deny\"\ntoolchains = [\"~/go\", \"/usr/local\"]\nretention_days = 30\n"
-	if err := os.WriteFile(config+"/pathgrant/policy.toml", []byte(policy), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	mcpPayload := []byte(`{"session_id":"bench-session","transcript_path":"/t.jsonl","cwd":"/","permission_mode":"default",` +
-		`"hook_event_name":"PreToolUse","tool_name":"mcp__other__fetch","tool_input":{},"tool_use_id":"toolu_2"}`)
-	runMCP := func() time.Duration {
-		cmd := exec.Command(hook, "claude")
-		cmd.Env = append(slices.Clone(downEnv), "HOME="+dir, "XDG_CONFIG_HOME="+config)
-		cmd.Stdin = bytes.NewReader(mcpPayload)
+	env := []string{"PATH=" + os.Getenv("PATH"), "PATHGRANT_SOCKET=" + sock, "HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	run := func(bin string) time.Duration {
+		cmd := exec.Command(bin, "claude")
+		cmd.Env, cmd.Stdin = env, bytes.NewReader(payload)
 		start := time.Now()
-		out, err := cmd.Output()
+		out, err := cmd.CombinedOutput()
 		took := time.Since(start)
-		if err != nil || !bytes.Contains(out, []byte(`"permissionDecision":"deny"`)) {
-			t.Fatalf("pathgrant-hook on another server's tool: %v: %q", err, out)
+		if err != nil || string(out) != "{}\n" {
+			b.Fatalf("%s: %v: %q", bin, err, out)
 		}
 		return took
 	}
-	runOnce := func(bin string, args ...string) time.Duration {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		if len(args) > 1 {
-			cmd.Env, cmd.Args = downEnv, cmd.Args[:2]
-		}
-		cmd.Stdin = bytes.NewReader(payload)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		start := time.Now()
-		err := cmd.Run()
-		took := time.Since(start)
-		if err != nil || bin == hook && len(args) == 1 && out.String() != "{}\n" {
-			t.Fatalf("%s: %v: %q", bin, err, out.String())
-		}
-		return took
+	for range 10 { // warm the page cache and the daemon
+		run(bare)
+		run(hook)
 	}
-	const warm, n = 20, 200
-	for range warm {
-		runOnce(bare)
-		runOnce(hook, "claude")
+	var bares, hooks []time.Duration
+	for b.Loop() {
+		bares, hooks = append(bares, run(bare)), append(hooks, run(hook))
 	}
-	// Up to three attempts: the machines these run on are shared.
-	for attempt := 1; attempt <= 3; attempt++ {
-		var bares, hooks, alone, mcps []time.Duration
-		for range n { // interleaved, so all see the same machine load
-			bares = append(bares, runOnce(bare))
-			hooks = append(hooks, runOnce(hook, "claude"))
-			alone = append(alone, runOnce(hook, "claude", "no-daemon"))
-			mcps = append(mcps, runMCP())
-		}
-		mb, mh := median(bares), median(hooks)
-		ratio := float64(mh) / float64(mb)
-		t.Logf("attempt %d: bare Go binary start: median %v (p90 %v); pathgrant-hook claude, allowed Read: median %v (p90 %v); "+
-			"ratio %.2fx; the hook with no daemon to ask (its own share): median %v; another server's MCP tool "+
-			"(the policy file read and checked): median %v (p90 %v) (n=%d each)",
-			attempt, mb, pct(bares, 90), mh, pct(hooks, 90), ratio, median(alone), median(mcps), pct(mcps, 90), n)
-		ratioOK, absOK := ratio <= 3, mh < 5*time.Millisecond
-		if ratioOK && (absOK || !timingAsserted()) {
-			return
-		}
-		if attempt == 3 {
-			t.Errorf("hook median %v, %.2fx the bare start %v: the targets are under 5 ms and at most 3x", mh, ratio, mb)
-		}
-	}
+	mb, mh := median(bares), median(hooks)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(mb), "bare-ms")
+	b.ReportMetric(ms(mh), "hook-ms")
+	b.ReportMetric(float64(mh)/float64(mb), "ratio")
 }
-
-// timingAsserted: the absolute target (5 ms) is asserted only when the
-// run has the machine to itself (PATHGRANT_TIMING=1, as in scripts/test's
-// timing step); the ratio to a bare start, measured interleaved, always.
-func timingAsserted() bool { return os.Getenv("PATHGRANT_TIMING") == "1" }
 
 func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
 
@@ -174,7 +116,7 @@ func pct(ds []time.Duration, p int) time.Duration {
 
 // startDaemon runs a real daemon on a real socket in a temporary home and
 // returns the socket and the workspace (which holds main.go).
-func startDaemon(t *testing.T) (sock, work string) {
+func startDaemon(t testing.TB) (sock, work string) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
