@@ -2,8 +2,8 @@ package ipc
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
