@@ -1,11 +1,6 @@
 package ipc
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"pathgrant/wire"
@@ -44,69 +39,4 @@ func duplicateParams(r *http.Request) *apiError {
 		}
 	}
 	return nil
-}
-
-// errDuplicateKey is a JSON object that names one key twice.
-var errDuplicateKey = errors.New("duplicate key")
-
-// checkDuplicateKeys walks the JSON text token by token and fails on an
-// object, at any depth, that names a key twice: encoding/json would keep
-// the last one silently.
-func checkDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return walkValue(dec, 0)
-}
-
-// maxDepth bounds the nesting walkValue follows.
-const maxDepth = 64
-
-func walkValue(dec *json.Decoder, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	if depth >= maxDepth {
-		return fmt.Errorf("nested deeper than %d", maxDepth)
-	}
-	switch d {
-	case '{':
-		return walkObject(dec, depth+1)
-	case '[':
-		for dec.More() {
-			if err := walkValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token() // ]
-		return err
-	}
-	return nil
-}
-
-func walkObject(dec *json.Decoder, depth int) error {
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return fmt.Errorf("%w %q", errDuplicateKey, key)
-		}
-		seen[key] = true
-		if err := walkValue(dec, depth); err != nil {
-			return err
-		}
-	}
-	_, err := dec.Token() // }
-	return err
 }

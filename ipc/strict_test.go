@@ -53,27 +53,6 @@ func TestDuplicatesRefused(t *testing.T) {
 	}
 }
 
-func TestCheckDuplicateKeys(t *testing.T) {
-	tests := []struct {
-		in  string
-		dup bool
-	}{
-		{`{"a":1,"b":{"a":2}}`, false},
-		{`{"a":[{"x":1},{"x":2}]}`, false},
-		{`{"a":1,"a":1}`, true},
-		{`{"a":{"b":[{"c":1,"c":2}]}}`, true},
-		{`{"a":"\u0062","b":1}`, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			err := checkDuplicateKeys([]byte(tt.in))
-			if errors.Is(err, errDuplicateKey) != tt.dup {
-				t.Fatalf("err %v, want duplicate %v", err, tt.dup)
-			}
-		})
-	}
-}
-
 // TestUnreadableLineage: a decision or revoke from a caller whose lineage
 // cannot be read is refused as if it were an agent's, and nothing is
 // granted.
