@@ -69,11 +69,11 @@ func clineTool(call agentCall) modelTurn {
 	return modelTurn{tool: "read_files", args: map[string]any{"files": []any{map[string]any{"path": call.path}}}}
 }
 
-func (c *clineClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *clineClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(clineTool(call), modelTurn{text: "Done."})
 	dir := filepath.Join(e.home, ".cline")
-	if !hooked { // a Cline folder without pathgrant's hook
+	if hook == hookNone { // a Cline folder without pathgrant's hook
 		dir = filepath.Join(e.home, ".cline-unhooked")
 	}
 	env := e.baseEnv("CLINE_DIR="+dir, "CLINE_SESSION_BACKEND_MODE=local", "NO_COLOR=1")

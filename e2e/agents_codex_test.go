@@ -191,7 +191,7 @@ func codexTool(call agentCall) modelTurn {
 	return modelTurn{tool: "exec_command", args: map[string]any{"cmd": cmd}}
 }
 
-func (c *codexClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *codexClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(codexTool(call), modelTurn{text: "Done."})
 	// Codex refuses to create its helper binaries under the temporary
@@ -202,7 +202,7 @@ func (c *codexClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked b
 	}
 	env := e.baseEnv("PATHGRANT_E2E_OPENAI_KEY=sk-e2e", "TMPDIR="+tmp, "NO_COLOR=1")
 	args := []string{c.bin, "exec", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--color", "never"}
-	if !hooked {
+	if hook == hookNone {
 		args = append(args, "--disable", "hooks")
 	}
 	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())

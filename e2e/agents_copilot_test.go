@@ -76,11 +76,11 @@ func copilotTool(call agentCall) modelTurn {
 	return modelTurn{tool: "view", args: map[string]any{"path": call.path}}
 }
 
-func (c *copilotClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *copilotClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(copilotTool(call), modelTurn{text: "Done."})
 	home := filepath.Join(e.home, ".copilot")
-	if !hooked { // a Copilot home without pathgrant's hooks
+	if hook == hookNone { // a Copilot home without pathgrant's hooks
 		home = filepath.Join(e.home, ".copilot-unhooked")
 	}
 	env := e.baseEnv("COPILOT_HOME="+home, "XDG_CACHE_HOME="+c.cache, "COPILOT_OFFLINE=true",

@@ -66,11 +66,11 @@ func droidTool(call agentCall) modelTurn {
 	return modelTurn{tool: "Read", args: map[string]any{"file_path": call.path}}
 }
 
-func (c *droidClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *droidClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(droidTool(call), modelTurn{text: "Done."})
 	env := e.baseEnv("FACTORY_AIRGAP_ENABLED=1", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false", "FACTORY_DISABLE_KEYRING=1", "NO_COLOR=1")
-	if !hooked { // a Droid home without pathgrant's hooks
+	if hook == hookNone { // a Droid home without pathgrant's hooks
 		env = append(env, "FACTORY_HOME_OVERRIDE="+filepath.Join(e.home, "unhooked"))
 	}
 	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())

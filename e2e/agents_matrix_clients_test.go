@@ -60,14 +60,14 @@ func claudeTool(call agentCall) anthropicReply {
 
 // start runs Claude Code; unhooked, its settings switch every hook off
 // (disableAllHooks), the rest of its configuration unchanged.
-func (c *claudeClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *claudeClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(claudeTool(call), anthropicReply{text: "Done."})
 	env := e.baseEnv("ANTHROPIC_BASE_URL="+c.url, "ANTHROPIC_API_KEY=sk-ant-e2e", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1")
 	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())
 	args := []string{c.bin, "-p", prompt, "--model", "claude-sonnet-4-5"}
-	if !hooked {
+	if hook == hookNone {
 		args = append(args, "--settings", `{"disableAllHooks": true}`)
 	}
 	return startAgent(t, e.work, env, args...)
@@ -141,11 +141,13 @@ func geminiTool(call agentCall) (string, map[string]any) {
 // bridge runs Gemini directly too, with its hooks, as a hook-only
 // client: Gemini strips every variable whose name holds TOKEN from an MCP
 // server's environment, so under `pathgrant run` the bridge would name
-// the session without its token and be refused (403).
-func (c *geminiClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+// the session without its token and be refused (403). With the no-op
+// hook it runs directly with its hooks: `pathgrant run` is pathgrant's
+// cost, not the client's.
+func (c *geminiClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.home = e.home
-	if !hooked {
+	if hook == hookNone {
 		c.home = filepath.Join(e.root, "gemini-without-hooks")
 		agentsWrite(t, filepath.Join(c.home, ".gemini", "settings.json"), []byte(geminiSettings))
 	}
@@ -161,9 +163,9 @@ func (c *geminiClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked 
 		"--output-format", "json", "--approval-mode", "yolo", "-p", fmt.Sprintf("Please %s %s%s", call.op, call.path, call.command)}
 	env := e.baseEnv("GEMINI_API_KEY=e2e-key", "GEMINI_CLI_TRUST_WORKSPACE=true")
 	switch {
-	case !hooked:
+	case hook == hookNone:
 		return startAgent(t, e.work, append(env, "GEMINI_CLI_HOME="+c.home), argv...)
-	case call.mcp:
+	case call.mcp || hook == hookNoop:
 		return startAgent(t, e.work, env, argv...)
 	}
 	run := []string{e.bin, "run", "--workspace", e.work, "--agent", "gemini-cli", "--socket", e.sock, "--"}

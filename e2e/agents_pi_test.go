@@ -73,12 +73,12 @@ func piTool(call agentCall) modelTurn {
 	return modelTurn{tool: "read", args: map[string]any{"path": call.path}}
 }
 
-func (c *piClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *piClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(piTool(call), modelTurn{text: "Done."})
 	env := e.baseEnv("PATHGRANT_E2E_OPENAI_KEY=sk-e2e", "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0", "NO_COLOR=1")
 	args := []string{c.node, c.cli, "-p", "--provider", "pathgrant-e2e", "--model", "e2e-model"}
-	if !hooked {
+	if hook == hookNone {
 		args = append(args, "--no-extensions")
 	}
 	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())

@@ -69,11 +69,11 @@ func qwenTool(call agentCall) modelTurn {
 	return modelTurn{tool: "read_file", args: map[string]any{"file_path": call.path}}
 }
 
-func (c *qwenClient) start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun {
+func (c *qwenClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(qwenTool(call), modelTurn{text: "Done."})
 	home := filepath.Join(e.home, ".qwen")
-	if !hooked { // a Qwen home whose settings have no hook
+	if hook == hookNone { // a Qwen home whose settings have no hook
 		home = filepath.Join(e.home, ".qwen-unhooked")
 	}
 	env := e.baseEnv("QWEN_HOME="+home, "OPENAI_API_KEY=sk-e2e", "OPENAI_BASE_URL="+c.url+"/v1", "OPENAI_MODEL=e2e-model",

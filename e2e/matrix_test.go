@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +23,18 @@ type agentCall struct {
 	mcp     bool   // through the bridge's read_file and write_file
 }
 
+// hookMode is which hook a run has the client run. The no-op mode keeps
+// the configuration install-hooks wrote, the harness having put a no-op
+// hook at its path, so that the client's own cost of running any hook
+// can be told from pathgrant's.
+type hookMode int
+
+const (
+	hookNone      hookMode = iota // no hook at all
+	hookNoop                      // the installed hooks, running the no-op binary; no `pathgrant run`
+	hookPathgrant                 // pathgrant's hook as installed, and `pathgrant run` where the client uses it
+)
+
 // mcpTool is the bridge tool a call through MCP uses, with its arguments.
 func (call agentCall) mcpTool() (string, map[string]any) {
 	if call.op == "write" {
@@ -43,8 +52,8 @@ type agentClient interface {
 	// and pathgrant's hook, installed by `pathgrant install-hooks`.
 	setup(t *testing.T, e *agentsEnv)
 	// start runs the client on one prompt, the model asking for call and
-	// then ending the turn; hooked false runs it without any hook.
-	start(t *testing.T, e *agentsEnv, call agentCall, hooked bool) *agentsRun
+	// then ending the turn; hook says which hook, if any, it runs.
+	start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun
 	// result is what the client's tool returned to the model for the call.
 	result(t *testing.T, e *agentsEnv) (string, bool)
 	// sent is everything the client sent toward the model in the last
@@ -170,7 +179,7 @@ func seedSecrets(t *testing.T, e *agentsEnv) {
 
 func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	report := e.dl + "/report.csv"
-	run := c.start(t, e, agentCall{op: "read", path: report, mcp: mcp}, true)
+	run := c.start(t, e, agentCall{op: "read", path: report, mcp: mcp}, hookPathgrant)
 	req := e.awaitPending(run, report)
 	if req.Op != "read" || req.State != wire.StatePending {
 		t.Errorf("approval request %+v", req)
@@ -199,7 +208,7 @@ func scenarioReadApproved(t *testing.T, e *agentsEnv, c agentClient, mcp bool) s
 
 func scenarioWriteRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	target := e.dl + "/summary.txt"
-	run := c.start(t, e, agentCall{op: "write", path: target, content: "two rows\n", mcp: mcp}, true)
+	run := c.start(t, e, agentCall{op: "write", path: target, content: "two rows\n", mcp: mcp}, hookPathgrant)
 	content := refused(t, e, c, run, target)
 	if !strings.Contains(content, "never offered for approval") {
 		t.Errorf("the tool result does not say a write is never offered: %q", content)
@@ -212,7 +221,7 @@ func scenarioWriteRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) s
 
 func scenarioSSHRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	key := e.home + "/.ssh/id_rsa"
-	run := c.start(t, e, agentCall{op: "read", path: key, mcp: mcp}, true)
+	run := c.start(t, e, agentCall{op: "read", path: key, mcp: mcp}, hookPathgrant)
 	refused(t, e, c, run, key)
 	noSecret(t, e, c, sshSecret)
 	return ""
@@ -224,7 +233,7 @@ func scenarioSSHRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) str
 // reached the model, and the cell says so.
 func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool) string {
 	link, target := e.work+"/notes.txt", e.home+"/private/notes.txt"
-	run := c.start(t, e, agentCall{op: "read", path: link, mcp: mcp}, true)
+	run := c.start(t, e, agentCall{op: "read", path: link, mcp: mcp}, hookPathgrant)
 	note := ""
 	if c.name() == "gemini" && !mcp {
 		out := run.wait(t)
@@ -253,7 +262,7 @@ func scenarioSymlinkRefused(t *testing.T, e *agentsEnv, c agentClient, mcp bool)
 // pointed to the bridge's execute_shell_command, since it would run
 // unconfined; the cell says which happened.
 func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) string {
-	run := c.start(t, e, agentCall{op: "shell", command: "sh ./peek.sh"}, true)
+	run := c.start(t, e, agentCall{op: "shell", command: "sh ./peek.sh"}, hookPathgrant)
 	out := run.wait(t)
 	content, ok := c.result(t, e)
 	if !ok {
@@ -385,63 +394,4 @@ func matrixTable(clients []string, results map[string]map[string]string) string 
 		sb.WriteByte('\n')
 	}
 	return sb.String()
-}
-
-// TestAgentsTiming measures, for each real client, the time from the
-// model's tool call to the tool result for an allowed read (a workspace
-// file), with pathgrant's hook installed and without any hook: the same
-// fake model, runs paired and alternated. PATHGRANT_TIMING=1 runs it;
-// PATHGRANT_TIMING_RUNS sets the pairs (default 7).
-func TestAgentsTiming(t *testing.T) {
-	if os.Getenv("PATHGRANT_TIMING") != "1" {
-		t.Skip("PATHGRANT_TIMING=1 runs the client-level timing")
-	}
-	pairs := 7
-	if n, err := fmt.Sscan(os.Getenv("PATHGRANT_TIMING_RUNS"), &pairs); n != 1 || err != nil || pairs < 1 {
-		pairs = 7
-	}
-	for _, ac := range agentClients {
-		t.Run(ac.name, func(t *testing.T) {
-			c := ac.mk(t)
-			e := newAgentsEnv(t)
-			seedSecrets(t, e) // the folders Gemini is told to include must exist
-			c.setup(t, e)
-			var with, without, diff []time.Duration
-			for i := 0; i < pairs; i++ {
-				with = append(with, timedRead(t, e, c, true))
-				without = append(without, timedRead(t, e, c, false))
-				diff = append(diff, with[i]-without[i])
-			}
-			t.Logf("%s: tool call → result for an allowed read, medians of %d pairs: with pathgrant %v, without hooks %v, paired difference %v",
-				c.name(), pairs, median(with).Round(time.Microsecond), median(without).Round(time.Microsecond), median(diff).Round(time.Microsecond))
-		})
-	}
-}
-
-// timedRead runs one allowed read of a workspace file and returns the
-// time from the model's tool call to the result reaching the model.
-func timedRead(t *testing.T, e *agentsEnv, c agentClient, hooked bool) time.Duration {
-	t.Helper()
-	run := c.start(t, e, agentCall{op: "read", path: filepath.Join(e.work, "README.md")}, hooked)
-	out := run.wait(t)
-	if content, ok := c.result(t, e); !ok || !strings.Contains(content, "a project") {
-		t.Fatalf("the allowed read returned %q (sent %v); %s said:\n%s", content, ok, c.name(), out)
-	}
-	lat := c.latencies()
-	if len(lat) != 1 {
-		t.Fatalf("%d tool latencies, want 1", len(lat))
-	}
-	return lat[0]
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
