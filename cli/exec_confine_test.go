@@ -293,7 +293,9 @@ func startTmux(t *testing.T, sock ...string) {
 // Sub-benchmarks, one per door: "capability" is a hook's rewritten
 // command, the default path: pathgrant-confine presents the capability
 // and the daemon answers with the sandbox prepared (the hook's check that
-// issued the capability is the hook's cost and is not timed); "session"
+// issued the capability is the hook's cost and is not timed; every
+// iteration is one more command of one hook session, as an agent's
+// commands are, so a session's registration is not counted); "session"
 // is `pathgrant exec` with a session and its token (a pre-flight check
 // that returns a capability, then the same front end); "tool" is
 // execute_shell_command on the tool route (`bash -c true`: the daemon
@@ -339,7 +341,6 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 		"session":    func() *exec.Cmd { return e.execCmd(bin) },
 		"capability": func() *exec.Cmd { return exec.Command(filepath.Join(filepath.Dir(bin), sandbox.ConfineName)) },
 	}
-	n := 0
 	tool := e.client()
 	b.Cleanup(tool.CloseIdle)
 	mcpSession := e.benchMCP(b, bin)
@@ -347,8 +348,7 @@ func BenchmarkConfinedOverhead(b *testing.B) {
 	confined := map[string]func() time.Duration{
 		"session": func() time.Duration { return run(e.execCmd(bin, "--", "true")) },
 		"capability": func() time.Duration {
-			n++
-			_, capability := e.hookCapability(b, fmt.Sprintf("bench-%d", n), "true")
+			_, capability := e.hookCapability(b, "bench", "true")
 			return run(e.capCmd(bin, capability, "true"))
 		},
 		"tool": func() time.Duration {
@@ -478,7 +478,7 @@ func (e *execEnv) policyRoundTrips(b *testing.B, bin string, capability bool) ti
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if capability {
-		_, secret := e.hookCapability(b, fmt.Sprintf("bench-rt-%d", time.Now().UnixNano()), "true")
+		_, secret := e.hookCapability(b, "bench", "true")
 		req := wire.ExecRequest{Path: "/bin/bash", Argv: []string{"bash", "-c", "true"},
 			Exe: filepath.Join(filepath.Dir(bin), sandbox.ConfineName), Env: e.env()}
 		start := time.Now()
