@@ -1,7 +1,6 @@
 package ipc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 
 	"pathgrant/engine"
 	"pathgrant/grants"
+	"pathgrant/strictjson"
 	"pathgrant/wire"
 )
 
@@ -61,9 +61,9 @@ func reply(w http.ResponseWriter, v any, err *engine.Error) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// decodeStrict reads one JSON object with no unknown fields, no key named
-// twice in any object, and nothing after it. A body over the limit is
-// 413; anything malformed is 400.
+// decodeStrict reads one JSON object as strictjson.Decode does: no
+// unknown fields, no key named twice, nothing after it. A body over the
+// limit is 413; anything malformed is 400.
 func decodeStrict(r *http.Request, v any) *apiError {
 	data, err := io.ReadAll(r.Body)
 	var tooBig *http.MaxBytesError
@@ -73,16 +73,8 @@ func decodeStrict(r *http.Request, v any) *apiError {
 	if err != nil {
 		return errorf(http.StatusBadRequest, "", "read body: %v", err)
 	}
-	if err := checkDuplicateKeys(data); err != nil {
+	if err := strictjson.Decode(data, v); err != nil {
 		return errorf(http.StatusBadRequest, "", "malformed JSON: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errorf(http.StatusBadRequest, "", "malformed JSON: %v", err)
-	}
-	if dec.More() {
-		return errorf(http.StatusBadRequest, "", "malformed JSON: data after the object")
 	}
 	return nil
 }

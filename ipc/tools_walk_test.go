@@ -21,6 +21,7 @@ import (
 
 	"pathgrant/apiclient"
 	"pathgrant/devicepolicy"
+	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -481,6 +482,30 @@ func TestToolBodyLimitAndAudit(t *testing.T) {
 	}
 	if data, _ := json.Marshal(recs); bytes.Contains(data, []byte("pathgrant-content")) {
 		t.Fatalf("the audit record holds the file's content: %s", data)
+	}
+}
+
+// TestToolArgsNamedTwice: a tool's argument given twice, in any case, is
+// refused on the socket and in process alike, never read one way by the
+// check and another by a reader comparing keys exactly. (encoding/json
+// fills one field from "path" and "PATH" and keeps the last.)
+func TestToolArgsNamedTwice(t *testing.T) {
+	e := newWalkEnv(t)
+	s, err := apiclient.New(e.sock).Register(context.Background(), wire.SessionRequest{Agent: "claude", Cwd: e.work, Workspace: []string{e.work}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := map[string]string{wire.HeaderSession: s.ID, wire.HeaderToken: s.Token}
+	for _, args := range []string{`{"path":"nothing-here.txt","PATH":"main.go"}`, `{"path":"nothing-here.txt","path":"main.go"}`} {
+		t.Run(args, func(t *testing.T) {
+			if st, res := e.post(t, "/v1/tools/read_file", hdr, wire.ToolRequest{Args: json.RawMessage(args)}); st != http.StatusBadRequest {
+				t.Errorf("socket: HTTP %d (%+v), want 400", st, res)
+			}
+			var ee *engine.Error
+			if res, err := e.srv.Engine().RunTool(context.Background(), s.ID, tools.ReadFile, json.RawMessage(args)); !errors.As(err, &ee) || ee.Code != engine.BadRequest {
+				t.Errorf("in process: %+v %v, want a bad request", res, err)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/strictjson"
 )
 
 // The tools, by the names agents call them.
@@ -279,19 +280,16 @@ func (s *Session) Run(ctx context.Context, call Call) (Result, error) {
 	return p.Execute(ctx, d), nil
 }
 
-// decodeArgs reads a tool's arguments strictly: unknown fields and
-// trailing data are errors, so a misspelt argument is never ignored.
+// decodeArgs reads a tool's arguments strictly (strictjson): an unknown
+// field, a field named twice in any case, or trailing data is an error,
+// so a misspelt argument is never ignored and no argument is read two
+// ways.
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(raw, v); err != nil {
 		return fmt.Errorf("%w: arguments: %v", ErrBadCall, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: arguments: data after the object", ErrBadCall)
 	}
 	return nil
 }

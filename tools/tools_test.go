@@ -243,6 +243,12 @@ func TestBadCalls(t *testing.T) {
 		{"no command", tools.Call{Tool: tools.ExecuteShellCommand, Args: json.RawMessage(`{"command": " "}`)}},
 		{"trailing data", tools.Call{Tool: tools.ReadFile, Args: json.RawMessage(`{"path": "a"} {}`)}},
 		{"unparsable shell", tools.Call{Tool: tools.ExecuteShellCommand, Args: json.RawMessage(`{"command": "cat 'x"}`)}},
+		// one argument named twice: encoding/json would keep the last
+		{"read: path twice", tools.Call{Tool: tools.ReadFile, Args: json.RawMessage(`{"path": "a", "path": "main.go"}`)}},
+		{"read: path twice, in another case", tools.Call{Tool: tools.ReadFile, Args: json.RawMessage(`{"path": "a", "PATH": "main.go"}`)}},
+		{"list: path twice, in another case", tools.Call{Tool: tools.ListDirectory, Args: json.RawMessage(`{"path": "a", "Path": "."}`)}},
+		{"write: content twice, in another case", tools.Call{Tool: tools.WriteFile, Args: json.RawMessage(`{"path": "a", "content": "x", "CONTENT": "y"}`)}},
+		{"shell: command twice, in another case", tools.Call{Tool: tools.ExecuteShellCommand, Args: json.RawMessage(`{"command": "ls", "COMMAND": "id"}`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

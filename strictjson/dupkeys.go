@@ -1,42 +1,44 @@
-package ipc
+package strictjson
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"unicode"
 	"unicode/utf8"
 )
 
-// errDuplicateKey is a JSON object that names one key twice.
-var errDuplicateKey = errors.New("duplicate key")
+// ErrDuplicateKey is a JSON object that names one key twice.
+var ErrDuplicateKey = errors.New("duplicate key")
 
 // maxDepth bounds the nesting checkDuplicateKeys follows.
 const maxDepth = 64
 
 // checkDuplicateKeys fails on an object, at any depth, that names a key
-// twice as encoding/json reads it: it would keep the last one silently.
-// Keys are compared unescaped. In the body's own object, always a
-// struct, they are also compared case-folded, because encoding/json fills
-// a struct field from any key equal to its name under Unicode case
-// folding ("op" and "OP", "s" and "ſ" fill one field); deeper objects may
-// be maps (a session's environment), whose keys differ by case. It scans
-// the text once, by hand: the decoder's token stream cost more than the
-// rest of a check's decoding. Malformed text may pass here: the decoder
-// that follows refuses it.
-func checkDuplicateKeys(data []byte) error {
-	s := dupScanner{data: data}
-	return s.value(0)
+// twice as encoding/json reads it into a value of type t (nil: unknown,
+// as for a json.RawMessage): it would keep the last one silently. Keys
+// are compared unescaped; in an object decoded into a struct they are
+// also compared case-folded, because encoding/json fills a field from any
+// key equal to its name under Unicode case folding ("op" and "OP", "s"
+// and "ſ" fill one field), while a map's keys may differ by case alone
+// (a session's environment holds http_proxy and HTTP_PROXY). It scans the
+// text once, by hand: the decoder's token stream cost more than the rest
+// of a check's decoding. Malformed text may pass here: the decoder that
+// follows refuses it.
+func checkDuplicateKeys(data []byte, t reflect.Type) error {
+	s := scanner{data: data}
+	return s.value(0, t)
 }
 
-type dupScanner struct {
+type scanner struct {
 	data []byte
 	i    int
 }
 
 var errMalformed = errors.New("malformed JSON")
 
-func (s *dupScanner) space() {
+func (s *scanner) space() {
 	for s.i < len(s.data) {
 		switch s.data[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -47,8 +49,9 @@ func (s *dupScanner) space() {
 	}
 }
 
-// value scans one value at depth (the objects and arrays around it).
-func (s *dupScanner) value(depth int) error {
+// value scans one value at depth (the objects and arrays around it),
+// bound for a value of type t.
+func (s *scanner) value(depth int, t reflect.Type) error {
 	s.space()
 	if s.i >= len(s.data) {
 		return errMalformed
@@ -59,12 +62,11 @@ func (s *dupScanner) value(depth int) error {
 			return fmt.Errorf("nested deeper than %d", maxDepth)
 		}
 		if s.data[s.i] == '{' {
-			return s.object(depth + 1)
+			return s.object(depth+1, t)
 		}
-		return s.array(depth + 1)
+		return s.array(depth+1, elemOf(t))
 	case '"':
-		_, err := s.str()
-		return err
+		return s.skipStr()
 	}
 	for s.i < len(s.data) { // a number or a literal: up to what ends it
 		switch s.data[s.i] {
@@ -76,7 +78,7 @@ func (s *dupScanner) value(depth int) error {
 	return nil
 }
 
-func (s *dupScanner) array(depth int) error {
+func (s *scanner) array(depth int, elem reflect.Type) error {
 	s.i++ // [
 	s.space()
 	if s.i < len(s.data) && s.data[s.i] == ']' {
@@ -84,31 +86,23 @@ func (s *dupScanner) array(depth int) error {
 		return nil
 	}
 	for {
-		if err := s.value(depth); err != nil {
+		if err := s.value(depth, elem); err != nil {
 			return err
 		}
-		s.space()
-		if s.i >= len(s.data) {
-			return errMalformed
-		}
-		s.i++
-		switch s.data[s.i-1] {
-		case ',':
-		case ']':
-			return nil
-		default:
-			return errMalformed
+		if done, err := s.next(']'); done || err != nil {
+			return err
 		}
 	}
 }
 
-func (s *dupScanner) object(depth int) error {
+func (s *scanner) object(depth int, t reflect.Type) error {
 	s.i++ // {
 	s.space()
 	if s.i < len(s.data) && s.data[s.i] == '}' {
 		s.i++
 		return nil
 	}
+	fields := fieldsOf(t)
 	seen := map[string]bool{}
 	for {
 		s.space()
@@ -119,12 +113,13 @@ func (s *dupScanner) object(depth int) error {
 		if err != nil {
 			return err
 		}
-		name := key
-		if depth == 1 {
+		name, member := key, mapElem(t)
+		if fields != nil {
 			name = foldKey(key)
+			member = fields[name]
 		}
 		if seen[name] {
-			return fmt.Errorf("%w %q", errDuplicateKey, key)
+			return fmt.Errorf("%w %q", ErrDuplicateKey, key)
 		}
 		seen[name] = true
 		s.space()
@@ -132,27 +127,50 @@ func (s *dupScanner) object(depth int) error {
 			return errMalformed
 		}
 		s.i++
-		if err := s.value(depth); err != nil {
+		if err := s.value(depth, member); err != nil {
 			return err
 		}
-		s.space()
-		if s.i >= len(s.data) {
-			return errMalformed
-		}
-		s.i++
-		switch s.data[s.i-1] {
-		case ',':
-		case '}':
-			return nil
-		default:
-			return errMalformed
+		if done, err := s.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
 
+// next reads the comma or the closing delimiter after a member; done
+// when it was the closing one.
+func (s *scanner) next(closing byte) (done bool, err error) {
+	s.space()
+	if s.i >= len(s.data) {
+		return false, errMalformed
+	}
+	s.i++
+	switch s.data[s.i-1] {
+	case ',':
+		return false, nil
+	case closing:
+		return true, nil
+	}
+	return false, errMalformed
+}
+
+// skipStr scans past a string value at s.i: only keys are compared, so
+// a value is neither unescaped nor copied.
+func (s *scanner) skipStr() error {
+	for s.i++; s.i < len(s.data); s.i++ {
+		switch s.data[s.i] {
+		case '\\':
+			s.i++
+		case '"':
+			s.i++
+			return nil
+		}
+	}
+	return errMalformed
+}
+
 // str scans a string at s.i and returns its text, unescaped as
 // encoding/json unescapes it.
-func (s *dupScanner) str() (string, error) {
+func (s *scanner) str() (string, error) {
 	start := s.i
 	s.i++ // "
 	escaped := false
