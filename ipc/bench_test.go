@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"pathgrant/apiclient"
 	"pathgrant/guard"
 	"pathgrant/wire"
 )
@@ -90,8 +91,8 @@ func startEcho(b *testing.B) net.Conn {
 
 // startBareHTTP serves, on a fresh Unix socket, a net/http server whose
 // only handler reads the body and answers a fixed allowed check, and
-// returns a client for it configured as the daemon's clients are.
-func startBareHTTP(b *testing.B) *wire.Client {
+// returns the daemon's own client for it.
+func startBareHTTP(b *testing.B) *apiclient.Client {
 	ln := listenUnix(b)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -99,11 +100,8 @@ func startBareHTTP(b *testing.B) *wire.Client {
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	b.Cleanup(func() { srv.Close() })
-	return &wire.Client{Socket: ln.Addr().String(), Keep: maxIdleBench, Poll: true}
+	return apiclient.New(ln.Addr().String())
 }
-
-// maxIdleBench keeps connections as apiclient does.
-const maxIdleBench = 4
 
 func listenUnix(b *testing.B) net.Listener {
 	ln, err := net.Listen("unix", b.TempDir()+"/bench.sock")

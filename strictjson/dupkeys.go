@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -172,29 +173,18 @@ func (s *scanner) skipStr() error {
 // encoding/json unescapes it.
 func (s *scanner) str() (string, error) {
 	start := s.i
-	s.i++ // "
-	escaped := false
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case '\\':
-			escaped = true
-			s.i += 2
-			continue
-		case '"':
-			s.i++
-			raw := s.data[start:s.i]
-			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
-			}
-			var out string
-			if err := json.Unmarshal(raw, &out); err != nil {
-				return "", errMalformed
-			}
-			return out, nil
-		}
-		s.i++
+	if err := s.skipStr(); err != nil {
+		return "", err
 	}
-	return "", errMalformed
+	raw := s.data[start:s.i]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var out string
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", errMalformed
+	}
+	return out, nil
 }
 
 // foldKey is key as encoding/json matches it against field names: ASCII
