@@ -7,5 +7,6 @@
 // of the file system, and links no kernel code. Package sandbox/kernel
 // opens each rule's path, builds the Landlock ruleset and enforces it. The
 // hook adapters rewrite shell commands to run under exec with
-// hooks.ExecWrap.
+// hooks.ExecWrap. On macOS the same view becomes a Seatbelt profile
+// (package sandbox/seatbelt) that sandbox-exec runs the command under.
 package sandbox

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"pathgrant/devicepolicy"
+	"runtime"
 	"slices"
 )
 
@@ -28,7 +29,10 @@ type Places struct {
 // screen's folder, the ssh agent's socket folder, and the credential
 // folders. Most are not in a view at all; HiddenPaths are covered where a
 // bound tree would show them.
-func HiddenPaths(pl Places) []string {
+func HiddenPaths(pl Places) []string { return hiddenPathsOn(runtime.GOOS, pl) }
+
+// hiddenPathsOn is HiddenPaths on the system goos.
+func hiddenPathsOn(goos string, pl Places) []string {
 	env := func(k, def string) string {
 		if v := pl.Getenv(k); filepath.IsAbs(v) {
 			return v
@@ -45,6 +49,11 @@ func HiddenPaths(pl Places) []string {
 		"/tmp/.X11-unix", "/tmp/.ICE-unix", fmt.Sprintf("/tmp/tmux-%d", pl.UID),
 		filepath.Join(tmp, fmt.Sprintf("tmux-%d", pl.UID)), "/run/screen", filepath.Join(pl.Home, ".screen"),
 		filepath.Join(env("TMUX_TMPDIR", "/tmp"), fmt.Sprintf("tmux-%d", pl.UID)),
+	}
+	if goos == "darwin" {
+		// appdirs' state and config folder there: the store, the launchd
+		// daemon's headless log, the device policy.
+		out = append(out, filepath.Join(pl.Home, "Library/Application Support/pathgrant"))
 	}
 	if sock := pl.Getenv("SSH_AUTH_SOCK"); filepath.IsAbs(sock) && !pl.SSHAgent {
 		out = append(out, sock)

@@ -57,6 +57,8 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	}
 	switch l.Confinement.Level {
 	case LevelFull, LevelLandlock:
+	case LevelSeatbelt: // macOS: a Seatbelt profile, no inner step
+		return l.launchSeatbelt(pol, file, req)
 	case LevelNone:
 		return Launch{}, errUnconfinable
 	default: // never a view's rules without the view

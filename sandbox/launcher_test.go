@@ -106,6 +106,9 @@ func TestLaunchRefuses(t *testing.T) {
 		{"no Landlock", LevelNone, false, nil, false, "cannot confine"},
 		{"a level never probed", "", false, nil, false, "unknown confinement level"},
 		{"relative program", LevelFull, false, func(r *wire.ExecRequest) { r.Path = "bash" }, false, "absolute"},
+		{"relative program, Seatbelt", LevelSeatbelt, false, func(r *wire.ExecRequest) { r.Path = "bash" }, false, "absolute"},
+		{"a terminal that is none, Seatbelt", LevelSeatbelt, false, func(r *wire.ExecRequest) { r.Terminals = []string{"/etc/passwd"} }, false, "not a terminal"},
+		{"confinement off, Seatbelt", LevelSeatbelt, true, nil, true, ""},
 		{"not pathgrant's binary", LevelFull, false, func(r *wire.ExecRequest) { r.Exe = "/usr/bin/env" }, false, "not a pathgrant binary"},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"pathgrant/sandbox/seatbelt"
 	"pathgrant/sandbox/supervise"
 	"pathgrant/wire"
 )
@@ -20,6 +21,7 @@ type Level = wire.Level
 const (
 	LevelFull     = wire.LevelFull
 	LevelLandlock = wire.LevelLandlock
+	LevelSeatbelt = wire.LevelSeatbelt
 	LevelNone     = wire.LevelNone
 )
 
@@ -51,6 +53,11 @@ type Confinement struct {
 	// notification, Linux 5.14); HoldErr says why not.
 	Hold    bool   `json:"hold"`
 	HoldErr string `json:"hold_error,omitempty"`
+	// SandboxExec is macOS's sandbox-exec (LevelSeatbelt), "" elsewhere;
+	// Developer the developer folder xcode-select chose, which confined
+	// commands read and run ("" when there is none).
+	SandboxExec string `json:"sandbox_exec,omitempty"`
+	Developer   string `json:"developer,omitempty"`
 }
 
 // Facts are what Assess decides from; ProbeFacts gathers them.
@@ -60,6 +67,9 @@ type Facts struct {
 	Bwrap       string
 	UserNS      bool
 	HoldErr     error // supervise.Available
+	// SandboxExec and Developer are macOS's (seatbeltFacts).
+	SandboxExec string
+	Developer   string
 }
 
 // Probe reports this machine's confinement. It is cheap and changes
@@ -74,6 +84,7 @@ func ProbeFacts() Facts {
 	f := Facts{}
 	f.LandlockABI, f.LandlockErr = landlockABI()
 	f.HoldErr = supervise.Available()
+	f.SandboxExec, f.Developer = seatbeltFacts()
 	if path, err := exec.LookPath("bwrap"); err == nil {
 		f.Bwrap = path
 		f.UserNS = userNSAllowed(path)
@@ -90,7 +101,9 @@ const (
 	GapMetadata   = "file metadata (chmod, chown, timestamps) in readable places is not restricted by Landlock"
 )
 
-// Assess turns facts into a level and its gaps.
+// Assess turns facts into a level and its gaps: Landlock first (with the
+// mount view when bubblewrap can make it), else Seatbelt (macOS), else
+// none.
 func Assess(f Facts) Confinement {
 	c := Confinement{LandlockABI: f.LandlockABI, Bwrap: f.Bwrap, UserNS: f.UserNS}
 	landlock := f.LandlockErr == nil && f.LandlockABI >= MinLandlockABI
@@ -104,6 +117,11 @@ func Assess(f Facts) Confinement {
 		c.HoldErr = f.HoldErr.Error()
 	}
 	switch {
+	case !landlock && f.SandboxExec != "":
+		c.Level, c.SandboxExec, c.Developer = LevelSeatbelt, f.SandboxExec, f.Developer
+		c.LandlockErr = "" // Landlock is Linux's: nothing to fix here
+		c.Gaps = append(seatbelt.Gaps(), GapNetwork)
+		return c
 	case !landlock:
 		c.Level, c.Gaps = LevelNone, []string{GapNoLandlock}
 		return c

@@ -10,3 +10,6 @@ func landlockABI() (int, error) {
 	}
 	return int(v), nil
 }
+
+// seatbeltFacts: there is no Seatbelt on Linux.
+func seatbeltFacts() (sandboxExec, developer string) { return "", "" }

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -11,3 +11,6 @@ import (
 func landlockABI() (int, error) {
 	return 0, fmt.Errorf("no Landlock on %s", runtime.GOOS)
 }
+
+// seatbeltFacts: there is no Seatbelt here.
+func seatbeltFacts() (sandboxExec, developer string) { return "", "" }

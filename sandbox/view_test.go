@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"pathgrant/sandbox/kernel"
+	"pathgrant/sandbox/seatbelt"
 	"pathgrant/wire"
 )
 
@@ -26,6 +27,9 @@ func TestAssess(t *testing.T) {
 		{"landlock 5: no scopes", Facts{LandlockABI: 5, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelFull, GapNoScopes},
 		{"landlock too old", Facts{LandlockABI: 4, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelNone, GapNoLandlock},
 		{"no landlock", Facts{LandlockErr: syscall.ENOSYS, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelNone, GapNoLandlock},
+		{"macOS: Seatbelt", Facts{LandlockErr: syscall.ENOSYS, SandboxExec: wire.SandboxExec}, LevelSeatbelt, seatbelt.GapProcesses},
+		{"macOS: Seatbelt leaves the network", Facts{LandlockErr: syscall.ENOSYS, SandboxExec: wire.SandboxExec}, LevelSeatbelt, GapNetwork},
+		{"Landlock before Seatbelt", Facts{LandlockABI: 7, SandboxExec: wire.SandboxExec}, LevelLandlock, GapNoView},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

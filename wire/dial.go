@@ -63,7 +63,7 @@ func dial(ctx context.Context, path string, deadline time.Time, poll bool) (*os.
 // full accept queue until until. It returns the connected socket, or the
 // connect's errno.
 func connect(path string, until time.Time) (int, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := unixSocket()
 	if err != nil {
 		return -1, fmt.Errorf("socket: %w", err)
 	}

@@ -31,6 +31,9 @@ type ExecRequest struct {
 //     restricts itself with Landlock and execs the command).
 //   - Bwrap empty: no bubblewrap on this machine; the front end runs
 //     Inner with the job's descriptor appended (Landlock alone).
+//   - Seatbelt non-empty (LevelSeatbelt, macOS): the front end runs
+//     SandboxExec with "-p", Seatbelt, "--", the program's path and the
+//     command's arguments; there is no inner step and no job.
 //
 // The command's environment is the front end's (the confined environment
 // with TmpDir and SSHAgent).
@@ -59,7 +62,14 @@ type Prepared struct {
 	// supervisor that holds a read under an approvable root for the
 	// person (package sandbox/supervise).
 	Hold *Hold `json:"hold,omitempty"`
+	// Seatbelt is the command's Seatbelt profile (SBPL) at LevelSeatbelt.
+	Seatbelt string `json:"seatbelt,omitempty"`
 }
+
+// SandboxExec is macOS's own runner of a command under a Seatbelt
+// profile: the probe looks for it and the front end runs it, at this
+// path only (never one found on PATH).
+const SandboxExec = "/usr/bin/sandbox-exec"
 
 // Report is PathReport's request (the stderr lines of the failed command
 // that name a refusal) and its answer (what to tell the agent, one line

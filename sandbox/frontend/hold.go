@@ -34,7 +34,7 @@ func (c Child) supervision() (*supervision, error) {
 	if p.Hold == nil || c.Hold == nil || p.Unconfined != "" {
 		return nil, nil
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	pair, err := holdPair()
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ const drainGrace = time.Second
 // reads it, and its refusals are scanned. On a terminal the sandbox gets
 // the terminal as its stderr, straight.
 func StderrCaptured() bool {
-	_, err := unix.IoctlGetTermios(2, unix.TCGETS)
+	_, err := unix.IoctlGetTermios(2, getTermios)
 	return err != nil
 }
 
@@ -104,8 +104,10 @@ func (r Result) Succeeded() bool {
 
 // Run runs c: bubblewrap with the prepared view and the inner step (the
 // job in a memory file at descriptor 3), or the inner step alone where
-// the machine has Landlock only, or, when the device policy turns
-// confinement off, the command itself after saying so on its stderr. It
+// the machine has Landlock only, or on macOS sandbox-exec with the
+// prepared Seatbelt profile (in a session of its own), or, when the
+// device policy turns confinement off, the command itself after saying
+// so on its stderr. It
 // waits for the sandbox to exit, kills it when ctx ends first (bubblewrap
 // runs with --die-with-parent in a PID namespace of its own, so the
 // whole sandbox goes with it), and calls afterRun on every outcome.
@@ -169,8 +171,7 @@ func start(ctx context.Context, c Child) Result {
 		wait.drain()
 		return Result{Err: err}
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: sv.files(files),
-		Sys: &syscall.SysProcAttr{Setpgid: c.OwnGroup}})
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: sv.files(files), Sys: c.procAttr()})
 	wait.started()
 	sv.start(ctx)
 	if err != nil {
@@ -198,6 +199,9 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 		}
 		fmt.Fprintf(c.Stderr, "pathgrant exec: running %s UNCONFINED: %s\n", c.Argv[0], p.Unconfined)
 		return c.Path, c.Argv, c.Env, nil, nil
+	}
+	if p.Level == wire.LevelSeatbelt {
+		return seatbeltCommand(p, c.Path, c.Argv, c.Env)
 	}
 	if len(p.Inner) == 0 || len(p.Job) == 0 {
 		return "", nil, nil, nil, fmt.Errorf("the daemon prepared no sandbox (level %q)", p.Level)
@@ -242,7 +246,7 @@ func (c Child) await(ctx context.Context, proc *os.Process, sv *supervision) Res
 		select {
 		case s := <-sigs:
 			if s != syscall.SIGPIPE { // our own stderr went away: the copy stops, the command sees EPIPE
-				_ = proc.Signal(s)
+				c.forward(proc, s)
 			}
 			if slices.Contains(interrupting, s) {
 				sv.interrupt()
