@@ -35,6 +35,10 @@ func outputCheck(env doctorEnv, d daemonProc, safe []string, fd int) doctorCheck
 	if fd == 2 {
 		c.Name = "daemon stderr"
 	}
+	if err := procFiles(); err != nil {
+		c.Status, c.Detail = doctorInfo, "not checked: "+err.Error()
+		return c
+	}
 	link := d.proc(fmt.Sprintf("fd/%d", fd))
 	target, err := env.Readlink(link)
 	if err != nil {

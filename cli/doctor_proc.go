@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"pathgrant/appdirs"
+	"pathgrant/daemon"
+	"pathgrant/ipc"
 )
 
 // daemonProc is what doctor learns of the process serving the socket: who
@@ -26,34 +26,27 @@ type daemonProc struct {
 }
 
 // peerOf dials socket and asks the kernel who listens on it
-// (SO_PEERCRED): a pid the daemon cannot misreport, in doctor's PID
-// namespace (0 when the daemon is not visible from it).
+// (ipc.PeerOf: SO_PEERCRED on Linux, LOCAL_PEERPID and LOCAL_PEERCRED on
+// macOS): a pid the daemon cannot misreport, in doctor's PID namespace (0
+// when the daemon is not visible from it).
 func peerOf(socket string) (pid, uid int, err error) {
 	conn, err := net.DialTimeout("unix", socket, time.Second)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer conn.Close()
-	raw, err := conn.(*net.UnixConn).SyscallConn()
+	p, err := ipc.PeerOf(conn)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("%s: %w", socket, err)
 	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if credErr != nil {
-		return 0, 0, fmt.Errorf("SO_PEERCRED on %s: %w", socket, credErr)
-	}
-	return int(cred.Pid), int(cred.Uid), nil
+	return int(p.PID), int(p.UID), nil
 }
 
 // inspectDaemon reads the daemon's command line and environment from
 // /proc. The environment decides pathgrant's folders (XDG_STATE_HOME and
 // the like); doctor's own stands in when the daemon's cannot be read.
+// Where there is no /proc (macOS: procFiles) the daemon is still found
+// by its socket, and the error says what could not be read.
 func inspectDaemon(env doctorEnv, socket string) (daemonProc, error) {
 	pid, uid, err := env.DaemonPeer(socket)
 	switch {
@@ -61,6 +54,9 @@ func inspectDaemon(env doctorEnv, socket string) (daemonProc, error) {
 		return daemonProc{}, err
 	case pid == 0:
 		return daemonProc{}, errors.New("the daemon runs in another PID namespace")
+	}
+	if err := procFiles(); err != nil {
+		return daemonProc{}, fmt.Errorf("the daemon (pid %d): %w", pid, err)
 	}
 	d := daemonProc{PID: pid, UID: uid, Getenv: env.Getenv}
 	if data, err := env.ReadFile(d.proc("environ")); err == nil {
@@ -86,6 +82,24 @@ func inspectDaemon(env doctorEnv, socket string) (daemonProc, error) {
 		return daemonProc{}, fmt.Errorf("the daemon's environment: %w", err)
 	}
 	return d, nil
+}
+
+// detachedChecks report what the OS does not let pathgrant keep below an
+// agent (daemon.MacDetachedGap): nothing on Linux, one line on macOS. It
+// is a warning there when commands run unconfined: a detached process
+// can then reach the socket and is taken for the person on the person's
+// routes, where only the one-time approval code still stands in its way.
+func detachedChecks(env doctorEnv, confined bool) []doctorCheck {
+	if env.GOOS != "darwin" {
+		return nil
+	}
+	if confined {
+		return []doctorCheck{{Name: "detached processes", Status: doctorInfo,
+			Detail: daemon.MacDetachedGap + "; the Seatbelt profile keeps them from pathgrant's socket"}}
+	}
+	return []doctorCheck{{Name: "detached processes", Status: doctorWarn,
+		Detail: daemon.MacDetachedGap + ", and unconfined it can reach pathgrant's socket as if it were you: the approval code is the only barrier",
+		Fix:    "keep confinement on (confinement = true in the device policy)"}}
 }
 
 func (d daemonProc) proc(name string) string { return fmt.Sprintf("/proc/%d/%s", d.PID, name) }

@@ -140,15 +140,17 @@ func launchEnv(env []string, sess wire.SessionResponse, sock string) []string {
 }
 
 // launchCommand runs argv with env and the standard streams, and returns
-// its exit status. pathgrant is the command's child subreaper: whatever
-// the command starts and detaches (setsid, a double fork) stays a
-// descendant of this process rather than of init, so it is still seen
-// under the agent, and is reaped here when it exits. SIGTERM and SIGHUP
-// sent to pathgrant are passed on; SIGINT and SIGQUIT from the terminal
-// already reach the command (it is in the same foreground process group),
-// so pathgrant only outlives them.
+// its exit status. On Linux pathgrant is the command's child subreaper
+// (becomeSubreaper): whatever the command starts and detaches (setsid, a
+// double fork) stays a descendant of this process rather than of init, so
+// it is still seen under the agent, and is reaped here when it exits.
+// macOS has no subreaper: there a detached process is reparented to
+// launchd (daemon.MacDetachedGap). SIGTERM and SIGHUP sent to pathgrant are
+// passed on; SIGINT and SIGQUIT from the terminal already reach the
+// command (it is in the same foreground process group), so pathgrant
+// only outlives them.
 func launchCommand(argv, env []string, stderr io.Writer) int {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(stderr, "pathgrant run: cannot become the command's subreaper: %s\n", oneLine(err.Error()))
 		return exitFail
 	}
@@ -190,8 +192,8 @@ func launchCommand(argv, env []string, stderr io.Writer) int {
 }
 
 // reapUntil waits for any child, reaping the detached descendants this
-// subreaper adopted as they exit, until the command itself exits; it
-// returns the command's status.
+// subreaper adopted (on Linux) as they exit, until the command itself
+// exits; it returns the command's status.
 func reapUntil(pid int) (unix.WaitStatus, error) {
 	for {
 		var ws unix.WaitStatus

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -85,7 +86,7 @@ func (s *Engine) registrationBounds() []bound {
 	if s.cfg.Store != nil && s.cfg.Store.Path() != "" {
 		add(boundState, ownBound(s.cfg.Store.Path(), home))
 	}
-	add(boundState, filepath.Join(appdirs.StateHome(getenv, home), "pathgrant"))
+	add(boundState, appdirs.StateDir(getenv, home), appdirs.StateDir(noEnv, home))
 	add(boundRuntime, ownBound(appdirs.Socket(getenv), home), appdirs.RuntimeDir(getenv))
 	add(boundConfig, appdirs.ConfigDir(getenv, home), appdirs.ConfigDir(noEnv, home))
 	add(boundAgent, agentHomes(getenv, home)...)
@@ -166,12 +167,17 @@ func projectConfigNames() []string {
 // or contains a place of bounds, and a workspace root inside a project's
 // configuration.
 func checkBounds(sp guard.SessionPolicy, bounds []bound) *boundsError {
+	return checkBoundsOn(runtime.GOOS, sp, bounds)
+}
+
+// checkBoundsOn is checkBounds on the system goos (foldsCase).
+func checkBoundsOn(goos string, sp guard.SessionPolicy, bounds []bound) *boundsError {
 	for _, l := range []struct {
 		role  string
 		roots []string
 	}{{"workspace", sp.Workspace}, {"read-only root", sp.ReadOnly}} {
 		for _, root := range l.roots {
-			if e := rootBounds(l.role, root, bounds); e != nil {
+			if e := rootBounds(foldsCase(goos), l.role, root, bounds); e != nil {
 				return e
 			}
 		}
@@ -185,16 +191,16 @@ func checkBounds(sp guard.SessionPolicy, bounds []bound) *boundsError {
 	return nil
 }
 
-// rootBounds is checkBounds for one root.
-func rootBounds(role, root string, bounds []bound) *boundsError {
+// rootBounds is checkBounds for one root; fold compares without case.
+func rootBounds(fold bool, role, root string, bounds []bound) *boundsError {
 	for _, b := range bounds {
 		var msg string
 		switch {
-		case root == b.path:
+		case boundWithin(fold, root, b.path) && boundWithin(fold, b.path, root):
 			msg = fmt.Sprintf("%s %s is %s (never allowed)", role, root, b.class.is)
-		case b.class.under && guard.Within(b.path, root):
+		case b.class.under && boundWithin(fold, b.path, root):
 			msg = fmt.Sprintf("%s %s lies inside %s %s (never allowed)", role, root, b.class.ref, b.path)
-		case guard.Within(root, b.path):
+		case boundWithin(fold, root, b.path):
 			msg = fmt.Sprintf("%s %s contains %s %s (never allowed)", role, root, b.class.ref, b.path)
 		default:
 			continue
@@ -202,6 +208,33 @@ func rootBounds(role, root string, bounds []bound) *boundsError {
 		return &boundsError{role: role, root: root, msg: msg}
 	}
 	return nil
+}
+
+// foldsCase says whether goos's file systems name one file by every
+// casing of its path: macOS formats its volumes case-insensitive unless
+// told otherwise, so there /users/ana/library/keychains is
+// ~/Library/Keychains, and a root is held to the bounds without case
+// (refusing only more on a case-sensitive volume).
+func foldsCase(goos string) bool { return goos == "darwin" }
+
+// boundWithin is guard.Within, or, when fold, the same comparison
+// component by component without case (Unicode simple folding, so the
+// Kelvin sign is a K): a folded name may differ in length, so a byte
+// prefix cannot tell.
+func boundWithin(fold bool, root, p string) bool {
+	if !fold || root == "/" {
+		return guard.Within(root, p)
+	}
+	rs, ps := strings.Split(root, "/"), strings.Split(p, "/")
+	if len(ps) < len(rs) {
+		return false
+	}
+	for i, r := range rs {
+		if !strings.EqualFold(r, ps[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // projectConfigPart is the component of root that names a project's git

@@ -31,3 +31,41 @@ func BenchmarkRegistrationBounds(bm *testing.B) {
 		}
 	}
 }
+
+// TestBoundsFoldCase: on macOS, whose volumes are case-insensitive unless
+// formatted otherwise, a root written in another casing (or with a
+// Unicode letter that folds to the same one) names the same folder, and
+// is held to the bounds as that folder; on Linux another casing is
+// another folder, as it always was.
+func TestBoundsFoldCase(t *testing.T) {
+	bounds := []bound{
+		{"/Users/ana", boundHome},
+		{"/Users/ana/Library/Keychains", boundCredential},
+		{"/Users/ana/Library/Application Support/pathgrant", boundState},
+		{"/Users/ana/.claude", boundAgent},
+	}
+	tests := []struct {
+		name, goos, root string
+		refused          bool
+	}{
+		{"home in another casing", "darwin", "/users/ana", true},
+		{"inside a credential folder in lower case", "darwin", "/Users/ana/library/keychains/login", true},
+		{"containing the home folder", "darwin", "/USERS", true},
+		{"the state folder in another casing", "darwin", "/Users/ana/Library/Application support/pathgrant", true},
+		{"an agent home in upper case", "darwin", "/Users/ana/.CLAUDE", true},
+		{"a Kelvin sign for K", "darwin", "/Users/ana/Library/\u212Aeychains/login", true},
+		{"a look-alike name", "darwin", "/Users/ana/Library/KeychainsX", false},
+		{"a workspace", "darwin", "/users/ana/work", false},
+		{"linux: another casing is another folder", "linux", "/users/ana", false},
+		{"linux: lower-case keychains", "linux", "/Users/ana/library/keychains", false},
+		{"linux: the exact folder", "linux", "/Users/ana/Library/Keychains", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkBoundsOn(tc.goos, guard.SessionPolicy{ReadOnly: []string{tc.root}}, bounds)
+			if (err != nil) != tc.refused {
+				t.Errorf("checkBounds(%s) on %s: %v; want refused %v", tc.root, tc.goos, err, tc.refused)
+			}
+		})
+	}
+}

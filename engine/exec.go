@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"pathgrant/grants"
 	"pathgrant/sandbox"
+	"runtime"
 	"strings"
 
 	"pathgrant/devicepolicy"
@@ -38,7 +39,7 @@ func (s *Engine) explainRefusals(ctx context.Context, sess *session, lines []str
 	if outside != nil {
 		paths = outside(paths)
 	}
-	out := []string{}
+	out := privacyRefusals(runtime.GOOS, s.cfg.Home, lines, outside)
 	for _, p := range paths[:min(len(paths), launch.MaxReported)] {
 		ans, aerr := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
 		var err error

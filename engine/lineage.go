@@ -1,15 +1,12 @@
 package engine
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // Proc identifies one process for its whole life: a pid alone is reused,
-// a pid with its start time (in clock ticks since boot) is not.
+// a pid with its start time is not. Start is what the kernel reports
+// (procinfo_linux.go: clock ticks since boot; procinfo_darwin.go:
+// microseconds since the epoch), only ever compared with another Start
+// read on the same machine; 0 means unknown.
 type Proc struct {
 	PID   int32
 	Start uint64
@@ -18,43 +15,19 @@ type Proc struct {
 // maxLineage bounds the walk up the process tree.
 const maxLineage = 64
 
-// ProcInfo reads a process's parent, start time and command name from
-// /proc/PID/stat.
-func ProcInfo(pid int32) (ppid int32, p Proc, comm string, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, Proc{}, "", err
-	}
-	// The command name is in parentheses and may itself contain ") ".
-	open, closing := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
-	if open < 0 || closing < open {
-		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed", pid)
-	}
-	fields := bytes.Fields(data[closing+1:])
-	// fields[0] is state (field 3); ppid is field 4, starttime field 22.
-	if len(fields) < 20 {
-		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	pp, err1 := strconv.ParseInt(string(fields[1]), 10, 32)
-	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, Proc{}, "", fmt.Errorf("/proc/%d/stat: malformed numbers", pid)
-	}
-	return int32(pp), Proc{PID: pid, Start: start}, string(data[open+1 : closing]), nil
-}
-
 // LineageEntry is one process on the way from a peer up to init.
 type LineageEntry struct {
 	Proc
 	Comm string
 }
 
-// Lineage is one peer's process lineage, read from /proc only as far up
-// as a question needs: which agent sent a check needs two or three levels,
-// whether an approver runs under an agent needs them all. A walk that
-// cannot finish (a process gone, /proc unreadable, the peer's pid now
-// naming another process, a lineage deeper than maxLineage) is failed:
-// the callers that guard decisions then treat the peer as an agent.
+// Lineage is one peer's process lineage, read from the kernel (ProcInfo)
+// only as far up as a question needs: which agent sent a check needs two
+// or three levels, whether an approver runs under an agent needs them
+// all. A walk that cannot finish (a process gone, its entry unreadable,
+// the peer's pid now naming another process, a lineage deeper than
+// maxLineage) is failed: the callers that guard decisions then treat the
+// peer as an agent.
 type Lineage struct {
 	mu     sync.Mutex
 	next   int32  // the pid to read next; 0 when done

@@ -23,24 +23,25 @@ func startSleeper(t *testing.T) (*exec.Cmd, Proc) {
 	return cmd, p
 }
 
-// waiters are the two ways a process is watched: the pidfd, and the /proc
-// poll the daemon falls back to without one.
+// waiters are the two ways a process is watched: the kernel's wake-up (a
+// pidfd on Linux, kqueue on macOS), and the poll the daemon falls back to
+// without one.
 var waiters = []struct {
 	name string
 	wait func(ctx context.Context, p Proc) bool
 }{
-	{"pidfd", func(ctx context.Context, p Proc) bool {
-		exited, err := waitPidfd(ctx, p)
+	{"kernel", func(ctx context.Context, p Proc) bool {
+		exited, err := waitKernel(ctx, p)
 		if err != nil {
-			panic(err) // every kernel this runs on has pidfd_open
+			panic(err) // every kernel this runs on has pidfd_open or kqueue
 		}
 		return exited
 	}},
-	{"proc-poll", func(ctx context.Context, p Proc) bool { return pollProc(ctx, p, kernelProcs{}.alive) }},
+	{"poll", func(ctx context.Context, p Proc) bool { return pollProc(ctx, p, kernelProcs{}.alive) }},
 }
 
 // TestWaitSeesExit: a watched process that is killed is seen to exit
-// within a second (the pidfd at once, the poll within one period), and
+// within a second (the kernel at once, the poll within one period), and
 // not before.
 func TestWaitSeesExit(t *testing.T) {
 	for _, w := range waiters {

@@ -14,7 +14,7 @@ import (
 // that does only what must happen before the server sees a connection:
 // the kernel's peer credentials and admission within the connection
 // bounds. Admitted connections reach the HTTP server through Accept;
-// refused ones are closed at once. Everything slower (the peer's /proc
+// refused ones are closed at once. Everything slower (the peer's process
 // lineage, reading the request) happens on the connection's own
 // goroutine. A short accept loop keeps the kernel's accept queue short
 // under a flood of connections, so a new client waits behind few others.

@@ -150,16 +150,18 @@ func (l *connLimiter) state(c net.Conn, s http.ConnState) {
 	}
 }
 
-// raiseFileLimit lifts the soft limit on open files to the hard one, so
-// the connection bounds, not the descriptor limit, are what a flood meets.
+// raiseFileLimit lifts the soft limit on open files to the hard one (or
+// as near as the OS allows: fileLimitCeiling), so the connection bounds,
+// not the descriptor limit, are what a flood meets.
 func raiseFileLimit() error {
 	var rl unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil {
 		return err
 	}
-	if rl.Cur >= rl.Max {
+	want := fileLimitCeiling(rl.Max)
+	if rl.Cur >= want {
 		return nil
 	}
-	rl.Cur = rl.Max
+	rl.Cur = want
 	return unix.Setrlimit(unix.RLIMIT_NOFILE, &rl)
 }

@@ -2,7 +2,6 @@ package ipc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -10,14 +9,13 @@ import (
 	"sync"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"pathgrant/engine"
 	"pathgrant/grants"
 )
 
 // Peer is the process at the other end of a connection, as the kernel
-// reports it (SO_PEERCRED): it cannot be spoofed by the client.
+// reports it (SO_PEERCRED on Linux, LOCAL_PEERCRED and LOCAL_PEERPID on
+// macOS): it cannot be spoofed by the client.
 type Peer struct {
 	PID int32
 	UID uint32
@@ -28,15 +26,17 @@ type peerKey struct{}
 
 // connInfo is what the server knows about one connection's peer. The
 // credentials are read when the connection is accepted; the process
-// lineage (a walk up /proc) is read once, when a request first needs it.
+// lineage (a walk up the process tree, engine.ProcInfo) is read once,
+// when a request first needs it.
 //
-// The peer process itself is pinned by the kernel: a connected Unix socket
-// holds a reference to the connecting process's struct pid from connect()
-// on, which SO_PEERPIDFD hands out as a pidfd. The first /proc read is
-// checked against that pin (pinnedStart), so a peer that exits and whose
-// pid is reused is never mistaken for the new process, without a /proc
-// read on the accept path. Kernels without SO_PEERPIDFD (before 6.5) get
-// the peer's start time read at accept instead, as start.
+// On Linux the peer process itself is pinned by the kernel: a connected
+// Unix socket holds a reference to the connecting process's struct pid
+// from connect() on, which SO_PEERPIDFD hands out as a pidfd. The first
+// /proc read is checked against that pin (pinnedStart), so a peer that
+// exits and whose pid is reused is never mistaken for the new process,
+// without a /proc read on the accept path. Where there is no such pin
+// (Linux before 6.5, macOS: peer_darwin.go) the peer's start time is read
+// at accept instead, as start.
 type connInfo struct {
 	peer    Peer
 	raw     syscall.RawConn // the connection, for SO_PEERPIDFD; nil: none
@@ -76,81 +76,31 @@ func newConnInfo(c net.Conn) (*connInfo, bool) {
 	return ci, true
 }
 
-// peerCred is the kernel's SO_PEERCRED for the connection.
-func peerCred(raw syscall.RawConn) (Peer, error) {
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
+// PeerOf is the kernel's account of the process at the other end of c,
+// a connected Unix socket: its pid and user, which it cannot misreport.
+// doctor asks it of the daemon.
+func PeerOf(c net.Conn) (Peer, error) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return Peer{}, fmt.Errorf("peer credentials: %T is not a Unix socket", c)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
 		return Peer{}, fmt.Errorf("peer credentials: %w", err)
 	}
-	if credErr != nil {
-		return Peer{}, fmt.Errorf("peer credentials: %w", credErr)
-	}
-	return Peer{PID: cred.Pid, UID: cred.Uid, GID: cred.Gid}, nil
+	return peerCred(raw)
 }
 
-// pinnedStart is the peer process's start time, read from /proc and
-// checked against the kernel's pin: the pid was read from /proc, and the
-// process the socket pinned was still there (not reaped) afterwards, so
-// the pid could not have named another process at the time of the read.
-// 0 means the peer is gone or cannot be pinned; its lineage then fails,
-// and a failed lineage is treated as an agent's.
+// pinnedStart is the peer process's start time, pinned to the connection
+// as well as the OS allows (pinPeer); 0 means the peer is gone or cannot
+// be pinned: its lineage then fails, and a failed lineage is treated as
+// an agent's.
 func (ci *connInfo) pinnedStart() uint64 {
 	if ci.start != 0 || ci.raw == nil {
 		return ci.start
 	}
-	pidfd, err := peerPidfd(ci.raw)
-	if err != nil {
-		return 0
-	}
-	defer unix.Close(pidfd)
-	_, proc, _, err := engine.ProcInfo(ci.peer.PID)
-	if err != nil || !pidfdAlive(pidfd) {
-		return 0
-	}
-	return proc.Start
+	return pinPeer(ci.raw, ci.peer.PID)
 }
-
-// peerPidfd is a pidfd for the process that connected (SO_PEERPIDFD).
-func peerPidfd(raw syscall.RawConn) (int, error) {
-	pidfd, sockErr := -1, error(nil)
-	if err := raw.Control(func(fd uintptr) {
-		pidfd, sockErr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PEERPIDFD)
-	}); err != nil {
-		return -1, fmt.Errorf("peer pidfd: %w", err)
-	}
-	if sockErr != nil {
-		return -1, fmt.Errorf("peer pidfd: %w", sockErr)
-	}
-	return pidfd, nil
-}
-
-// pidfdAlive reports whether the process behind pidfd has not been
-// reaped: signal 0 checks without sending anything, and EPERM still
-// means the process exists.
-func pidfdAlive(pidfd int) bool {
-	err := unix.PidfdSendSignal(pidfd, 0, nil, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
-}
-
-// peerPidfdWorks reports, once per process, whether the kernel hands out
-// SO_PEERPIDFD (Linux 6.5 and later), tried on a socket pair.
-var peerPidfdWorks = sync.OnceValue(func() bool {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	pidfd, err := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_PEERPIDFD)
-	if err != nil {
-		return false
-	}
-	unix.Close(pidfd)
-	return true
-})
 
 // withPeer is the server's ConnContext: it attaches the peer read when the
 // connection was admitted, before any request on it is handled. A
