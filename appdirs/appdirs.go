@@ -1,6 +1,7 @@
 // Package appdirs names pathgrant's environment variables and says where
 // its files live by default: the socket, the store, the config folder and
-// the user's Downloads folder, following the XDG base directory spec.
+// the user's Downloads folder, following the XDG base directory spec on
+// Linux and the Library folders on macOS (platform.go).
 //
 // Every function takes the environment as a lookup function (os.Getenv in
 // production, a map in tests) so that the daemon, the CLI, the hook and
@@ -12,7 +13,6 @@ package appdirs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -71,21 +71,6 @@ func StateHome(getenv Getenv, home string) string {
 	return xdgDir(getenv, "XDG_STATE_HOME", home, ".local/state")
 }
 
-// ConfigDir is pathgrant's config folder, $XDG_CONFIG_HOME/pathgrant.
-func ConfigDir(getenv Getenv, home string) string {
-	return filepath.Join(ConfigHome(getenv, home), name)
-}
-
-// RuntimeDir is the folder the socket goes in: $XDG_RUNTIME_DIR (a
-// per-user tmpfs the session manager creates 0700), else
-// /tmp/pathgrant-$UID, which the daemon creates 0700 itself.
-func RuntimeDir(getenv Getenv) string {
-	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
-		return dir
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("%s-%d", name, os.Getuid()))
-}
-
 // Socket is where the daemon listens: $PATHGRANT_SOCKET, else
 // RuntimeDir/pathgrant.sock.
 func Socket(getenv Getenv) string {
@@ -104,15 +89,15 @@ func SocketOr(flagValue string, getenv Getenv) string {
 	return Socket(getenv)
 }
 
-// DefaultStore is $XDG_STATE_HOME/pathgrant/pathgrant.db. State, not
-// config or data: the store binds grants to this device and must never be
-// synced to another.
+// DefaultStore is pathgrant.db in StateDir. State, not config or data:
+// the store binds grants to this device and must never be synced to
+// another.
 func DefaultStore(getenv Getenv) (string, error) {
 	home, err := Home(getenv)
 	if err != nil {
 		return "", fmt.Errorf("default store path: %w", err)
 	}
-	return filepath.Join(StateHome(getenv, home), name, name+".db"), nil
+	return filepath.Join(StateDir(getenv, home), name+".db"), nil
 }
 
 // Store picks the store path the way every command does: the --store flag

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"pathgrant/appdirs"
@@ -36,6 +37,9 @@ func TestSocket(t *testing.T) {
 // TestStore pins the store path: flag, then $PATHGRANT_STORE, then the XDG
 // state folder; always absolute.
 func TestStore(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pins the Linux answers; TestPlacesPerOS pins the macOS ones")
+	}
 	cwd := t.TempDir()
 	t.Chdir(cwd)
 	tests := []struct {
@@ -72,6 +76,9 @@ func TestStore(t *testing.T) {
 
 // TestXDGHomes pins the XDG base folders: absolute values only.
 func TestXDGHomes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pins the Linux answers; TestPlacesPerOS pins the macOS ones")
+	}
 	const home = "/h"
 	tests := []struct {
 		name string

@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// Downloads is the user's Downloads folder: XDG_DOWNLOAD_DIR from
+// userDownloads is the Linux Downloads folder: XDG_DOWNLOAD_DIR from
 // user-dirs.dirs in ConfigHome (the last valid assignment wins, as when a
 // shell sources the file), else ~/Downloads. Reads under it are what a
 // session may ask the user to approve, so a value that is the home folder
 // or holds it is ignored rather than offered.
-func Downloads(getenv Getenv, home string) string {
+func userDownloads(getenv Getenv, home string) string {
 	dir := filepath.Join(home, "Downloads")
 	data, err := os.ReadFile(filepath.Join(ConfigHome(getenv, home), "user-dirs.dirs"))
 	if err != nil {

@@ -19,6 +19,7 @@ package devicepolicy
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -117,13 +118,34 @@ var forbiddenRel = []string{
 	".config/KeePassXC", ".local/share/kwalletd",
 }
 
+// forbiddenDarwinRel are macOS's own places for the same: the keychains,
+// cookies, and the browsers' and password managers' profiles under
+// ~/Library. Listed only on macOS, so a Linux session's bounds and view
+// stay as they were.
+var forbiddenDarwinRel = []string{
+	"Library/Keychains", "Library/Cookies", "Library/Safari",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Chromium",
+	"Library/Application Support/Firefox", "Library/Application Support/BraveSoftware",
+	"Library/Application Support/Microsoft Edge", "Library/Application Support/Vivaldi",
+	"Library/Application Support/1Password", "Library/Group Containers/2BUA8C4S2C.com.1password",
+	"Library/Application Support/Bitwarden", "Library/Application Support/KeePassXC",
+}
+
 // Forbidden returns the credential, browser and password folders under
 // home. Confinement also hides them from commands whose workspace would
 // otherwise show them.
-func Forbidden(home string) []string {
-	out := make([]string, len(forbiddenRel))
-	for i, rel := range forbiddenRel {
-		out[i] = filepath.Join(home, rel)
+func Forbidden(home string) []string { return forbiddenOn(runtime.GOOS, home) }
+
+// forbiddenOn is Forbidden for the system goos, so a test on one system
+// checks the other's list.
+func forbiddenOn(goos, home string) []string {
+	rel := forbiddenRel
+	if goos == "darwin" {
+		rel = slices.Concat(forbiddenRel, forbiddenDarwinRel)
+	}
+	out := make([]string, len(rel))
+	for i, r := range rel {
+		out[i] = filepath.Join(home, r)
 	}
 	return out
 }

@@ -70,24 +70,6 @@ func (p *Prepared) prepareList() error {
 	return nil
 }
 
-// openNoLinks opens the canonical path refusing every symlink on the way
-// (RESOLVE_NO_SYMLINKS): the guard judged this exact path with its links
-// resolved, so a link found now was swapped in since, and is not followed.
-func openNoLinks(dirfd int, path string, flags int, mode uint32) (*os.File, error) {
-	fd, err := unix.Openat2(dirfd, path, &unix.OpenHow{
-		Flags:   uint64(flags | unix.O_CLOEXEC | unix.O_NOFOLLOW),
-		Mode:    uint64(mode),
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
-	if errors.Is(err, unix.ELOOP) {
-		return nil, fmt.Errorf("open %s: a symlink is on the way (the path changed since it was checked)", path)
-	}
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
-}
-
 func (s *Session) readFile(d guard.Decision, a readArgs) Result {
 	path, err := allowedPath(d, guard.OpRead)
 	if err != nil {
@@ -95,7 +77,7 @@ func (s *Session) readFile(d guard.Decision, a readArgs) Result {
 	}
 	f, err := openNoLinks(unix.AT_FDCWD, path, unix.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return Result{Path: path, Error: err.Error()}
+		return Result{Path: path, Error: s.osFailure(path, err, err.Error())}
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -103,7 +85,7 @@ func (s *Session) readFile(d guard.Decision, a readArgs) Result {
 	}
 	text, truncated, err := readLines(f, a.Offset, a.Limit, s.Limits.MaxOutput)
 	if err != nil {
-		return Result{Path: path, Error: fmt.Sprintf("read %s: %v", path, err)}
+		return Result{Path: path, Error: s.osFailure(path, err, fmt.Sprintf("read %s: %v", path, err))}
 	}
 	return Result{Path: path, Content: &text, Bytes: len(text), Truncated: truncated}
 }
@@ -138,7 +120,7 @@ func (s *Session) writeFile(d guard.Decision, content string) Result {
 	if err != nil {
 		return Result{Error: err.Error()}
 	}
-	dir, err := openNoLinks(unix.AT_FDCWD, filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY, 0)
+	dir, err := openNoLinks(unix.AT_FDCWD, filepath.Dir(path), dirHandle|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return Result{Path: path, Error: err.Error()}
 	}
@@ -187,12 +169,12 @@ func (s *Session) listDirectory(d guard.Decision) Result {
 	}
 	f, err := openNoLinks(unix.AT_FDCWD, path, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
-		return Result{Path: path, Error: err.Error()}
+		return Result{Path: path, Error: s.osFailure(path, err, err.Error())}
 	}
 	defer f.Close()
 	des, err := f.ReadDir(s.Limits.MaxEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Result{Path: path, Error: fmt.Sprintf("list %s: %v", path, err)}
+		return Result{Path: path, Error: s.osFailure(path, err, fmt.Sprintf("list %s: %v", path, err))}
 	}
 	res := Result{Path: path, Entries: []Entry{}}
 	if len(des) > s.Limits.MaxEntries {
