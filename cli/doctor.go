@@ -57,6 +57,8 @@ type doctorReport struct {
 // play any machine: a daemon up or down, hooks installed or not, a kernel
 // with or without Landlock, a desktop with or without a tray.
 type doctorEnv struct {
+	// GOOS is the system doctor describes ("" reads as Linux).
+	GOOS       string
 	Getenv     appdirs.Getenv
 	Version    func() string
 	Executable func() (string, error)
@@ -83,7 +85,7 @@ type doctorEnv struct {
 // systemDoctorEnv probes this machine.
 func systemDoctorEnv() doctorEnv {
 	return doctorEnv{
-		Getenv: os.Getenv, Version: buildVersion, Executable: os.Executable, LookPath: exec.LookPath,
+		GOOS: runtime.GOOS, Getenv: os.Getenv, Version: buildVersion, Executable: os.Executable, LookPath: exec.LookPath,
 		Stat: os.Stat, ReadFile: os.ReadFile,
 		Health: func(ctx context.Context, socket string) error {
 			c := apiclient.New(socket)
@@ -145,6 +147,7 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	}
 	add(checkStore(env, storeFlag, up))
 	add(confinementChecks(env)...)
+	add(privacyChecks(env)...)
 	add(checkBus(env, "notifications", "org.freedesktop.Notifications",
 		"the app cannot notify; prompts still open as windows",
 		"start a notification server (dunst, mako, your desktop's), or decide with 'pathgrant pending'"))

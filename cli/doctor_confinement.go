@@ -9,22 +9,43 @@ import (
 	"pathgrant/sandbox"
 )
 
-// confinementChecks report Landlock, bubblewrap, user namespaces and what
-// they add up to with the device policy's confinement setting, then what
+// confinementChecks report what the system confines with (Landlock,
+// bubblewrap and user namespaces on Linux; Seatbelt on macOS) and what it
+// adds up to with the device policy's confinement setting, then what
 // confinement still leaves open.
 func confinementChecks(env doctorEnv) []doctorCheck {
 	c := env.Confinement()
-	out := []doctorCheck{landlockCheck(c), bwrapCheck(c)}
-	if c.Bwrap != "" {
-		out = append(out, usernsCheck(c))
-	}
+	out := kernelChecks(env, c)
 	confined := confinedCheck(env, c)
 	out = append(out, confined, holdCheck(env, c, confined.Status == doctorOK), frontEndCheck(env), protectedCheck(env),
 		approvalBoundary(confined.Status == doctorOK))
+	out = append(out, detachedChecks(env, confined.Status == doctorOK)...)
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
 	}
 	return out
+}
+
+// kernelChecks are the lines of what confines commands on env's system.
+func kernelChecks(env doctorEnv, c sandbox.Confinement) []doctorCheck {
+	if env.GOOS == "darwin" {
+		return []doctorCheck{seatbeltCheck(c)}
+	}
+	out := []doctorCheck{landlockCheck(c), bwrapCheck(c)}
+	if c.Bwrap != "" {
+		out = append(out, usernsCheck(c))
+	}
+	return out
+}
+
+// seatbeltCheck is macOS's one line: sandbox-exec, which ships with the
+// system, runs every confined command under its Seatbelt profile.
+func seatbeltCheck(c sandbox.Confinement) doctorCheck {
+	if c.SandboxExec == "" {
+		return doctorCheck{Name: "seatbelt", Status: doctorFail, Detail: "sandbox-exec is missing: agent shell commands cannot be confined",
+			Fix: "it ships with macOS at /usr/bin/sandbox-exec: reinstall or repair macOS"}
+	}
+	return doctorCheck{Name: "seatbelt", Status: doctorOK, Detail: c.SandboxExec + ": runs each confined command under a profile made from its session's policy"}
 }
 
 func landlockCheck(c sandbox.Confinement) doctorCheck {
@@ -66,6 +87,9 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 	case !on:
 		d.Status, d.Detail = doctorWarn, "UNCONFINED: off in the device policy: agent shell commands run unconfined, the static guard is all there is"
 		d.Fix = "set confinement = true in " + file
+	case c.Level == sandbox.LevelNone && env.GOOS == "darwin":
+		d.Status, d.Detail = doctorFail, "UNCONFINED: agent shell commands run unconfined: sandbox-exec is unavailable"
+		d.Fix = "see seatbelt above"
 	case c.Level == sandbox.LevelNone:
 		d.Status, d.Detail = doctorFail, "UNCONFINED: agent shell commands run unconfined: Landlock is unavailable"
 		d.Fix = "see landlock above"

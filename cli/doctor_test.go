@@ -120,6 +120,29 @@ func TestDoctor(t *testing.T) {
 			"pathgrant-confine": {doctorOK, []string{"/bin/pathgrant-confine", "starts each confined command"}},
 			"held opens":        {doctorOK, []string{"on: a confined command that opens a file under", "/Downloads", "is paused until you decide", "never their contents"}},
 		}},
+		{"macOS: Seatbelt confines", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			env.GOOS = "darwin"
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockErr: errors.New("no Landlock on darwin"), SandboxExec: "/usr/bin/sandbox-exec"})
+			}
+		}, 0, map[string]doctorLine{
+			"seatbelt":           {doctorOK, []string{"/usr/bin/sandbox-exec", "profile made from its session's policy"}},
+			"confinement":        {doctorOK, []string{"seatbelt", "run confined"}},
+			"held opens":         {doctorInfo, []string{"off: ", "fails at once"}},
+			"detached processes": {doctorInfo, []string{"no child subreaper", "keeps them from pathgrant's socket"}},
+		}},
+		{"macOS: no sandbox-exec", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			env.GOOS = "darwin"
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockErr: errors.New("no Landlock on darwin")})
+			}
+		}, 1, map[string]doctorLine{
+			"seatbelt":           {doctorFail, []string{"sandbox-exec is missing", "reinstall or repair macOS"}},
+			"confinement":        {doctorFail, []string{"UNCONFINED", "sandbox-exec is unavailable", "see seatbelt above"}},
+			"detached processes": {doctorWarn, []string{"no child subreaper", "approval code is the only barrier", "keep confinement on"}},
+		}},
 		{"held opens: the kernel cannot", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			env.Confinement = func() sandbox.Confinement {
 				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true, HoldErr: errors.New("Linux 5.10: handing a descriptor to a held call needs 5.14 or later")})

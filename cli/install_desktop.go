@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"pathgrant/appdirs"
-	"pathgrant/assets"
 )
 
-// runInstallDesktop installs the desktop entry, an XDG autostart entry and
-// the icon for the current user, pointing at this binary.
+// runInstallDesktop installs what starts pathgrant for the current user,
+// pointing at this binary: on Linux the desktop entry, an XDG autostart
+// entry and the icon; on macOS a launchd user agent that runs the headless
+// daemon (installDesktop, one per platform). It prints each file written
+// and each service loaded, one a line.
 func runInstallDesktop(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		fmt.Fprintln(stderr, "usage: pathgrant install-desktop")
@@ -26,35 +26,6 @@ func runInstallDesktop(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, p)
 	}
 	return exitOK
-}
-
-func installDesktop() ([]string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find this binary: %w", err)
-	}
-	home, err := appdirs.Home(os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	data, config := appdirs.DataHome(os.Getenv, home), appdirs.ConfigHome(os.Getenv, home)
-	entry := strings.Replace(assets.DesktopEntry, "Exec=pathgrant", "Exec="+desktopQuote(exe), 1)
-	files := []struct {
-		path string
-		data []byte
-	}{
-		{filepath.Join(data, "applications", "pathgrant.desktop"), []byte(entry)},
-		{filepath.Join(config, "autostart", "pathgrant.desktop"), []byte(entry)},
-		{filepath.Join(data, "icons", "hicolor", "64x64", "apps", "pathgrant.png"), assets.Icon},
-	}
-	var written []string
-	for _, f := range files {
-		if err := writeFileAtomic(f.path, f.data); err != nil {
-			return written, err
-		}
-		written = append(written, f.path)
-	}
-	return written, nil
 }
 
 // desktopQuote quotes an Exec path per the desktop entry spec: the quoting

@@ -34,7 +34,7 @@ func commands(stdin io.Reader) map[string]command {
 		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
 		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},
 		"settings":        {runUI("settings"), "open the grants, audit and pending window of the running app"},
-		"install-desktop": {runInstallDesktop, "install the desktop entry, autostart entry and icon for this user"},
+		"install-desktop": {runInstallDesktop, installDesktopSummary},
 		"install-hooks":   {runInstallHooks, "register the pathgrant hook with an agent client: claude|cline|codex|copilot|cursor|droid|gemini|pi|qwen"},
 		"install-mcp":     {runInstallMCP, "register the MCP bridge (pathgrant mcp) with an agent client: claude|codex|cursor|gemini"},
 		"mcp":             {runMCP, "the MCP bridge agent clients launch: pathgrant's tools, checked and run by the daemon"},

@@ -37,7 +37,7 @@ func newConfirmer(in io.Reader, out io.Writer) confirmer {
 
 // isTerminal reports whether fd is a terminal.
 func isTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	_, err := unix.IoctlGetTermios(fd, getTermios)
 	return err == nil
 }
 

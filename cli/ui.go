@@ -20,8 +20,8 @@ const uiBinary = "pathgrant-ui"
 // a window, refuses.
 func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 	return func(args []string, stdout, stderr io.Writer) int {
-		if !displayAvailable(os.Getenv) {
-			return runWithoutDisplay(cmd, args, stdout, stderr)
+		if why := appdirs.DisplayMissing(os.Getenv); why != "" {
+			return runWithoutDisplay(cmd, why, args, stdout, stderr)
 		}
 		bin, err := appdirs.FindBinary(uiBinary, os.Getenv)
 		if err != nil {
@@ -35,21 +35,14 @@ func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// displayAvailable reports whether the environment names an X11 or Wayland
-// display. It cannot tell whether the display works: pathgrant-ui falls
-// back on its own when its toolkit fails to start.
-func displayAvailable(getenv func(string) string) bool {
-	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
-}
-
-// runWithoutDisplay says, in one line, that there is no display, and for
-// the app serves headless exactly as `pathgrant serve --headless` would,
-// with the same --socket and --store.
-func runWithoutDisplay(cmd string, args []string, stdout, stderr io.Writer) int {
+// runWithoutDisplay says, in one line, that there is no display and why,
+// and for the app serves headless exactly as `pathgrant serve --headless`
+// would, with the same --socket and --store.
+func runWithoutDisplay(cmd, why string, args []string, stdout, stderr io.Writer) int {
 	if cmd == "settings" {
-		fmt.Fprintln(stderr, "pathgrant settings: no display (DISPLAY and WAYLAND_DISPLAY are unset); use 'pathgrant grants', 'pathgrant audit' and 'pathgrant pending' instead")
+		fmt.Fprintf(stderr, "pathgrant settings: no display (%s); use 'pathgrant grants', 'pathgrant audit' and 'pathgrant pending' instead\n", why)
 		return 1
 	}
-	fmt.Fprintln(stderr, "pathgrant: no display (DISPLAY and WAYLAND_DISPLAY are unset): "+appdirs.HeadlessHint)
+	fmt.Fprintf(stderr, "pathgrant: no display (%s): %s\n", why, appdirs.HeadlessHint)
 	return runServe(append([]string{"--headless"}, args...), stdout, stderr)
 }

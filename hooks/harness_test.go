@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,7 +66,7 @@ func runShim(argvJSON string) int {
 	// A test that kills the stand-in agent takes its script with it, so
 	// no waiting loop outlives the test (what the script started in the
 	// background, as a hook an agent left behind, is the test's to end).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dieWithParent()
 	if err := cmd.Run(); err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode()

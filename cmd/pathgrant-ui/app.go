@@ -39,8 +39,8 @@ func serveApp(socket, store string, log *slog.Logger, stdout, stderr io.Writer) 
 	if done, err := raiseRunningApp(appdirs.SocketOr(socket, os.Getenv), stdout); done {
 		return err
 	}
-	if !displayEnvSet(os.Getenv) {
-		return serveHeadless(socket, store, errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset)"), stderr)
+	if why := appdirs.DisplayMissing(os.Getenv); why != "" {
+		return serveHeadless(socket, store, fmt.Errorf("no display (%s)", why), stderr)
 	}
 	d, err := daemon.Start(socket, store, log)
 	if err != nil {

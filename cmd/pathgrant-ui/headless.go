@@ -26,12 +26,6 @@ func (e *displayError) Error() string {
 }
 func (e *displayError) Unwrap() error { return errNoDisplay }
 
-// displayEnvSet reports whether the environment names an X11 or Wayland
-// display; without one the toolkit cannot start at all.
-func displayEnvSet(getenv func(string) string) bool {
-	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
-}
-
 // displayName is the display the toolkit tries: X11's (the default build)
 // when named, else Wayland's.
 func displayName(getenv func(string) string) string {
