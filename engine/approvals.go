@@ -17,8 +17,9 @@ import (
 // for the session, prompts are paused, too many are pending) it says why,
 // in the words the agent is told; the denial is audited and stays a plain
 // deny. A call that will wait (wait > 0) is counted as waiting from the
-// moment the request exists, so no decision can miss it.
-func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, wait time.Duration) (offered, string) {
+// moment the request exists, so no decision can miss it. by is the
+// command whose held open asks, "" for any other call.
+func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, wait time.Duration, by raiser) (offered, string) {
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
@@ -34,7 +35,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	if wait > 0 {
 		until = s.now().Add(wait)
 	}
-	o, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)), until)
+	o, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)), until, by)
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)

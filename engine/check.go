@@ -15,9 +15,9 @@ import (
 const retryHint = "approval pending: retry after approving"
 
 // check answers one request for a resolved session: evaluate, and on an
-// eligible denial queue an approval and (interactive sessions only) wait
-// for it up to wait_ms.
-func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest) (wire.Answer, *Error) {
+// eligible denial queue an approval, raised by by, and (interactive
+// sessions only) wait for it up to wait_ms.
+func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest, by raiser) (wire.Answer, *Error) {
 	if req.Unmapped {
 		if req.Tool == "" || req.Command != "" || req.Op != "" || req.Path != "" {
 			return wire.Answer{}, errorf(BadRequest, "", "an unmapped check names its tool and nothing else")
@@ -39,7 +39,7 @@ func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest
 		return ans, nil
 	}
 	wait := s.waitBudget(sess, req.WaitMS)
-	o, why := s.offer(sess, req, d, wait)
+	o, why := s.offer(sess, req, d, wait, by)
 	if why != "" {
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return ans, nil
@@ -168,7 +168,7 @@ func (s *Engine) publishUses(session string, ids []string) {
 // confines rather than a refusal.
 func (s *Engine) Check(ctx context.Context, c Call, req wire.CheckRequest) (wire.Answer, *Error) {
 	s.markAgent(c.caller, c.sess.ID)
-	ans, err := s.check(ctx, c.sess, req)
+	ans, err := s.check(ctx, c.sess, req, "")
 	if err != nil && err.Code == BadRequest && req.ExecAnyway && req.Command != "" {
 		ans, err = wire.Answer{Decision: guard.Deny, Reason: err.Msg}, nil
 	}

@@ -41,7 +41,7 @@ func (s *Engine) explainRefusals(ctx context.Context, sess *session, lines []str
 	}
 	out := privacyRefusals(runtime.GOOS, s.cfg.Home, lines, outside)
 	for _, p := range paths[:min(len(paths), launch.MaxReported)] {
-		ans, aerr := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"})
+		ans, aerr := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: p, Tool: "exec (refused path)"}, "")
 		var err error
 		if aerr != nil {
 			err = aerr

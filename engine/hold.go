@@ -106,14 +106,16 @@ func (s *Engine) Hold(ctx context.Context, c Call, r wire.HoldRequest) (wire.Hol
 	if slices.Contains(c.cap.denied, r.Path) {
 		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
 	}
-	return s.held(ctx, c.sess, c.cap.roots, r)
+	by := raiser(fmt.Sprintf("front end %d started %d", c.cap.holder.PID, c.cap.holder.Start))
+	return s.held(ctx, c.sess, c.cap.roots, r, by)
 }
 
 // held asks, for sess, to read r.Path, which must lie under one of roots
 // (the command's approvable roots), waiting for the person as long as a
 // check may. A wait cut short because the command was interrupted leaves
-// no request behind that only it had raised.
-func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire.HoldRequest) (wire.HoldAnswer, *Error) {
+// no request behind that only it had raised (by, the command: the opens
+// it retries count as its own).
+func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire.HoldRequest, by raiser) (wire.HoldAnswer, *Error) {
 	if !filepath.IsAbs(r.Path) || filepath.Clean(r.Path) != r.Path ||
 		!slices.ContainsFunc(roots, func(root string) bool { return guard.Within(root, r.Path) }) {
 		return wire.HoldAnswer{}, errorf(BadRequest, "", "a held open names a clean absolute path under the command's approvable roots")
@@ -123,9 +125,9 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 	}
 	defer s.holds.done(sess.ID)
 	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program,
-		WaitMS: int(s.cfg.MaxWait / time.Millisecond)})
+		WaitMS: int(s.cfg.MaxWait / time.Millisecond)}, by)
 	if ans.Pending != "" && ctx.Err() != nil {
-		s.withdraw(ans.Pending)
+		s.withdraw(ans.Pending, by)
 	}
 	switch {
 	case err != nil:
@@ -145,25 +147,27 @@ func heldLine(r wire.HoldRequest, why string) string {
 }
 
 // withdraw ends a pending request that no call waits on any more and that
-// only one call ever raised: the held open that was interrupted.
-func (s *Engine) withdraw(id string) {
+// only command by ever raised: its held opens, one of them interrupted.
+func (s *Engine) withdraw(id string, by raiser) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
-	if !s.queue.idle(id) {
+	if !s.queue.idle(id, by) {
 		return
 	}
 	_, _ = s.finish(id, wire.StateEnded, "deny", "", "withdrawn: the command waiting on it was interrupted")
 }
 
-// heldOpens asks for the daemon's own tool calls, in process.
+// heldOpens asks for the daemon's own tool calls, in process; by names
+// the one command.
 type heldOpens struct {
 	s     *Engine
 	sess  *session
 	roots []string
+	by    raiser
 }
 
 func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
-	ans, err := h.s.held(ctx, h.sess, h.roots, r)
+	ans, err := h.s.held(ctx, h.sess, h.roots, r, h.by)
 	if err != nil {
 		return ans, err
 	}
@@ -176,5 +180,6 @@ func (s *Engine) holdAsker(sess *session, p wire.Prepared) supervise.Asker {
 	if p.Hold == nil {
 		return nil
 	}
-	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots}
+	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
+	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots, by: by}
 }

@@ -46,7 +46,16 @@ type entry struct {
 	// sealed: an approval is being written; no call joins any more, and
 	// answered already holds the calls it answers (seal).
 	sealed bool
+	// only is the one command every submission of the request came from,
+	// or "" once anyone else (or any unnamed call) raised it too.
+	only raiser
 }
+
+// raiser names the command whose held opens raise a request, so that an
+// open it retries (a command's EINTR restarts the same open) counts as the
+// same asker; "" is any other call, each a different asker. A request only
+// one command raised goes with that command's interruption (idle).
+type raiser string
 
 // waitState sets req.Waiting and req.WaitUntil from the waiters: the
 // latest deadline while any waits; once none does, WaitUntil keeps when
@@ -105,13 +114,16 @@ type offered struct {
 // submit adds r, or counts a repeat of the identical pending request; a
 // call that will wait (until a non-zero waitUntil) joins it at once. A
 // new request's approval code is bound to the request and to ceil; only
-// the code's digest is kept.
-func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time) (offered, error) {
+// the code's digest is kept. by is who raises it.
+func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time, by raiser) (offered, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
 	if e, ok := q.byKey[k]; ok {
 		e.req.Count++
+		if by != e.only {
+			e.only = ""
+		}
 		w := q.joinLocked(e, waitUntil)
 		return offered{req: e.req, waiter: w}, nil
 	}
@@ -125,7 +137,7 @@ func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time) (offer
 	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, wire.StatePending, now, now.Add(q.ttl)
 	code := newApprovalCode()
 	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{}),
-		waiters: map[int]time.Time{}}
+		waiters: map[int]time.Time{}, only: by}
 	q.byID[r.ID], q.byKey[k] = e, e
 	q.perSession[r.Session]++
 	w := q.joinLocked(e, waitUntil)
@@ -279,12 +291,13 @@ func (q *queue) waiting(id string) int {
 }
 
 // idle reports whether pending request id has no call waiting on it, is
-// not being decided, and was raised once only: nobody else asked for it.
-func (q *queue) idle(id string) bool {
+// not being decided, and was raised by command by alone: nobody else
+// asked for it.
+func (q *queue) idle(id string, by raiser) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	return e != nil && e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && e.req.Count == 1
+	return e != nil && e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && by != "" && e.only == by
 }
 
 // joinLocked counts a call waiting on e until deadline and returns its

@@ -17,13 +17,13 @@ func TestQueueSeal(t *testing.T) {
 	q := newQueue(8, 8, time.Minute, func() time.Time { return now })
 	ask := wire.Request{Session: "s", Op: guard.OpRead, Path: "/d/x"}
 	join := func() int {
-		o, err := q.submit(ask, ceiling{}, now.Add(time.Second))
+		o, err := q.submit(ask, ceiling{}, now.Add(time.Second), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return o.waiter
 	}
-	o, err := q.submit(ask, ceiling{}, now.Add(time.Second))
+	o, err := q.submit(ask, ceiling{}, now.Add(time.Second), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,49 @@ func TestQueueSeal(t *testing.T) {
 	if _, err := q.decide(r.ID, wire.StateApproved, "once", "g-1"); err != nil {
 		t.Fatal(err)
 	}
-	if o, err := q.submit(ask, ceiling{}, now.Add(time.Second)); err != nil || !o.isNew || o.req.ID == r.ID {
+	if o, err := q.submit(ask, ceiling{}, now.Add(time.Second), ""); err != nil || !o.isNew || o.req.ID == r.ID {
 		t.Errorf("a call after the decision: %+v %v; want a new request", o, err)
+	}
+}
+
+// TestQueueIdle: a request no call waits on may be withdrawn by the one
+// command that raised it, however often that command asked (an open its
+// EINTR restarted), and by nobody once anyone else asked for it too.
+func TestQueueIdle(t *testing.T) {
+	tests := []struct {
+		name    string
+		raisers []raiser // who submitted, in order
+		waiting bool     // the last submission still waits
+		by      raiser
+		idle    bool
+	}{
+		{"raised once by the command", []raiser{"a"}, false, "a", true},
+		{"its retried open", []raiser{"a", "a"}, false, "a", true},
+		{"another command asked too", []raiser{"a", "b"}, false, "a", false},
+		{"a hook's check asked too", []raiser{"a", ""}, false, "a", false},
+		{"a hook's check asked first", []raiser{"", "a"}, false, "a", false},
+		{"asked by another command only", []raiser{"b"}, false, "a", false},
+		{"unnamed calls are never one asker", []raiser{""}, false, "", false},
+		{"a call still waits", []raiser{"a", "a"}, true, "a", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			q := newQueue(8, 8, time.Minute, func() time.Time { return now })
+			ask := wire.Request{Session: "s", Op: guard.OpRead, Path: "/d/x"}
+			var o offered
+			for _, by := range tt.raisers {
+				var err error
+				if o, err = q.submit(ask, ceiling{}, now.Add(time.Second), by); err != nil {
+					t.Fatal(err)
+				}
+				if !tt.waiting {
+					q.leave(o.req.ID, o.waiter)
+				}
+			}
+			if got := q.idle(o.req.ID, tt.by); got != tt.idle {
+				t.Errorf("idle(%q) = %v; want %v", tt.by, got, tt.idle)
+			}
+		})
 	}
 }

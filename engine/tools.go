@@ -63,7 +63,7 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 		return denial(p, d, ans), nil
 	}
 	wait := s.waitBudget(sess, req.WaitMS)
-	o, why := s.offer(sess, creq, d, wait)
+	o, why := s.offer(sess, creq, d, wait, "")
 	if why != "" {
 		ans.Eligible, ans.Suggested, ans.Reason = false, nil, why
 		return denial(p, d, ans), nil
