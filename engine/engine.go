@@ -133,15 +133,16 @@ type Engine struct {
 	holds    *heldCount
 	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
+	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
+	prunedAt int        // the retention, in days, of the last prune; owned as pruneDue
+	decideMu sync.Mutex // one decision at a time: exactly one wins
+	admitMu  sync.Mutex // one session admission at a time, so the caps hold
+	owners   *sessionOwners
+	self     Proc // the daemon's own process: what its tool calls start runs below it
+
 	// toolCommands numbers the commands the daemon's own tool calls run,
 	// each the one asker of its held opens (heldOpens)
 	toolCommands atomic.Uint64
-	pruneDue     time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
-	prunedAt     int        // the retention, in days, of the last prune; owned as pruneDue
-	decideMu     sync.Mutex // one decision at a time: exactly one wins
-	admitMu      sync.Mutex // one session admission at a time, so the caps hold
-	owners       *sessionOwners
-	self         Proc // the daemon's own process: what its tool calls start runs below it
 
 	ctx    context.Context // canceled by Stop: ends waits and event streams
 	cancel context.CancelFunc
