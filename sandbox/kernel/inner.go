@@ -40,6 +40,7 @@ func RunInner(fdArg string, environ []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pathgrant exec: %v: not running %s\n", err, job.Argv[0])
 		return ExitRefused
 	}
+	rs.Isolate = job.Isolate
 	err = rs.Exec(job.Path, job.Argv, environ, job.Hold, func(err error) {
 		fmt.Fprintf(stderr, "pathgrant exec: opens are not held for approval (%v): a read that needs the person fails at once\n", err)
 	})

@@ -38,7 +38,10 @@ func config(abi int) landlock.Config {
 type Ruleset struct {
 	fd int
 	// Scoped says signals and abstract Unix sockets are scoped.
-	Scoped  bool
+	Scoped bool
+	// Isolate installs the isolation filter (isolate_linux.go) as well:
+	// the Landlock-only level's job asks for it (rules.Job.Isolate).
+	Isolate bool
 	Applied []rules.Rule
 	Skipped []Skipped
 }
@@ -169,7 +172,8 @@ func (rs *Ruleset) lockAndRun(hold int, warn func(error), run func() error) erro
 
 // enforce restricts the calling thread: no_new_privs, the supervisor's
 // filter when hold is set (before Landlock, whose own calls it need not
-// see), then Landlock.
+// see), the isolation filter when asked (after the supervisor's, which
+// is handed over a Unix socket), then Landlock.
 func (rs *Ruleset) enforce(hold int, warn func(error)) error {
 	defer rs.Close()
 	if rs.fd < 0 {
@@ -186,6 +190,11 @@ func (rs *Ruleset) enforce(hold int, warn func(error)) error {
 			}
 		case err != nil: // a filter no one answers would fail every open
 			return fmt.Errorf("hold opens: %w", err)
+		}
+	}
+	if rs.Isolate {
+		if err := installIsolation(); err != nil {
+			return err
 		}
 	}
 	if err := ll.LandlockRestrictSelf(rs.fd, 0); err != nil {

@@ -26,6 +26,7 @@ type helperJob struct {
 	Rules            []rules.Rule
 	SwapFrom, SwapTo string
 	Argv             []string
+	Isolate          bool
 }
 
 func TestMain(m *testing.M) {
@@ -52,6 +53,7 @@ func helperMain(raw string) int {
 			return 125
 		}
 	}
+	rs.Isolate = job.Isolate
 	path, err := exec.LookPath(job.Argv[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)

@@ -17,6 +17,7 @@ func ABI() (int, error) {
 
 // Ruleset is never built off Linux.
 type Ruleset struct {
+	Isolate bool
 	Applied []rules.Rule
 	Skipped []Skipped
 }

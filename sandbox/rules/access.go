@@ -113,4 +113,9 @@ type Job struct {
 	// step sends its seccomp listener on (package sandbox/supervise), so
 	// that a read of an approvable file waits for the person.
 	Hold int `json:"hold,omitempty"`
+	// Isolate asks for the isolation filter (sandbox/kernel): no Unix
+	// socket, no new session or process group, no io_uring. The
+	// Landlock-only level sets it, where no mount view hides pathgrant's
+	// socket and no PID namespace holds what the command starts.
+	Isolate bool `json:"isolate,omitempty"`
 }
