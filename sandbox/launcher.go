@@ -93,7 +93,10 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
-		in.Terminals = req.Terminals
+		// no view and no PID namespace: /proc is split
+		// (LandlockSystemRules) and the isolation filter refuses Unix
+		// sockets and leaving the process group (rules.Job.Isolate)
+		in.Terminals, in.System, job.Isolate = req.Terminals, LandlockSystemRules(OSFS{}), true
 		rs, err = Build(in, OSFS{})
 	} else {
 		fsys := NewMemoFS(OSFS{}) // one snapshot for the view and the rules

@@ -144,6 +144,27 @@ func TestLaunchLandlockOnly(t *testing.T) {
 	if l.Prepared.Bwrap != "" || l.Prepared.Args != nil || !slices.ContainsFunc(job.Rules, func(r rules.Rule) bool { return r.Path == "/dev/pts/7" }) {
 		t.Errorf("prepared %+v, rules %+v; want no bubblewrap and the terminal in the rules", l.Prepared, job.Rules)
 	}
+	if !job.Isolate || slices.ContainsFunc(job.Rules, func(r rules.Rule) bool { return r.Path == procRoot }) {
+		t.Errorf("job isolate %v, rules %+v; want the isolation filter and no rule on the whole of /proc", job.Isolate, job.Rules)
+	}
+}
+
+// TestLaunchFullNotIsolated: the full level's view and PID namespace do
+// what the isolation filter does, so its job does not ask for it, and
+// its /proc (the namespace's own) is read as a tree.
+func TestLaunchFullNotIsolated(t *testing.T) {
+	e := newLaunchEnv(t, LevelFull)
+	l, err := e.l.Launch(e.pol, devicepolicy.Policy{Confinement: true}, e.req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job rules.Job
+	if err := json.Unmarshal(l.Prepared.Job, &job); err != nil {
+		t.Fatal(err)
+	}
+	if job.Isolate || !slices.ContainsFunc(job.Rules, func(r rules.Rule) bool { return r.Path == procRoot }) {
+		t.Errorf("job isolate %v, rules %+v; want no isolation filter and /proc as a tree", job.Isolate, job.Rules)
+	}
 }
 
 func TestInnerStep(t *testing.T) {

@@ -96,7 +96,7 @@ func ProbeFacts() Facts {
 const (
 	GapNoLandlock = "no kernel confinement: the command can read and write everything the user can"
 	GapNoScopes   = "Landlock ABI below 6: a confined command can signal processes outside and connect to abstract Unix sockets (X11, D-Bus)"
-	GapNoView     = "no mount view (bubblewrap or user namespaces missing): Unix sockets by path stay reachable (pathgrant's own socket, the D-Bus session bus, X11, tmux, the ssh agent); processes outside can be seen in /proc; no file can be created at the top of a workspace that holds protected paths; toolchains outside the rules cannot start"
+	GapNoView     = "no mount view (bubblewrap or user namespaces missing): what a command starts can outlive it (no PID namespace; it stays in the command's process group, which counts as the agent's); a command can make no Unix socket at all, so the ssh agent cannot be shared and programs that talk over one (D-Bus, X11, tmux, docker) fail; the processes it starts cannot open their own /proc files; no file can be created at the top of a workspace that holds protected paths; toolchains outside the rules cannot start"
 	GapNetwork    = "the network is not restricted"
 	GapMetadata   = "file metadata (chmod, chown, timestamps) in readable places is not restricted by Landlock"
 )

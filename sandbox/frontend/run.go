@@ -81,7 +81,7 @@ type Child struct {
 
 // LandlockOnly is what every door says on the stderr of a command that
 // runs under Landlock alone (no bubblewrap, or no user namespaces).
-const LandlockOnly = "pathgrant exec: confined by Landlock only, no mount view (install bubblewrap): Unix sockets by path, /proc of other processes and files at the top of a workspace are not hidden"
+const LandlockOnly = "pathgrant exec: confined by Landlock only, no mount view (install bubblewrap): no Unix sockets, no /proc but the command's own, and what it starts can outlive it (still counted as the agent's)"
 
 // Result is how the sandbox ended.
 type Result struct {
