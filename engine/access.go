@@ -18,6 +18,9 @@ func (s *Engine) judgeLineage(l *Lineage, below bool) callerVerdict {
 	lin, readable := l.Whole()
 	session, marked := s.agents.holds(lin)
 	switch {
+	case marked && !s.agents.marks(lin):
+		return callerVerdict{why: "runs in the process group of a confined command of session " + session +
+			" (a process it started, detached or not)", session: session}
 	case marked:
 		return callerVerdict{why: "runs under an agent of session " + session, session: session}
 	case below && s.belowDaemon(lin):

@@ -21,6 +21,10 @@ import (
 type agentSet struct {
 	mu    sync.Mutex
 	procs map[Proc]*agentEntry
+	// groups are the process groups confined commands run in
+	// (groups.go): what a detach takes out of an agent's lineage stays
+	// in one of them.
+	groups *groupSet
 }
 
 // agentEntry is what one agent process acted for: its sessions, and the
@@ -31,7 +35,7 @@ type agentEntry struct {
 	roots    []guard.SessionPolicy
 }
 
-func newAgentSet() *agentSet { return &agentSet{procs: map[Proc]*agentEntry{}} }
+func newAgentSet() *agentSet { return &agentSet{procs: map[Proc]*agentEntry{}, groups: newGroupSet()} }
 
 // add marks chain as session's agent processes; roots are the session's.
 func (a *agentSet) add(chain []Proc, session string, roots guard.SessionPolicy) {
@@ -43,10 +47,16 @@ func (a *agentSet) add(chain []Proc, session string, roots guard.SessionPolicy) 
 			e = &agentEntry{sessions: map[string]struct{}{}}
 			a.procs[p] = e
 		}
-		e.sessions[session] = struct{}{}
-		if !slices.ContainsFunc(e.roots, func(r guard.SessionPolicy) bool { return sameRoots(r, roots) }) {
-			e.roots = append(e.roots, roots)
-		}
+		e.add(session, roots)
+	}
+}
+
+// add records that the entry's process acted for session, whose roots
+// are roots.
+func (e *agentEntry) add(session string, roots guard.SessionPolicy) {
+	e.sessions[session] = struct{}{}
+	if !slices.ContainsFunc(e.roots, func(r guard.SessionPolicy) bool { return sameRoots(r, roots) }) {
+		e.roots = append(e.roots, roots)
 	}
 }
 
@@ -56,14 +66,16 @@ func sameRoots(a, b guard.SessionPolicy) bool {
 	return slices.Equal(a.Workspace, b.Workspace) && slices.Equal(a.ReadOnly, b.ReadOnly)
 }
 
-// first is the entry of the first agent process in lineage.
+// first is the entry of the first agent process in lineage, else of the
+// first process in lineage that runs in a confined command's process
+// group (groups.go): a detach cuts the lineage, never the group.
 func (a *agentSet) first(lineage []LineageEntry) *agentEntry {
 	for _, e := range lineage {
 		if entry, ok := a.procs[e.Proc]; ok {
 			return entry
 		}
 	}
-	return nil
+	return a.groups.first(lineage)
 }
 
 // holds returns the sessions of the first agent process in lineage.
@@ -107,9 +119,13 @@ func (a *agentSet) rootsOf(lineage []LineageEntry) ([]guard.SessionPolicy, bool)
 	return slices.Clone(e.roots), true
 }
 
-// prune forgets the processes that are gone, so the set does not grow
-// with every hook process ever seen.
+// prune forgets the processes that are gone, and the process groups
+// that emptied, so the set does not grow with every hook process ever
+// seen.
 func (a *agentSet) prune(alive func(Proc) bool) {
+	a.mu.Lock()
+	a.groups.prune()
+	a.mu.Unlock()
 	a.mu.Lock()
 	procs := make([]Proc, 0, len(a.procs))
 	for p := range a.procs {
@@ -130,4 +146,17 @@ func (a *agentSet) prune(alive func(Proc) bool) {
 func procAlive(p Proc) bool {
 	_, now, _, err := ProcInfo(p.PID)
 	return err == nil && now.Start == p.Start
+}
+
+// marks reports whether an agent process itself is in lineage (not only
+// a process of a confined command's group).
+func (a *agentSet) marks(lineage []LineageEntry) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, e := range lineage {
+		if _, ok := a.procs[e.Proc]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -90,6 +90,11 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	if err != nil {
 		return wire.Prepared{}, errorf(Conflict, "", "%v", err)
 	}
+	if l.Prepared.Level == wire.LevelLandlock {
+		if aerr := s.recordGroup(c); aerr != nil {
+			return wire.Prepared{}, aerr
+		}
+	}
 	l.Prepared.Session = c.sess.ID
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
 		expires: s.now().Add(ReportTTL)}, s.now())
@@ -114,4 +119,22 @@ func (s *Engine) ExplainReport(ctx context.Context, c Call, lines []string) (wir
 		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report takes a report ticket")
 	}
 	return wire.Report{Lines: s.explainRefusals(ctx, c.sess, lines, c.cap.outside)}, nil
+}
+
+// recordGroup records the process group of the front end that asked to
+// prepare a Landlock-only command as the session's (groups.go): the
+// command runs in it and can never leave it. A front end whose group
+// cannot be read gets no sandbox: what its command detached would
+// otherwise count as nobody's.
+func (s *Engine) recordGroup(c Call) *Error {
+	holder, ok := c.caller.Peer()
+	if !ok {
+		return errorf(Forbidden, "", "cannot read the process of the front end, so what its command starts could not be told for the agent's: not preparing it")
+	}
+	group, err := procGroup(holder)
+	if err != nil {
+		return errorf(Forbidden, "", "cannot read the front end's process group (%v), so what its command starts could not be told for the agent's: not preparing it", err)
+	}
+	s.agents.addGroup(group, c.sess.ID, c.sess.roots)
+	return nil
 }

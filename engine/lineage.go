@@ -15,10 +15,12 @@ type Proc struct {
 // maxLineage bounds the walk up the process tree.
 const maxLineage = 64
 
-// LineageEntry is one process on the way from a peer up to init.
+// LineageEntry is one process on the way from a peer up to init, and
+// its process group (0 where not known).
 type LineageEntry struct {
 	Proc
-	Comm string
+	Comm  string
+	Group int32
 }
 
 // Lineage is one peer's process lineage, read from the kernel (ProcInfo)
@@ -58,13 +60,13 @@ func (l *Lineage) upTo(stop func([]LineageEntry) bool) []LineageEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.next > 1 && len(l.got) < maxLineage && !stop(l.got) {
-		ppid, p, comm, err := ProcInfo(l.next)
-		if err != nil || (len(l.got) == 0 && l.start != 0 && p.Start != l.start) {
+		st, err := readProcStat(l.next)
+		if err != nil || (len(l.got) == 0 && l.start != 0 && st.start != l.start) {
 			l.failed, l.next = true, 0
 			break
 		}
-		l.got = append(l.got, LineageEntry{Proc: p, Comm: comm})
-		l.next = ppid
+		l.got = append(l.got, LineageEntry{Proc: Proc{PID: l.next, Start: st.start}, Comm: st.comm, Group: st.group})
+		l.next = st.ppid
 	}
 	if l.next > 1 && len(l.got) >= maxLineage {
 		l.failed = true

@@ -24,7 +24,7 @@ func TestLineage(t *testing.T) {
 
 func TestAgentChain(t *testing.T) {
 	e := func(pid int32, comm string) LineageEntry {
-		return LineageEntry{Proc{PID: pid, Start: 1}, comm}
+		return LineageEntry{Proc: Proc{PID: pid, Start: 1}, Comm: comm}
 	}
 	tests := []struct {
 		name string

@@ -22,8 +22,8 @@ func readProcStat(pid int32) (procStat, error) {
 }
 
 // parseProcStat reads the fields pathgrant needs from a /proc/PID/stat
-// line: state (field 3), ppid (4) and starttime (22, clock ticks since
-// boot). The command name is in parentheses and may itself contain ") ",
+// line: state (field 3), ppid (4), pgrp (5) and starttime (22, clock
+// ticks since boot). The command name is in parentheses and may itself contain ") ",
 // so the fields are counted from the last ')'.
 func parseProcStat(data []byte) (procStat, error) {
 	open, closing := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
@@ -36,10 +36,11 @@ func parseProcStat(data []byte) (procStat, error) {
 	}
 	ppid, err1 := strconv.ParseInt(string(fields[1]), 10, 32)
 	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
-	if err1 != nil || err2 != nil {
+	group, err3 := strconv.ParseInt(string(fields[2]), 10, 32)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return procStat{}, errors.New("malformed numbers")
 	}
 	state := string(fields[0])
 	return procStat{ppid: int32(ppid), start: start, comm: string(data[open+1 : closing]),
-		zombie: state == "Z" || state == "X"}, nil
+		zombie: state == "Z" || state == "X", group: int32(group)}, nil
 }
