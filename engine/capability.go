@@ -63,7 +63,9 @@ type capEntry struct {
 	denied []string
 	// holder is the front end process a hold ticket was issued to: the
 	// only one that may present it.
-	holder  Proc
+	holder Proc
+	// check is the owed check a report ticket's command ends with.
+	check   string
 	expires time.Time
 }
 

@@ -138,7 +138,8 @@ type Engine struct {
 	decideMu sync.Mutex // one decision at a time: exactly one wins
 	admitMu  sync.Mutex // one session admission at a time, so the caps hold
 	owners   *sessionOwners
-	self     Proc // the daemon's own process: what its tool calls start runs below it
+	owed     *owedChecks // the checks after confined commands (afterrun.go)
+	self     Proc        // the daemon's own process: what its tool calls start runs below it
 
 	// toolCommands numbers the commands the daemon's own tool calls run,
 	// each the one asker of its held opens (heldOpens)
@@ -157,7 +158,7 @@ func New(cfg Config) *Engine {
 	return &Engine{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), holds: newHeldCount(), procs: procs,
 		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), ctx: ctx, cancel: cancel,
-		owners: newSessionOwners(), self: selfProc(),
+		owners: newSessionOwners(), owed: newOwedChecks(), self: selfProc(),
 	}
 }
 
@@ -169,11 +170,13 @@ func (s *Engine) Config() Config { return s.cfg }
 func (s *Engine) Context() context.Context { return s.ctx }
 
 // Start prunes what is past retention, adopts the sessions the store kept
-// from an earlier run, and runs the sweeper that ends approval requests
+// from an earlier run, takes over the checks it owed after commands, and
+// runs the sweeper that ends approval requests
 // nobody decided in time and prunes again each day.
 func (s *Engine) Start() {
 	s.prune()
 	s.adoptSessions()
+	s.resumeOwed()
 	s.wg.Add(1)
 	go s.sweep()
 }

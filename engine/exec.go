@@ -73,13 +73,22 @@ func refusalLine(p string, ans wire.Answer, err error) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Exec prepares the sandbox of the command the call's exec capability was
-// issued for, and issues the report ticket that may explain its refusals.
+// issued for, once the session's earlier checks are done; owes the check
+// after it, which runs when the calling front end reports the end or is
+// gone; and issues the report ticket the front end reports with.
 func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	if s.cfg.Launcher == nil {
 		return wire.Prepared{}, errorf(Unavailable, "", "this daemon does not prepare sandboxes")
 	}
 	if c.cap == nil || c.cap.kind != CapExec {
 		return wire.Prepared{}, errorf(Forbidden, grants.KindForged, "preparing a sandbox takes an exec capability")
+	}
+	holder, ok := c.caller.Peer()
+	if !ok {
+		return wire.Prepared{}, errorf(Forbidden, "", "preparing a sandbox takes a front end process whose end the daemon can see")
+	}
+	if aerr := s.checkBefore(c.sess.ID); aerr != nil {
+		return wire.Prepared{}, aerr
 	}
 	pol, aerr := s.sessionPolicy(c.sess)
 	if aerr != nil {
@@ -96,20 +105,22 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		}
 	}
 	l.Prepared.Session = c.sess.ID
+	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder)
+	if aerr != nil {
+		return wire.Prepared{}, aerr
+	}
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
-		expires: s.now().Add(ReportTTL)}, s.now())
+		check: check, expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
-		if holder, ok := c.caller.Peer(); ok {
-			h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
-				denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
-		} else {
-			l.Prepared.Hold = nil // no front end to bind it to: reads that need the person fail at once
-		}
+		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
+			denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	}
 	return l.Prepared, nil
 }
 
-// ExplainReport explains the refusals a failed confined command's stderr
+// ExplainReport is the front end's report that its command ended: the
+// daemon runs the command's owed check (package afterrun) and says what
+// it neutralised, then explains the refusals a failed command's stderr
 // names: each path outside its view (at most launch.MaxReported) is
 // checked as a read for the session, which raises an approval request
 // where one can be given, and the answer says so, one line per path. It
@@ -118,7 +129,11 @@ func (s *Engine) ExplainReport(ctx context.Context, c Call, lines []string) (wir
 	if c.cap == nil || c.cap.kind != CapReport {
 		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report takes a report ticket")
 	}
-	return wire.Report{Lines: s.explainRefusals(ctx, c.sess, lines, c.cap.outside)}, nil
+	out := s.finishCheck(c.cap.check, false)
+	if len(lines) > 0 {
+		out = append(out, s.explainRefusals(ctx, c.sess, lines, c.cap.outside)...)
+	}
+	return wire.Report{Lines: out}, nil
 }
 
 // recordGroup records the process group of the front end that asked to

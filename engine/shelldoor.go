@@ -17,8 +17,8 @@ import (
 // same door as a hook's rewritten command. The Launcher prepares the
 // sandbox from the session's policy, the daemon runs it as its own child
 // with the one front end (frontend.Run: bubblewrap, the job at descriptor
-// 3, the whole sandbox killed on timeout), and the refused paths of a
-// command that failed are explained in process as POST /v1/exec/report
+// 3, the whole sandbox killed on timeout), runs the check it owes after
+// the command (afterrun.go), and the refused paths of a command that failed are explained in process as POST /v1/exec/report
 // explains them.
 type toolShell struct {
 	s    *Engine
@@ -32,6 +32,9 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	s := t.s
 	if s.cfg.Launcher == nil {
 		return -1, errors.New("this daemon does not prepare sandboxes")
+	}
+	if aerr := s.checkBefore(t.sess.ID); aerr != nil {
+		return -1, aerr
 	}
 	pol, aerr := s.sessionPolicy(t.sess)
 	if aerr != nil {
@@ -49,9 +52,13 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		return -1, fmt.Errorf("prepare the sandbox: %w", err)
 	}
 	l.Prepared.Session = t.sess.ID
+	check, aerr := s.planCheck(t.sess.ID, l.Prepared, s.self)
+	if aerr != nil {
+		return -1, aerr
+	}
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
 		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared)})
-	for _, line := range res.Held {
+	for _, line := range slices.Concat(res.Held, s.finishCheck(check, res.Killed)) {
 		fmt.Fprintln(c.Stderr, line)
 	}
 	switch {

@@ -47,6 +47,10 @@ const (
 	// missing, wrong, or above what the code unlocks. Most often a typo,
 	// so it is not filed with forged callers.
 	KindCode Kind = "code"
+	// KindAfterRun is what the check after a confined command neutralised
+	// in the workspace, or could not check: a failed check holds the
+	// session's next command until it passes.
+	KindAfterRun Kind = "after-run"
 )
 
 // kindLabels are the kinds as the person reads them (the settings window,

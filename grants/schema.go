@@ -20,11 +20,12 @@ var (
 	bucketDevice    = []byte("device")     // binding \0 id -> "" (live device grants)
 	bucketSessions  = []byte("sessions")   // id -> Session (JSON)
 	bucketAudit     = []byte("audit")      // be64(seq) -> Record (JSON)
+	bucketAfterRun  = []byte("afterrun")   // id -> the daemon's record of a check it owes (JSON)
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketGrants, bucketIndex, bucketBySession,
-	bucketExpiry, bucketDevice, bucketSessions, bucketAudit,
+	bucketExpiry, bucketDevice, bucketSessions, bucketAudit, bucketAfterRun,
 }
 
 // Keys in the meta bucket.

@@ -67,7 +67,7 @@ func TestGitPersistence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			writeTool(t, tc)
 			ws, mark, _ := persistWorkspace(t)
-			since := afterrun.Begin([]string{ws})
+			since := afterrun.Begin([]string{ws}, true)
 			out, _ := runConfined(t, confine, ws, mark, tc.script)
 			lines := afterRun(t, ws, since)
 			personGit(t, filepath.Join(ws, tc.person))
@@ -146,7 +146,7 @@ func TestGitPersistenceTwins(t *testing.T) {
 	for _, tc := range twins {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, mark, _ := persistWorkspace(t)
-			since := afterrun.Begin([]string{ws})
+			since := afterrun.Begin([]string{ws}, true)
 			if out, err := runConfined(t, confine, ws, mark, "set -e; "+tc.script); err != nil {
 				t.Fatalf("confined: %v\n%s", err, out)
 			}
@@ -166,7 +166,7 @@ func TestAbsentMembersCannotBeCreated(t *testing.T) {
 	for _, m := range []string{".mcp.json", ".vscode/tasks.json", ".claude/settings.json", ".idea/x.xml", ".codex/config.toml", ".MCP.JSON", ".envrc", ".bashrc", ".gitmodules"} {
 		t.Run(m, func(t *testing.T) {
 			ws, mark, _ := persistWorkspace(t)
-			since := afterrun.Begin([]string{ws})
+			since := afterrun.Begin([]string{ws}, true)
 			script := "mkdir -p \"$(dirname " + m + ")\"; echo x > " + m + " && echo WROTE; echo y > other.json && echo OTHER"
 			out, _ := runConfined(t, confine, ws, mark, script)
 			lines := afterRun(t, ws, since)
@@ -197,8 +197,9 @@ var confineOnce struct {
 	err  error
 }
 
-// confineBinary builds pathgrant-confine (the inner step) once, or skips
-// where bubblewrap and Landlock are not both there.
+// confineBinary builds pathgrant-confine (the inner step) once, or takes
+// the prebuilt one (buildcheck.BinDirEnv), or skips where bubblewrap and
+// Landlock are not both there.
 func confineBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -209,6 +210,9 @@ func confineBinary(t *testing.T) string {
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
+	}
+	if p := buildcheck.Prebuilt(t, sandbox.ConfineName); p != "" {
+		return p
 	}
 	confineOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "persist-bin")
@@ -316,11 +320,11 @@ func runConfined(t *testing.T, confine, ws, mark, script string) (string, error)
 	return string(out), err
 }
 
-// afterRun is what the front end does after the command: it returns the
-// lines it would print.
-func afterRun(t *testing.T, ws string, since afterrun.Start) []string {
+// afterRun is what the daemon does after the command: it returns the
+// lines it would have the front end print.
+func afterRun(t *testing.T, ws string, plan afterrun.Plan) []string {
 	t.Helper()
-	r, err := afterrun.Verify([]string{ws}, since)
+	r, err := afterrun.Check(plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package afterrun
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,10 @@ func (v *verifier) gitDir(g string) {
 		return
 	}
 	v.seen[g] = true
+	if _, err := v.list(g); err != nil { // search on g, for what follows
+		v.r.fail(g, "could not be checked: "+err.Error())
+		return
+	}
 	v.hooks(filepath.Join(g, "hooks"))
 	if d := v.hooksPathDir(g); d != "" && v.inArea(d) {
 		v.hooks(d)
@@ -28,7 +34,7 @@ func (v *verifier) gitDir(g string) {
 		v.config(filepath.Join(g, name))
 	}
 	v.commondir(g)
-	if p := filepath.Join(g, "info", "attributes"); v.changed(p) {
+	if p := filepath.Join(g, "info", "attributes"); exists(p) && v.changed(p) {
 		v.quarantine(p, "git attributes made during the command (they select filter and diff drivers): moved aside")
 	}
 	for _, todo := range []string{"rebase-merge/git-rebase-todo", "sequencer/todo"} {
@@ -54,21 +60,35 @@ func (v *verifier) hooksPathDir(g string) string {
 
 // hooks makes inert every hook made or changed during the command (a
 // file not ending in .sample: what git runs), or the hooks folder itself
-// when it is a link.
+// when it is a link. A hooks folder that cannot be listed fails the
+// check.
 func (v *verifier) hooks(dir string) {
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		v.r.fail(dir, "could not be checked: "+err.Error())
+		return
+	case fi.Mode()&os.ModeSymlink != 0:
 		if v.changed(dir) {
 			v.quarantine(dir, "a hooks link made during the command: moved aside")
 		}
 		return
+	case !fi.IsDir():
+		if v.changed(dir) {
+			v.quarantine(dir, "a hooks entry made during the command that is not a folder: moved aside")
+		}
+		return
 	}
-	es, err := os.ReadDir(dir)
+	es, err := v.list(dir)
 	if err != nil {
+		v.r.fail(dir, "could not be checked: "+err.Error())
 		return
 	}
 	for _, e := range es {
 		p := filepath.Join(dir, e.Name())
-		if strings.HasSuffix(e.Name(), ".sample") || strings.HasSuffix(e.Name(), Quarantined) || !v.changed(p) {
+		if strings.HasSuffix(e.Name(), ".sample") || strings.Contains(e.Name(), Quarantined) || !v.changed(p) {
 			continue
 		}
 		v.quarantine(p, "a git hook made during the command: made inert")
@@ -94,15 +114,18 @@ func (v *verifier) config(p string) {
 	if clean {
 		return
 	}
-	v.quarantine(p, "git configuration made during the command names keys git init does not write: moved aside, its safe keys kept")
-	if err := os.WriteFile(p, []byte(safe), 0o644); err != nil {
-		v.r.add(p, "writing the safe configuration failed: "+err.Error())
+	if !v.quarantine(p, "git configuration made during the command names keys git init does not write: moved aside, its safe keys kept") {
+		return
+	}
+	if err := writeNew(p, safe); err != nil {
+		v.r.add(p, "writing the safe configuration back failed (the repository has no config now): "+err.Error())
 	}
 }
 
 // commondir keeps a commondir made or changed during the command only
-// where it leads to a git directory in the write areas, which is then
-// checked like any other (git worktree add writes one in
+// where it leads to a folder in the write areas, which is then checked
+// as a git directory whatever it holds (git reads config and hooks from
+// a common dir without HEAD; git worktree add writes one in
 // <common>/worktrees/<name>, pointing at <common>); one leading out of
 // the write areas is moved aside.
 func (v *verifier) commondir(g string) {
@@ -112,7 +135,7 @@ func (v *verifier) commondir(g string) {
 	}
 	data, err := readSmall(p)
 	target := resolve(g, strings.TrimSpace(data))
-	if err == nil && v.inArea(target) && exists(filepath.Join(target, "HEAD")) {
+	if fi, serr := os.Stat(target); err == nil && serr == nil && fi.IsDir() && v.inArea(target) {
 		v.gitDir(target)
 		return
 	}
@@ -144,20 +167,56 @@ func hasExec(data string) bool {
 }
 
 // below checks the git directories in dir (linked worktrees, submodules,
-// whose names may have up to depth components).
+// whose names may have up to depth components). A folder in them that
+// is not a git directory within the depth is walked like any other, so
+// nothing below is left unchecked.
 func (v *verifier) below(dir string, depth int) {
-	es, err := os.ReadDir(dir)
-	if err != nil || depth == 0 {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	es, err := v.list(dir)
+	if err != nil {
+		v.r.fail(dir, "could not be checked: "+err.Error())
 		return
 	}
 	for _, e := range es {
 		p := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := v.list(p)
 		switch {
-		case !e.IsDir():
-		case exists(filepath.Join(p, "HEAD")):
+		case err != nil:
+			v.r.fail(p, "could not be checked: "+err.Error())
+		case gitDirByContent(sub) || hasName(sub, "HEAD"):
 			v.gitDir(p)
-		default:
+		case depth > 1:
 			v.below(p, depth-1)
+		default:
+			v.walk(p, false)
 		}
 	}
+}
+
+func hasName(es []fs.DirEntry, name string) bool {
+	for _, e := range es {
+		if e.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// writeNew writes a file that must not exist yet (O_EXCL: a link or file
+// put there in between is not written through).
+func writeNew(p, data string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -8,21 +8,21 @@ import (
 // mounts made in the workspace to hold the place of absent protected
 // members (sandbox.View.Placeholders): bubblewrap creates a mount point
 // where it mounts, and the workspace is the person's own folder. One
-// that is no longer empty is left, and said. Call it after the command,
-// before Verify (which would otherwise report them as made by the
+// that is no longer empty is left, and said. Check calls it first,
+// before the walk (which would otherwise report them as made by the
 // command).
-func RemovePlaceholders(paths []string) []string {
-	var out []string
+func RemovePlaceholders(paths []string) []Finding {
+	var out []Finding
 	for _, p := range paths {
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
 		case fi.Mode().IsRegular() && fi.Size() == 0, fi.IsDir() && emptyDir(p):
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-				out = append(out, "pathgrant: "+p+": a placeholder the view made could not be removed: "+err.Error())
+				out = append(out, Finding{p, "a placeholder the view made could not be removed: " + err.Error()})
 			}
 		default:
-			out = append(out, "pathgrant: "+p+": a placeholder the view made is no longer empty: left in place")
+			out = append(out, Finding{p, "a placeholder the view made is no longer empty: left in place"})
 		}
 	}
 	return out

@@ -13,11 +13,6 @@ import (
 	"pathgrant/guard/protected"
 )
 
-// MaxEntries bounds the walk of one Verify: past it the rest is not
-// looked at and the report says so (a line, not silence). A workspace of
-// 200,000 entries takes a few hundred milliseconds on a warm cache.
-const MaxEntries = 200_000
-
 // clockSlack is how far before the clock's reading a change still counts
 // as made during the command when Begin cannot read the file system's own
 // clock: file times come from the kernel's coarse clock, which lags the
@@ -25,33 +20,42 @@ const MaxEntries = 200_000
 // (two on FAT). Erring early only ever checks more.
 const clockSlack = 2 * time.Second
 
-// Start is when a command started, as the write areas' file systems
-// tell time (Begin).
-type Start struct {
-	t time.Time
-	// pinned are the protected members at the top of a write area when
-	// the command started: the view kept them read-only, so a change in
-	// them since is not the command's (the agent's own settings write,
-	// outside) and they are left alone.
-	pinned map[string]bool
+// Plan is what the check after one command needs, recorded by the daemon
+// when it prepares the command (Begin) and kept until the check ran: in
+// the daemon's store, so that a restart loses none.
+type Plan struct {
+	// Areas are the write areas (the session's workspace roots).
+	Areas []string `json:"areas"`
+	// Since is when the command started, as the areas' file systems tell
+	// time: what changed since counts as the command's.
+	Since time.Time `json:"since"`
+	// Pinned are the protected members at the top of an area when the
+	// command started that the view held read-only: a change in them
+	// since is not the command's (the agent's own settings write,
+	// outside) and they are left alone. Never a link: the view cannot
+	// hold a link in place, so one is checked like any other name.
+	Pinned []string `json:"pinned,omitempty"`
+	// Open are the protected members the device policy opens.
+	Open []string `json:"open,omitempty"`
+	// Placeholders are the empty places the view held for absent
+	// protected members, removed before the check.
+	Placeholders []string `json:"placeholders,omitempty"`
 }
 
-// Begin reads the time a command starts at from the file systems of the
-// write areas themselves: it makes and removes an empty file in each and
-// takes the earliest change time. So a change the command makes is never
-// older than it, whatever the file system's time granularity or a network
-// file server's clock. Where no file can be made, the clock less
-// clockSlack stands in. Call it just before starting the command.
-func Begin(writeAreas []string) Start {
-	start := time.Now().Add(-clockSlack)
+// Begin plans the check of a command about to start in writeAreas. It
+// reads the time from the file systems of the areas themselves: it makes
+// and removes an empty file in each and takes the earliest change time,
+// so a change the command makes is never older than it, whatever the file
+// system's time granularity or a network file server's clock. Where no
+// file can be made, the clock less clockSlack stands in. held says the
+// view holds the protected members at the top of each area read-only (a
+// mount view does; Landlock alone cannot): only then are they pinned.
+func Begin(writeAreas []string, held bool) Plan {
+	p := Plan{Areas: cleanAll(writeAreas), Since: time.Now().Add(-clockSlack)}
 	read := false
-	pinned := map[string]bool{}
-	for _, a := range cleanAll(writeAreas) {
-		es, _ := os.ReadDir(a)
-		for _, e := range es {
-			if _, ok := protected.AnywhereNamed(e.Name()); ok {
-				pinned[filepath.Join(a, e.Name())] = true
-			}
+	for _, a := range p.Areas {
+		if held {
+			p.Pinned = append(p.Pinned, pinnedIn(a)...)
 		}
 		f, err := os.CreateTemp(a, ".pathgrant-start-*")
 		if err != nil {
@@ -63,34 +67,50 @@ func Begin(writeAreas []string) Start {
 		if err != nil {
 			continue
 		}
-		if t := changeTime(fi); !read || t.Before(start) {
-			start, read = t, true
+		if t := changeTime(fi); !read || t.Before(p.Since) {
+			p.Since, read = t, true
 		}
 	}
-	return Start{start, pinned}
+	return p
 }
 
-// Verify walks each write area (the workspace roots) and neutralises what
-// was made or changed since the command's start (Begin) that would make the
-// person's tools run code: in every git directory found (.git folders,
-// .git files' gitdir: targets, bare repositories, linked worktrees,
-// submodules) hooks, configuration outside what git init and clone write,
-// commondir pointers, attributes and todo lists with exec lines; .git
-// pointers leading out of the write areas; and members of the protected
-// set (package guard/protected) other than those open names. Each is one
-// Finding. An error means an area could not be walked at all.
-func Verify(writeAreas []string, since Start, open ...string) (Report, error) {
-	return verifyPinned(writeAreas, since.t, since.pinned, open)
+// pinnedIn are the protected members at the top of area, links left out.
+func pinnedIn(area string) []string {
+	es, _ := os.ReadDir(area)
+	var out []string
+	for _, e := range es {
+		if _, ok := protected.AnywhereNamed(e.Name()); ok && e.Type()&fs.ModeSymlink == 0 {
+			out = append(out, filepath.Join(area, e.Name()))
+		}
+	}
+	return out
 }
 
-func verifyPinned(writeAreas []string, since time.Time, pinned map[string]bool, open []string) (Report, error) {
-	v := newVerifier(writeAreas, since, open)
-	v.pinned = pinned
+// Check removes the view's placeholders, then walks each write area
+// whole and neutralises what was made or changed since the plan's start
+// that would make the person's tools run code: in every git directory
+// found (.git folders, .git files' gitdir: targets, bare repositories,
+// linked worktrees, submodules, every commondir's target) hooks,
+// configuration outside what git init and clone write, commondir
+// pointers, attributes and todo lists with exec lines; .git pointers
+// leading out of the write areas; and members of the protected set
+// (package guard/protected) other than the open ones. Each is one
+// Finding. The error says what could not be checked or neutralised: the
+// check failed, and the workspace may hold a plant.
+func Check(p Plan) (Report, error) {
+	v := newVerifier(p.Areas, p.Since, p.Open)
+	v.pinned = map[string]bool{}
+	for _, pin := range p.Pinned {
+		v.pinned[pin] = true
+	}
+	for _, l := range RemovePlaceholders(p.Placeholders) {
+		v.r.add(l.Path, l.Action)
+	}
 	return v.run()
 }
 
 func newVerifier(writeAreas []string, since time.Time, open []string) *verifier {
-	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}}
+	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}, uid: os.Getuid()}
 	for _, k := range open {
 		if m, ok := protected.Named(k); ok {
 			v.open = append(v.open, m.Key)
@@ -101,9 +121,18 @@ func newVerifier(writeAreas []string, since time.Time, open []string) *verifier 
 
 func (v *verifier) run() (Report, error) {
 	for _, a := range v.areas {
-		if err := v.walk(a); err != nil {
-			return v.r, fmt.Errorf("verify %s: %w", a, err)
+		if _, err := os.Lstat(a); err != nil {
+			v.r.fail(a, "the workspace could not be checked: "+err.Error())
+			continue
 		}
+		v.walk(a, true)
+	}
+	if len(v.r.Failures) > 0 {
+		errs := make([]error, len(v.r.Failures))
+		for i, f := range v.r.Failures {
+			errs[i] = errors.New(f.Path + ": " + f.Action)
+		}
+		return v.r, fmt.Errorf("the check after the command did not finish: %w", errors.Join(errs...))
 	}
 	return v.r, nil
 }
@@ -113,58 +142,47 @@ type verifier struct {
 	areas []string
 	open  []string
 	seen  map[string]bool // git directories checked
-	// pinned are members the view kept read-only (Start.pinned).
+	// pinned are members the view kept read-only (Plan.Pinned).
 	pinned map[string]bool
+	uid    int
 	r      Report
-	full   bool
 }
 
-func (v *verifier) walk(area string) error {
-	return filepath.WalkDir(area, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == area {
-				return err
-			}
-			v.r.add(path, "could not be checked: "+err.Error())
-			return nil
+// walk lists dir (restoring the access a listing needs) and checks each
+// entry, going below every folder: no bound on entries or depth, since a
+// bound is one an agent can pad a workspace past.
+func (v *verifier) walk(dir string, top bool) {
+	es, err := v.list(dir)
+	if err != nil {
+		v.r.fail(dir, "could not be checked: "+err.Error())
+		return
+	}
+	v.r.Entries += len(es)
+	if gitDirByContent(es) {
+		v.gitDir(dir)
+		if !top { // a repository is checked as one; the area itself is walked on
+			return
 		}
-		if v.r.Entries++; v.r.Entries > MaxEntries {
-			if !v.full {
-				v.full = true
-				v.r.add(area, fmt.Sprintf("not checked past %d entries", MaxEntries))
-			}
-			return filepath.SkipAll
+	}
+	for _, e := range es {
+		if v.entry(filepath.Join(dir, e.Name()), e) {
+			v.walk(filepath.Join(dir, e.Name()), false)
 		}
-		if path == area {
-			return nil
-		}
-		return v.entry(path, d)
-	})
+	}
 }
 
 // entry checks one entry of the walk and says whether to go below it.
-func (v *verifier) entry(path string, d fs.DirEntry) error {
+func (v *verifier) entry(path string, d fs.DirEntry) bool {
 	name := d.Name()
 	if protected.IsGitName(name) {
 		v.gitEntry(path, d)
-		return skipDir(d)
+		return false
 	}
 	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && v.changed(path) {
 		v.quarantine(path, "a protected "+m.Key+" made during the command ("+m.Why+"): moved aside")
-		return skipDir(d)
+		return false
 	}
-	if d.IsDir() && v.gitDirByContent(path) {
-		v.gitDir(path)
-		return filepath.SkipDir
-	}
-	return nil
-}
-
-func skipDir(d fs.DirEntry) error {
-	if d.IsDir() {
-		return filepath.SkipDir
-	}
-	return nil
+	return d.IsDir()
 }
 
 // gitEntry checks a .git folder, or a .git file or link and where it
@@ -218,12 +236,19 @@ func resolve(dir, p string) string {
 }
 
 // gitDirByContent: git takes a folder with HEAD and objects (or
-// commondir) for a repository.
-func (v *verifier) gitDirByContent(dir string) bool {
-	if !exists(filepath.Join(dir, "HEAD")) {
-		return false
+// commondir) for a repository. It reads the listing the walk already
+// has, so finding repositories costs no look-up per folder.
+func gitDirByContent(es []fs.DirEntry) bool {
+	var head, objects bool
+	for _, e := range es {
+		switch e.Name() {
+		case "HEAD":
+			head = true
+		case "objects", "commondir":
+			objects = true
+		}
 	}
-	return exists(filepath.Join(dir, "objects")) || exists(filepath.Join(dir, "commondir"))
+	return head && objects
 }
 
 func (v *verifier) opened(key string) bool {
@@ -237,7 +262,7 @@ func (v *verifier) opened(key string) bool {
 
 // changed reports whether path (not followed) was made or changed since
 // the command started: its status change time, which no program can set
-// back.
+// back. A path that cannot be looked at counts as changed.
 func (v *verifier) changed(path string) bool {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -255,32 +280,22 @@ func (v *verifier) inArea(p string) bool {
 	return false
 }
 
-// quarantine renames path aside (path.pathgrant-quarantined), takes
-// execute permission off, and reports it.
-func (v *verifier) quarantine(path, why string) {
-	dst := path + Quarantined
-	if err := os.Rename(path, dst); err != nil {
-		v.r.add(path, why+"; moving it aside failed: "+err.Error())
-		return
-	}
-	if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
-		_ = os.Chmod(dst, fi.Mode().Perm()&^0o111)
-	}
-	v.r.add(path, why+" -> "+filepath.Base(dst))
-}
-
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
 
 // maxRead bounds what readSmall reads: a config or pointer file larger
-// than this is not one git init or clone wrote.
+// than this is not one git init or clone wrote (and is moved aside).
 const maxRead = 256 << 10
 
-// readSmall reads a pointer or config file, refusing a large one.
+// readSmall reads a pointer or config file, refusing a large one. A file
+// the command made unreadable is made readable first.
 func readSmall(path string) (string, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrPermission) && chmodAdd(path, 0o400) == nil {
+		f, err = os.Open(path)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package afterrun
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,16 @@ var Plants = []plant{
 	{"commondir out", `mkdir -p /tmp/evil-$$ && cp -r .git/objects .git/refs .git/HEAD /tmp/evil-$$/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > /tmp/evil-$$/config && echo /tmp/evil-$$ > .git/commondir`, "."},
 	{"submodule hook", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && printf '#!/bin/sh\ntouch %s\n' "$M" > .git/modules/s/hooks/pre-commit && chmod +x .git/modules/s/hooks/pre-commit`, "s"},
 	{"submodule config", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && git -C s config core.fsmonitor "touch $M; false"`, "s"},
+	// The command turns permissions and names against the check (as an
+	// ordinary user: root reads any folder whatever its mode).
+	{"commondir, its quarantine name taken first", `mkdir .git/commondir.pathgrant-quarantined && mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config && echo "$PWD/evil" > .git/commondir`, "."},
+	{"common dir without HEAD", `mkdir -p evil && cp -r .git/objects .git/refs evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config && echo "$PWD/evil" > .git/commondir`, "."},
+	{"config 0444 in a 0555 git folder", `git config core.fsmonitor "touch $M; false" && chmod 0444 .git/config && chmod 0555 .git`, "."},
+	{"nested repository behind a 0311 folder", `mkdir -p d && git init -q d/n && git -C d/n config core.fsmonitor "touch $M; false" && chmod 0311 d`, "d/n"},
+	{"workspace made 0311", `git -C sub/deep config core.fsmonitor "touch $M; false" && chmod 0311 .`, "sub/deep"},
+	{"git folder made 0311", `git -C sub/deep config core.fsmonitor "touch $M; false" && chmod 0311 sub/deep/.git`, "sub/deep"},
+	{"hooks folder made 0311", `printf '#!/bin/sh\ntouch %s\n' "$M" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; chmod 0311 .git/hooks`, "."},
+	{"hook 0000", `printf '#!/bin/sh\ntouch %s\n' "$M" > .git/hooks/post-checkout; chmod 0111 .git/hooks/post-checkout && git config core.fsmonitor "touch $M; false"`, "."},
 }
 
 func TestVerifyNeutralisesEveryPlant(t *testing.T) {
@@ -138,6 +149,9 @@ func TestRemovePlaceholders(t *testing.T) {
 	os.WriteFile(full, []byte("x"), 0o644)
 	os.Mkdir(dir, 0o755)
 	lines := RemovePlaceholders([]string{empty, full, dir, filepath.Join(d, "absent")})
+	if len(lines) == 1 && lines[0].Path != full {
+		t.Fatalf("the wrong placeholder said: %v", lines)
+	}
 	if exists(empty) || exists(dir) || !exists(full) || len(lines) != 1 {
 		t.Fatalf("placeholders: %v", lines)
 	}
@@ -156,7 +170,8 @@ func workspace(t *testing.T) (ws, mark string) {
 		t.Fatal(err)
 	}
 	run(t, ws, mark, `git init -q . && echo a > a && git add a && git commit -qm a && git -C sub/deep init -q && git -C sub/deep commit -q --allow-empty -m s`)
-	time.Sleep(testSlack * 3) // set-up changes lie before the command's start
+	time.Sleep(testSlack * 3)                // set-up changes lie before the command's start
+	t.Cleanup(func() { restoreModes(root) }) // before TempDir's removal: a command may have taken them away
 	return ws, mark
 }
 
@@ -200,9 +215,9 @@ func PersonRunsGit(t *testing.T, dir string) {
 // leaves nothing behind.
 func TestBeginReadsTheFileSystemClock(t *testing.T) {
 	ws, mark := workspace(t)
-	start := Begin([]string{ws})
+	plan := Begin([]string{ws}, true)
 	run(t, ws, mark, `git config core.fsmonitor "touch $M; false"`)
-	r, err := Verify([]string{ws}, start)
+	r, err := Check(plan)
 	if err != nil || len(r.Findings) != 1 {
 		t.Fatalf("a change right after Begin: %v %v", r.Lines(), err)
 	}
@@ -212,7 +227,7 @@ func TestBeginReadsTheFileSystemClock(t *testing.T) {
 			t.Fatalf("Begin left %s", e.Name())
 		}
 	}
-	if r, _ := Verify([]string{ws}, Begin([]string{ws})); len(r.Findings) != 0 {
+	if r, _ := Check(Begin([]string{ws}, true)); len(r.Findings) != 0 {
 		t.Fatalf("changes before Begin reported: %v", r.Lines())
 	}
 }
@@ -225,9 +240,9 @@ func TestBeginPinnedMembers(t *testing.T) {
 	ws, mark := workspace(t)
 	run(t, ws, mark, "mkdir .claude")
 	time.Sleep(3 * testSlack)
-	start := Begin([]string{ws})
+	plan := Begin([]string{ws}, true)
 	run(t, ws, mark, "echo '{}' > .claude/settings.local.json && echo x > .envrc && mkdir -p s/.claude && echo x > s/.claude/x")
-	r, err := Verify([]string{ws}, start)
+	r, err := Check(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +252,26 @@ func TestBeginPinnedMembers(t *testing.T) {
 	}
 }
 
-// verify is Verify counting changes from since.
+// verify is Check counting changes from since.
 func verify(writeAreas []string, since time.Time, open []string) (Report, error) {
 	return newVerifier(writeAreas, since, open).run()
+}
+
+// restoreModes gives the owner back every permission under root, so that
+// the test's folder can be removed whatever a plant did to modes.
+func restoreModes(root string) {
+	_ = os.Chmod(root, 0o755)
+	for range 8 { // each pass opens what the last one could not enter
+		denied := false
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if d != nil && d.Type()&fs.ModeSymlink == 0 {
+				_ = chmodAdd(p, 0o700)
+			}
+			denied = denied || err != nil
+			return nil
+		})
+		if !denied {
+			return
+		}
+	}
 }

@@ -19,18 +19,30 @@ func Fetch(socket, cap string, req wire.ExecRequest) (wire.Prepared, error) {
 	return p, err
 }
 
-// Explain asks the daemon what to tell the agent about the refusals lines
-// name, presenting p's report ticket; argv is the command p ran.
+// reportTimeout bounds the report of a command's end, which waits for
+// the daemon's check of the workspace: a very large one takes seconds.
+// Past it the daemon goes on checking, and the session's next command
+// waits for it.
+const reportTimeout = 10 * time.Minute
+
+// Explain reports the end of the command p ran (argv) to the daemon,
+// presenting p's report ticket, with the refusals lines name (none for a
+// command that succeeded), and returns what to tell the agent: what the
+// daemon's check neutralised, and about each refused path.
 func Explain(socket string, p wire.Prepared, argv, lines []string) ([]string, error) {
 	var out wire.Report
-	err := call(socket, wire.PathReport, p.Ticket, launch.CommandText(argv), wire.Report{Lines: lines}, &out)
+	err := callFor(reportTimeout, socket, wire.PathReport, p.Ticket, launch.CommandText(argv), wire.Report{Lines: lines}, &out)
 	return out.Lines, err
 }
 
 // call POSTs in to path with the capability headers and decodes the
 // answer into out; a refusal is a *wire.DaemonError.
 func call(socket, path, cap, text string, in, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	return callFor(callTimeout, socket, path, cap, text, in, out)
+}
+
+func callFor(timeout time.Duration, socket, path, cap, text string, in, out any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := wire.Client{Socket: socket}
 	return c.Do(ctx, "POST", path, in, out,

@@ -82,29 +82,37 @@ func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 }
 
 // RunExplained runs c (Run) from a front end process and returns the
-// status to exit with; when the command fails having named refused
-// paths, the daemon on socket says what to tell the agent about each
-// (presenting the report ticket), and it is added to the stderr.
+// status to exit with. Then it reports the end to the daemon on socket,
+// presenting the report ticket: the daemon runs the check it owes after
+// the command and says what it neutralised in the workspace, and for a
+// command that failed having named refused paths, what to tell the agent
+// about each. All of it goes to the stderr.
 func RunExplained(socket string, c Child) int {
 	res := Run(context.Background(), c)
 	if res.Err != nil {
 		fmt.Fprintf(c.Stderr, "pathgrant exec: run %s: %v\n", c.Argv[0], res.Err)
-		return kernel.ExitRefused
 	}
 	for _, l := range res.Held {
 		fmt.Fprintln(c.Stderr, l)
 	}
-	if res.Succeeded() {
-		return 0
+	var refused []string
+	if !res.Succeeded() && res.Err == nil {
+		refused = res.Refused
 	}
-	if len(res.Refused) > 0 && c.Prepared.Ticket != "" {
-		explained, err := Explain(socket, c.Prepared, c.Argv, res.Refused)
+	if c.Prepared.Ticket != "" {
+		said, err := Explain(socket, c.Prepared, c.Argv, refused)
 		if err != nil {
-			fmt.Fprintf(c.Stderr, "pathgrant: could not ask whether the refused paths can be approved: %v\n", err)
+			fmt.Fprintf(c.Stderr, "pathgrant: could not report the command's end to the daemon (%v): it checks the workspace when this process is gone\n", err)
 		}
-		for _, l := range explained {
+		for _, l := range said {
 			fmt.Fprintln(c.Stderr, l)
 		}
+	}
+	if res.Err != nil {
+		return kernel.ExitRefused
+	}
+	if res.Succeeded() {
+		return 0
 	}
 	return ExitStatus(res.Status)
 }

@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"pathgrant/sandbox/afterrun"
 	"pathgrant/sandbox/kernel"
 	"pathgrant/sandbox/launch"
 	"pathgrant/sandbox/supervise"
@@ -107,51 +106,22 @@ func (r Result) Succeeded() bool {
 // the machine has Landlock only, or on macOS sandbox-exec with the
 // prepared Seatbelt profile (in a session of its own), or, when the
 // device policy turns confinement off, the command itself after saying
-// so on its stderr. It
-// waits for the sandbox to exit, kills it when ctx ends first (bubblewrap
-// runs with --die-with-parent in a PID namespace of its own, so the
-// whole sandbox goes with it), and calls afterRun on every outcome.
+// so on its stderr. It waits for the sandbox to exit, and kills it when
+// ctx ends first (bubblewrap runs with --die-with-parent in a PID
+// namespace of its own, so the whole sandbox goes with it).
+//
+// The check of what the command left in the workspace is not Run's: the
+// daemon owes it from the moment it prepared the command, and runs it
+// when the caller reports the end (RunExplained, the daemon's own tool
+// calls) or, failing that, when this process is gone.
 func Run(ctx context.Context, c Child) Result {
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
-	var before afterrun.Start
-	if confined(c.Prepared) {
-		before = afterrun.Begin(c.Prepared.Workspace)
-	}
-	res := start(ctx, c)
-	afterRun(c, before, &res)
-	return res
+	return start(ctx, c)
 }
 
-// afterRun is the one place every door's confined command passes after
-// its sandbox exited, whatever the outcome. The view cannot stop a
-// command from making a repository (or a protected member) that did not
-// exist when it was built, so what the command left that would make the
-// person's own tools run code is neutralised here, before anything
-// outside runs it, and said on the command's stderr: never silently.
-func afterRun(c Child, before afterrun.Start, res *Result) {
-	p := c.Prepared
-	if !confined(p) {
-		return
-	}
-	for _, l := range afterrun.RemovePlaceholders(p.Placeholders) {
-		fmt.Fprintln(c.Stderr, l)
-	}
-	rep, err := afterrun.Verify(p.Workspace, before, p.AllowProtected...)
-	for _, l := range rep.Lines() {
-		fmt.Fprintln(c.Stderr, l)
-	}
-	if err != nil {
-		fmt.Fprintf(c.Stderr, "pathgrant: could not check what the command left in the workspace: %v\n", err)
-	}
-}
-
-// confined reports whether p runs a command in a sandbox with a
-// workspace to check afterwards.
-func confined(p wire.Prepared) bool { return p.Unconfined == "" && len(p.Workspace) > 0 }
-
-// start runs c and waits for it (Run without afterRun).
+// start runs c and waits for it.
 func start(ctx context.Context, c Child) Result {
 	path, argv, env, job, err := c.command()
 	if err != nil {
