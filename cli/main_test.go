@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"pathgrant/internal/buildcheck"
 )
 
 // goCaches are the go command's build and module caches, read when the
@@ -33,8 +35,13 @@ var (
 // buildBinary builds the pathgrant binary, with exec's lean inner step
 // (pathgrant-confine) next to it as scripts/run puts it, once per test run
 // and returns its path.
+// Under scripts/test-user it returns the prebuilt one instead
+// (buildcheck.BinDirEnv).
 func buildBinary(t testing.TB) string {
 	t.Helper()
+	if p := buildcheck.Prebuilt(t, "pathgrant"); p != "" {
+		return p
+	}
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pathgrant-test-bin-")
 		if err != nil {
