@@ -18,7 +18,7 @@ func confinementChecks(env doctorEnv) []doctorCheck {
 	out := kernelChecks(env, c)
 	confined := confinedCheck(env, c)
 	out = append(out, confined, holdCheck(env, c, confined.Status == doctorOK), frontEndCheck(env), protectedCheck(env),
-		approvalBoundary(confined.Status == doctorOK))
+		approvalBoundary(c.Level, confined.Status == doctorOK))
 	out = append(out, detachedChecks(env, confined.Status == doctorOK)...)
 	for _, g := range c.Gaps {
 		out = append(out, doctorCheck{Name: "confinement gap", Status: doctorInfo, Detail: g})
@@ -152,17 +152,27 @@ func frontEndCheck(env doctorEnv) doctorCheck {
 	return c
 }
 
-// approvalBoundary says what keeps an agent from approving its own
-// requests: confined commands cannot reach pathgrant's socket at all;
-// unconfined ones can, and then the one-time approval code, shown only to
-// the person, is the only barrier.
-func approvalBoundary(confined bool) doctorCheck {
-	if confined {
-		return doctorCheck{Name: "who can approve", Status: doctorOK,
-			Detail: "confined: agent commands cannot reach the decision channel; approvals need the person's one-time code"}
+// approvalBoundary says who can approve at the level agent commands run
+// at, and what keeps everyone else out: the person, with the one-time
+// code, from a process outside every agent's command. Each level closes
+// the socket to confined commands its own way, and says how; unconfined
+// commands can reach it, and then the code is the only barrier.
+func approvalBoundary(level sandbox.Level, confined bool) doctorCheck {
+	const who = "only you, with the request's one-time code, from outside every agent's command (your terminal, the app); "
+	d := doctorCheck{Name: "who can approve", Status: doctorOK}
+	switch {
+	case !confined:
+		d.Status, d.Detail = doctorInfo, "code-only: unconfined agent commands can reach the socket, so the one-time approval code is the only barrier (an agent that can read your screen could defeat it)"
+	case level == sandbox.LevelFull:
+		d.Detail = "confined (" + string(level) + "): " + who + "agent commands cannot reach the decision channel: the mount view hides pathgrant's socket, its PID namespace hides your processes (and their command lines) and ends with the command whatever it started"
+	case level == sandbox.LevelLandlock:
+		d.Detail = "confined by Landlock only: " + who + "agent commands can make no Unix socket, so they cannot reach the decision channel, and can read no other process's /proc (your command lines); what they start can outlive them but stays in their process group, which the daemon counts as the agent's, so it can never approve"
+	case level == sandbox.LevelSeatbelt:
+		d.Detail = "confined (" + string(level) + "): " + who + "the profile keeps agent commands, and what they detach, from pathgrant's socket"
+	default:
+		d.Status, d.Detail = doctorInfo, "code-only: agent commands are not confined at this level, so the one-time approval code is the only barrier"
 	}
-	return doctorCheck{Name: "who can approve", Status: doctorInfo,
-		Detail: "code-only: unconfined agent commands can reach the socket, so the one-time approval code is the only barrier (an agent that can read your screen could defeat it)"}
+	return d
 }
 
 // policyConfinement reads the device policy's confinement setting and

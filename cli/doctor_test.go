@@ -119,6 +119,26 @@ func TestDoctor(t *testing.T) {
 			"codex hooks":       {doctorInfo, []string{"not installed"}},
 			"pathgrant-confine": {doctorOK, []string{"/bin/pathgrant-confine", "starts each confined command"}},
 			"held opens":        {doctorOK, []string{"on: a confined command that opens a file under", "/Downloads", "is paused until you decide", "never their contents"}},
+			"who can approve":   {doctorOK, []string{"confined (bwrap+landlock)", "only you, with the request's one-time code", "mount view hides pathgrant's socket", "PID namespace"}},
+		}},
+		{"Landlock only: no bubblewrap on PATH", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			env.Confinement = func() sandbox.Confinement { return sandbox.Assess(sandbox.Facts{LandlockABI: 6}) }
+		}, 0, map[string]doctorLine{
+			"bubblewrap":      {doctorWarn, []string{"not on PATH", "apt-get install bubblewrap"}},
+			"confinement":     {doctorOK, []string{"landlock", "run confined"}},
+			"who can approve": {doctorOK, []string{"confined by Landlock only", "only you, with the request's one-time code", "can make no Unix socket", "no other process's /proc", "process group", "can never approve"}},
+		}},
+		{"Landlock only: no user namespaces", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			f.serve(t)
+			f.installHooks(t, "claude", f.hook)
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap"})
+			}
+		}, 0, map[string]doctorLine{
+			"user namespaces": {doctorWarn, []string{"are off"}},
+			"who can approve": {doctorOK, []string{"confined by Landlock only", "can make no Unix socket"}},
 		}},
 		{"macOS: Seatbelt confines", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			f.serve(t)
@@ -132,6 +152,7 @@ func TestDoctor(t *testing.T) {
 			"confinement":        {doctorOK, []string{"seatbelt", "run confined"}},
 			"held opens":         {doctorInfo, []string{"off: ", "fails at once"}},
 			"detached processes": {doctorInfo, []string{"no child subreaper", "keeps them from pathgrant's socket"}},
+			"who can approve":    {doctorOK, []string{"confined (seatbelt)", "only you, with the request's one-time code", "from pathgrant's socket"}},
 		}},
 		{"macOS: no sandbox-exec", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			env.GOOS = "darwin"
@@ -160,12 +181,13 @@ func TestDoctor(t *testing.T) {
 				return sandbox.Assess(sandbox.Facts{LandlockErr: syscall.ENOSYS, Bwrap: "/usr/bin/bwrap", UserNS: true})
 			}
 		}, 1, map[string]doctorLine{
-			"daemon":       {doctorFail, []string{"not running", "start it: pathgrant"}},
-			"store":        {doctorOK, []string{"not created yet"}},
-			"landlock":     {doctorFail, []string{"unavailable", "function not implemented", "Linux 6.10"}},
-			"confinement":  {doctorFail, []string{"unconfined", "Landlock is unavailable"}},
-			"claude hooks": {doctorFail, []string{"not installed in", "run: pathgrant install-hooks claude"}},
-			"held opens":   {doctorInfo, []string{"off: commands are not confined"}},
+			"daemon":          {doctorFail, []string{"not running", "start it: pathgrant"}},
+			"store":           {doctorOK, []string{"not created yet"}},
+			"landlock":        {doctorFail, []string{"unavailable", "function not implemented", "Linux 6.10"}},
+			"confinement":     {doctorFail, []string{"unconfined", "Landlock is unavailable"}},
+			"claude hooks":    {doctorFail, []string{"not installed in", "run: pathgrant install-hooks claude"}},
+			"held opens":      {doctorInfo, []string{"off: commands are not confined"}},
+			"who can approve": {doctorInfo, []string{"code-only", "the only barrier"}},
 		}},
 		{"hook of another build", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
 			f.serve(t)
@@ -225,6 +247,7 @@ func TestDoctor(t *testing.T) {
 			"tray":            {doctorWarn, []string{"org.kde.StatusNotifierWatcher", "pathgrant settings"}},
 			"user namespaces": {doctorWarn, []string{"are off", "sysctl"}},
 			"confinement":     {doctorWarn, []string{"off in the device policy", "set confinement = true in " + "HOME/.config/pathgrant/policy.toml"}},
+			"who can approve": {doctorInfo, []string{"code-only", "the only barrier"}},
 		}},
 	}
 	for _, tt := range tests {
