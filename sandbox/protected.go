@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,8 +40,11 @@ var skipRepoDirs = map[string]bool{"node_modules": true, "target": true, ".venv"
 //     bounds above, .git files' gitdir: targets inside the area, linked
 //     worktrees' and submodules' git directories), the git members that
 //     exist, and the folder core.hooksPath names when it exists in the
-//     area. An absent one (commondir, config.worktree, a new hook) is
-//     left to afterrun.Verify: holding its place would break git.
+//     area; of the absent ones, those whose place can be held without
+//     changing what git does (heldAbsent). The others (commondir, a
+//     config.worktree git reads, rebase and sequencer state) are left to
+//     the daemon's check after the command (sandbox/afterrun): holding
+//     their place would break git.
 func ownProtected(area string, fsys ViewFS, open []string) []string {
 	opened := func(m protected.Member) bool {
 		return slices.ContainsFunc(open, func(k string) bool { return strings.EqualFold(k, m.Key) })
@@ -75,21 +80,55 @@ func ownProtected(area string, fsys ViewFS, open []string) []string {
 	return slices.Compact(out)
 }
 
-// gitMembers are the members of the git directory g that exist. The
-// folders of other git directories (worktrees, modules) are not made
-// read-only themselves, so worktree add and submodule work; the git
-// directories in them are found as repositories of their own.
+// gitMembers are the members of the git directory g that exist, and the
+// absent ones whose place the view holds (heldAbsent). The folders of
+// other git directories (worktrees, modules) are not made read-only
+// themselves, so worktree add and submodule work; the git directories in
+// them are found as repositories of their own.
 func gitMembers(fsys ViewFS, g string, opened func(protected.Member) bool) []string {
 	var out []string
 	for _, m := range protected.Members() {
 		if m.Kind != protected.GitMember || opened(m) || m.Name == "worktrees" || m.Name == "modules" {
 			continue
 		}
-		if _, err := fsys.Type(filepath.Join(g, m.Name)); err == nil {
+		_, err := fsys.Type(filepath.Join(g, m.Name))
+		if err == nil || errors.Is(err, fs.ErrNotExist) && heldAbsent(g, m.Name) {
 			out = append(out, filepath.Join(g, m.Name))
 		}
 	}
 	return out
+}
+
+// heldAbsent reports whether the view may hold the place of the absent
+// member name of git directory g with an empty read-only folder, without
+// changing what git does: hooks/ and info/ (git looks files up in them
+// and finds none), and config.worktree where g's own configuration does
+// not turn extensions.worktreeConfig on (git then never reads it; the
+// configuration is held read-only, so the command cannot turn it on).
+// Not commondir (git dies reading a folder there), nor a linked
+// worktree's config.worktree (the switch is in the common directory's
+// configuration), nor rebase or sequencer state (git takes an empty
+// folder for an interrupted rebase).
+func heldAbsent(g, name string) bool {
+	switch name {
+	case "hooks", "info":
+		return true
+	case "config.worktree":
+		if _, err := os.Lstat(filepath.Join(g, "commondir")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		data, err := os.ReadFile(filepath.Join(g, "config"))
+		return err == nil && len(data) < 256<<10 && !worktreeConfigOn(string(data))
+	}
+	return false
+}
+
+// worktreeConfigOn reports whether a git configuration may turn
+// extensions.worktreeConfig on: any mention of the key counts, and so
+// does an include (which could), so that a doubt never holds the place.
+func worktreeConfigOn(config string) bool {
+	c := strings.ToLower(config)
+	return strings.Contains(c, "worktreeconfig") || strings.Contains(c, "include")
 }
 
 // hooksDir is the folder the git directory g's core.hooksPath names

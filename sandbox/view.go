@@ -362,10 +362,13 @@ func (vb *viewBuilder) canonicalAll(paths []string) []string {
 //   - a folder on the way is missing: an empty read-only folder is mounted
 //     there (bubblewrap creates the empty mount point in the workspace: a
 //     placeholder);
-//   - a git member missing in a git directory (or .git itself at the top
-//     of the area): nothing, since holding its place would break git (an
-//     empty commondir or rebase-merge folder is read as one); a
-//     repository changed or made during the command is afterrun.Verify's;
+//   - a git member missing in a git directory: an empty read-only folder
+//     where git finds nothing in it (heldAbsent: hooks, info, an unread
+//     config.worktree), else nothing (or for .git itself at the top of
+//     the area), since holding its place would break git (an empty
+//     commondir or rebase-merge folder is read as one); a repository
+//     changed or made during the command is the daemon's check's
+//     (sandbox/afterrun);
 //   - path itself is missing and is a file (a member of the protected set
 //     that is one, or a name with a dot past its first character, like
 //     settings.json): below the top of the area its folder is made
@@ -388,6 +391,8 @@ func (vb *viewBuilder) protect(area, path string) bool {
 		missing := errors.Is(err, fs.ErrNotExist)
 		var m []Mount
 		switch {
+		case missing && last && isGitMember(comp) && heldAbsent(cur, comp):
+			m = vb.placeholder(next)
 		case missing && ((cur == area && protected.IsGitName(comp)) || (protected.IsGitName(filepath.Base(cur)) && isGitMember(comp))):
 			return true
 		case missing && (!last || !fileLike(comp) || cur == area):
