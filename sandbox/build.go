@@ -33,7 +33,7 @@ type Input struct {
 	// around them, so new files can be created next to them.
 	ByMount []string
 	// PrivateTmp says /tmp and /dev/shm are the view's own, empty and
-	// private, and so writable.
+	// private, and so writable where that widens nothing (privateRoots).
 	PrivateTmp bool
 	// Approvable are the eligible roots whose opens the supervisor holds
 	// (wire.Hold): the view shows them read-only, names and metadata, so
@@ -120,12 +120,11 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 		b.add(Rule{Path: filepath.Clean(r), Access: ReadOnly, Why: "read-only root"})
 	}
 	b.device(in.Device, noWrite)
-	if in.PrivateTmp {
-		b.add(Rule{Path: "/tmp", Access: ReadWrite, Why: "private /tmp"},
-			Rule{Path: "/dev/shm", Access: ReadWrite, Why: "private /dev/shm"})
-	}
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		b.grant(g, protected)
+	}
+	if in.PrivateTmp {
+		b.privateRoots(in)
 	}
 	if b.err != nil {
 		return nil, b.err
