@@ -31,7 +31,14 @@ func New(path string) *Client {
 
 // Health reports whether a daemon answers.
 func (c *Client) Health(ctx context.Context) error {
-	return c.Do(ctx, http.MethodGet, wire.PathHealth, nil, nil)
+	_, err := c.HealthInfo(ctx)
+	return err
+}
+
+// HealthInfo is the daemon's state (GET /v1/health).
+func (c *Client) HealthInfo(ctx context.Context) (wire.Health, error) {
+	var h wire.Health
+	return h, c.Do(ctx, http.MethodGet, wire.PathHealth, nil, &h)
 }
 
 // Register registers a session and returns its id and token.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"pathgrant/grants"
@@ -224,17 +223,17 @@ func (s *Engine) resumeOwed() {
 	}
 }
 
-// OwedChecks says, for doctor, which sessions hold a check that failed.
-func (s *Engine) OwedChecks() []string {
-	s.owed.mu.Lock()
-	defer s.owed.mu.Unlock()
-	var out []string
-	for _, c := range s.owed.byID {
+// failed counts the owed checks whose last run failed.
+func (o *owedChecks) failed() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, c := range o.byID {
 		if c.rec.Failed != "" {
-			out = append(out, "session "+c.rec.Session+": "+strings.TrimSpace(c.rec.Failed))
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // planCheck owes the check after the prepared command p of session,

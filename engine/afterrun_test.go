@@ -172,8 +172,8 @@ func TestFailedCheckRefusesTheNextCommand(t *testing.T) {
 	if aerr := e.checkBefore("t"); aerr != nil {
 		t.Fatalf("another session held: %v", aerr)
 	}
-	if got := e.OwedChecks(); len(got) != 1 {
-		t.Fatalf("OwedChecks: %v", got)
+	if got := e.Health().FailedChecks; got != 1 {
+		t.Fatalf("Health counts %d failed checks, want 1", got)
 	}
 	if err := os.Mkdir(gone, 0o755); err != nil {
 		t.Fatal(err)

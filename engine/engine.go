@@ -253,7 +253,8 @@ func (s *Engine) SessionLive(id string) bool {
 
 // Health is the daemon's state for GET /v1/health.
 func (s *Engine) Health() wire.Health {
-	return wire.Health{OK: true, Pending: len(s.queue.pending()), Paused: s.paused.Load(), Confinement: s.confinementLevel()}
+	return wire.Health{OK: true, Pending: len(s.queue.pending()), Paused: s.paused.Load(), Confinement: s.confinementLevel(),
+		FailedChecks: s.owed.failed()}
 }
 
 // Self is the daemon's own process: what its tool calls start runs below

@@ -63,4 +63,8 @@ type Health struct {
 	Pending     int   `json:"pending"`
 	Paused      bool  `json:"paused"`
 	Confinement Level `json:"confinement"`
+	// FailedChecks counts the checks after confined commands that did not
+	// finish: each holds its session's next command (a count only: the
+	// route is open to any caller of the user).
+	FailedChecks int `json:"failed_checks,omitempty"`
 }
