@@ -148,9 +148,20 @@ func (s *Engine) runOwed(c *owedCheck, unreported bool) ([]string, error) {
 	}
 	c.done = true
 	s.owed.drop(c.rec.ID)
-	if err := s.cfg.Store.DeleteAfterRun(c.rec.ID); err != nil {
-		s.log.Error("forget a check that ran", "session", c.rec.Session, "err", err)
+	forget := func() {
+		if err := s.cfg.Store.DeleteAfterRun(c.rec.ID); err != nil {
+			s.log.Error("forget a check that ran", "session", c.rec.Session, "err", err)
+		}
 	}
+	if s.ctx.Err() != nil { // stopping: Wait may be running
+		forget()
+		return lines, nil
+	}
+	s.wg.Add(1)
+	go func() { // off the command's path: a record a crash leaves only has the check run again
+		defer s.wg.Done()
+		forget()
+	}()
 	return lines, nil
 }
 
