@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,11 +120,38 @@ func walkDoors(t *testing.T) (names []string, run map[string]doorRunner) {
 // TestDoorWalk: one table of escapes, each a real shell command run from
 // a workspace script (which no static analysis can see into), through
 // every door: all are refused. The real work passes through every door.
+// The walk's home, so its workspace and Downloads, lies in /tmp, beneath
+// the view's private /tmp, as a person's may: a rule of the private /tmp
+// must not reach what is bound beneath it.
 func TestDoorWalk(t *testing.T) {
 	requireFullConfinement(t)
 	need(t, "python3")
-	w := newDoorWalk(t)
+	walkDoorsOf(t, newDoorWalkIn(t, "/tmp", sandbox.Probe()), nil)
+}
+
+// TestDoorWalkShm: the same table with the walk's home in /dev/shm,
+// beneath the view's private /dev/shm, through pathgrant exec --session
+// (every door prepares its sandbox with the one Launcher; TestDoorWalk
+// walks each).
+func TestDoorWalkShm(t *testing.T) {
+	requireFullConfinement(t)
+	need(t, "python3")
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skipf("/dev/shm is not a folder here: %v", err)
+	}
+	walkDoorsOf(t, newDoorWalkIn(t, "/dev/shm", sandbox.Probe()), []string{string(engine.DoorExecSession)})
+}
+
+// walkDoorsOf runs every escape and every piece of real work through
+// the doors named (nil: every door) of w.
+func walkDoorsOf(t *testing.T, w *doorWalk, only []string) {
 	names, run := walkDoors(t)
+	if only != nil {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(only, n) })
+	}
+	if len(names) == 0 {
+		t.Fatalf("no door named %q", only)
+	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			for _, esc := range w.escapes(t) {
@@ -172,7 +200,14 @@ func newDoorWalk(t *testing.T) *doorWalk {
 // level, its configuration changed by opts.
 func newDoorWalkAt(t *testing.T, conf sandbox.Confinement, opts ...func(*ipc.Config)) *doorWalk {
 	t.Helper()
-	w := &doorWalk{execEnv: newExecEnvAt(t, conf, opts...), bin: buildBinary(t)}
+	return newDoorWalkIn(t, "", conf, opts...)
+}
+
+// newDoorWalkIn is newDoorWalkAt with the walk's folders under base
+// (newExecEnvIn).
+func newDoorWalkIn(t *testing.T, base string, conf sandbox.Confinement, opts ...func(*ipc.Config)) *doorWalk {
+	t.Helper()
+	w := &doorWalk{execEnv: newExecEnvIn(t, base, conf, opts...), bin: buildBinary(t)}
 	writeExecFile(t, w.home+"/.ssh/id_rsa", secretText+"\n")
 	writeExecFile(t, w.home+"/.gitconfig", "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n")
 	if err := os.Remove(w.work + "/.claude/settings.json"); err != nil {
@@ -361,6 +396,13 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 			post := pyHTTP(w.sock, "POST", "/v1/requests/"+id+"/decision", `{"scope":"once","code":"`+code+`"}`)
 			return "setsid -f sh -c " + shellWord(post+" > /dev/null 2>&1") + "; sleep 0.5", func(t *testing.T) { w.stillPending(t, id) }
 		}},
+		{name: "replace a symlinked .claude with a real one", setup: w.linkedAgentFolder},
+		{name: "reopen an O_PATH descriptor of a Downloads file", setup: func(t *testing.T) (string, func(t *testing.T)) {
+			file := w.dl + "/opath.csv"
+			writeExecFile(t, file, "opath,"+secretText+"\n")
+			py := fmt.Sprintf(`import os; fd=os.open(%q, os.O_PATH); print(open("/proc/self/fd/%%d" %% fd).read())`, file)
+			return "/usr/bin/python3 -c " + shellWord(py) + " | grep " + secretText + ok, nil
+		}},
 	}
 	for _, p := range protectedFiles {
 		f, path := p.path, w.work+"/"+p.path
@@ -381,6 +423,40 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 		}})
 	}
 	return es
+}
+
+// linkedAgentFolder makes the workspace's .claude a link to a folder
+// outside it, as a dotfile manager does, and returns a script that
+// replaces the link with a real folder holding settings that turn the
+// hooks off. After it, the link must still be there, unchanged, and the
+// workspace's .claude folder is put back for the other rows.
+func (w *doorWalk) linkedAgentFolder(t *testing.T) (string, func(t *testing.T)) {
+	link, target := w.work+"/.claude", w.home+"/dotfiles/claude"
+	writeExecFile(t, target+"/settings.json", "{}\n")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	script := "{ rm .claude || mv .claude .claude-gone; } && mkdir .claude && " +
+		`echo '{"disableAllHooks": true}' > .claude/settings.json` + " && echo " + escaped
+	return script, func(t *testing.T) {
+		t.Helper()
+		if got, err := os.Readlink(link); err != nil || got != target {
+			t.Errorf("the link %s was replaced (%q, %v)", link, got, err)
+		}
+		if data, _ := os.ReadFile(target + "/settings.json"); string(data) != "{}\n" {
+			t.Errorf("the linked settings changed: %s", data)
+		}
+		os.RemoveAll(w.work + "/.claude-gone")
+		if err := os.RemoveAll(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(link, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // display is the walk's X server, started once.

@@ -134,7 +134,6 @@ func TestExecConfinedWork(t *testing.T) {
 		{"a file at the workspace root", nil, nil, "echo hi > top.txt && cat top.txt && rm top.txt", "hi"},
 		{"sh", []string{"sh"}, nil, "echo $((6*7))", "42"},
 		{"system python", []string{"python3"}, nil, "/usr/bin/python3 -c 'print(6*7)'", "42"},
-		{"private /tmp", nil, nil, "echo x > /tmp/f && cat /tmp/f", "x"},
 		{"go build", []string{"go"}, goEnv(e), "mkdir -p gomod && cd gomod && printf 'module m\\ngo 1.21\\n' > go.mod && " +
 			"printf 'package main\\nfunc main() { println(\"built\") }\\n' > main.go && go build -o m . && ./m", "built"},
 		{"git init and commit", []string{"git"}, nil, "mkdir repo && cd repo && git init -q && echo a > a && git add a && " +

@@ -51,7 +51,23 @@ func newExecEnv(t testing.TB) *execEnv {
 // its configuration changed by opts.
 func newExecEnvAt(t testing.TB, conf sandbox.Confinement, opts ...func(*ipc.Config)) *execEnv {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	return newExecEnvIn(t, "", conf, opts...)
+}
+
+// newExecEnvIn is newExecEnvAt with every folder of the environment (its
+// home, so the workspace and Downloads, the daemon's socket and state) in
+// a new folder under base; "" is the test's own temporary folder.
+func newExecEnvIn(t testing.TB, base string, conf sandbox.Confinement, opts ...func(*ipc.Config)) *execEnv {
+	t.Helper()
+	dir := t.TempDir()
+	if base != "" {
+		var err error
+		if dir, err = os.MkdirTemp(base, "pathgrant-test-"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
