@@ -51,13 +51,17 @@ func (s *Engine) watchSession(sess *session) {
 	}()
 }
 
-// endSession ends sess and, first, every session under it: their session
+// endSession ends sess, after the checks it owes after its commands ran
+// (afterrun.go), and, first, every session under it: their session
 // and once grants end (device grants stay), their pending approval
 // requests end (a waiting check is answered deny, the prompt closes), and
 // each step is audited and published. Decisions are held off meanwhile,
 // so no grant can be made in a session that is ending. It returns how many
 // grants of sess itself ended.
 func (s *Engine) endSession(sess *session, why grants.EndReason) (int, error) {
+	if err := s.settleChecks(sess.ID); err != nil { // the end waits for them; a failure stays owed, and said
+		s.log.Error("a check after a command of an ending session did not finish", "session", sess.ID, "err", err)
+	}
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	return s.endLocked(sess, why)
