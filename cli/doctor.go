@@ -23,6 +23,7 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 const doctorUsageText = "usage: pathgrant doctor [--json] [--socket PATH] [--store PATH]"
@@ -80,6 +81,9 @@ type doctorEnv struct {
 	// (peerOf); Readlink reads the daemon's /proc links.
 	DaemonPeer func(socket string) (pid, uid int, err error)
 	Readlink   func(name string) (string, error)
+	// Sessions lists the sessions the daemon on socket holds (the
+	// person's route: an agent is refused); nil asks nothing.
+	Sessions func(ctx context.Context, socket string) ([]wire.SessionInfo, error)
 }
 
 // systemDoctorEnv probes this machine.
@@ -97,6 +101,11 @@ func systemDoctorEnv() doctorEnv {
 		BusName:     sessionBusName,
 		DaemonPeer:  peerOf,
 		Readlink:    os.Readlink,
+		Sessions: func(ctx context.Context, socket string) ([]wire.SessionInfo, error) {
+			c := apiclient.New(socket)
+			defer c.CloseIdle()
+			return c.Sessions(ctx)
+		},
 	}
 }
 
@@ -147,6 +156,7 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	}
 	add(checkStore(env, storeFlag, up))
 	add(confinementChecks(env)...)
+	add(rootPlaceChecks(env, socket, up)...)
 	add(privacyChecks(env)...)
 	add(checkBus(env, "notifications", "org.freedesktop.Notifications",
 		"the app cannot notify; prompts still open as windows",
