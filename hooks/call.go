@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"pathgrant/wire"
+	"slices"
+	"strconv"
 	"strings"
+
+	"pathgrant/wire"
 )
 
 // Call is one hook invocation, translated: who is asking (the client's own
@@ -31,10 +34,13 @@ type Call struct {
 	// run confined under `pathgrant exec` (see ExecWrap).
 	Shell     bool
 	ToolInput json.RawMessage
-	// MCP marks a call of an MCP tool, and MCPServer names its server
-	// when the client says which (BridgeServer for pathgrant's own
-	// bridge). It is answered without the daemon (see mcpVerdict).
+	// MCP marks a call of an MCP tool, answered without the daemon (see
+	// mcpVerdict). Bridge marks one of pathgrant's own bridge's tools,
+	// decided by bridgeTool's exact rule alone. MCPServer names the
+	// server, for messages only, when the client names it apart from the
+	// tool (BridgeServer for the bridge).
 	MCP       bool
+	Bridge    bool
 	MCPServer string
 }
 
@@ -133,7 +139,18 @@ var (
 	// daemon is told and the call denied, unless the device policy says
 	// unmapped_tools = "ask-client" (unmapped.go).
 	errUnknownTool = errors.New("unknown tool")
+	// errTwoKeys: one thing named under two keys (two path keys, two
+	// command keys). Refused like input not understood: never asked of
+	// the daemon, so nothing a person could approve (twoKeysReason).
+	errTwoKeys = errors.New("one path or command named under two keys")
 )
+
+// twoKeysReason is the refusal of a call whose input names one path or
+// command under two keys (errTwoKeys).
+func twoKeysReason(client Client, err error) string {
+	return fmt.Sprintf("pathgrant: %v in a %s tool call: the one pathgrant would check might not be the one %s uses, so the call is denied (name it once)",
+		err, client.Title, client.Title)
+}
 
 func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errMalformed, fmt.Sprintf(format, args...))
@@ -157,21 +174,82 @@ func decodeObject(raw []byte, what string) (fields, error) {
 	return f, nil
 }
 
-// str returns the first of keys present as a string. A key present with
-// another type is malformed; none present returns "".
-func (f fields) str(keys ...string) (string, error) {
+// one is the one of keys the input holds, "" when it holds none. An input
+// holding two of them is refused (errTwoKeys): which one the client reads
+// is its own choice, and the one checked might not be the one used. A key
+// present with the value null counts as present.
+func (f fields) one(keys ...string) (string, error) {
+	var found []string
 	for _, k := range keys {
-		raw, ok := f[k]
-		if !ok || string(raw) == "null" {
-			continue
+		if _, ok := f[k]; ok && !slices.Contains(found, k) {
+			found = append(found, k)
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", malformed("field %q is not a string", k)
-		}
-		return s, nil
 	}
-	return "", nil
+	if len(found) > 1 {
+		return "", fmt.Errorf("%w (%s)", errTwoKeys, quoteAll(found))
+	}
+	if len(found) == 0 {
+		return "", nil
+	}
+	return found[0], nil
+}
+
+// str returns the one of keys present (see one) as a string. A key
+// present with another type is malformed; none present, or null, returns
+// "".
+func (f fields) str(keys ...string) (string, error) {
+	k, err := f.one(keys...)
+	if err != nil || k == "" || string(f[k]) == "null" {
+		return "", err
+	}
+	var s string
+	if err := json.Unmarshal(f[k], &s); err != nil {
+		return "", malformed("field %q is not a string", k)
+	}
+	return s, nil
+}
+
+// path is str for a path: keys are the keys the client reads this tool's
+// path from (one in each of its versions), and no other of the client's
+// path keys (vocab) may stand beside it, so the key checked is the key the
+// client uses.
+func (f fields) path(vocab []string, keys ...string) (string, error) {
+	if _, err := f.one(append(slices.Clone(vocab), keys...)...); err != nil {
+		return "", err
+	}
+	return f.str(keys...)
+}
+
+// needPath is path for a path that must be present and non-empty.
+func (f fields) needPath(vocab []string, tool string, keys ...string) (string, error) {
+	p, err := f.path(vocab, keys...)
+	if err == nil && p == "" {
+		err = malformed("tool %s: missing %q", tool, keys[0])
+	}
+	return p, err
+}
+
+// command is str for a shell command: "command" is the key every
+// supported client reads it from, and no other command key may stand
+// beside it.
+func (f fields) command(tool string) (string, error) {
+	if _, err := f.one(commandKeys...); err != nil {
+		return "", err
+	}
+	return f.need(tool, "command")
+}
+
+// commandKeys are the keys a tool input may name a shell command with
+// (Cline reads any one of them); a shell tool's input naming two is
+// refused.
+var commandKeys = []string{"command", "cmd", "commands"}
+
+func quoteAll(keys []string) string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k)
+	}
+	return strings.Join(q, " and ")
 }
 
 // each is str for each key on its own: the values in the keys' order.
@@ -196,23 +274,21 @@ func (f fields) need(tool string, keys ...string) (string, error) {
 	return s, err
 }
 
-// strs returns the first of keys present as a list of strings (a single
-// string counts as a list of one).
+// strs returns the one of keys present (see one) as a list of strings
+// (a single string counts as a list of one).
 func (f fields) strs(keys ...string) ([]string, error) {
-	for _, k := range keys {
-		raw, ok := f[k]
-		if !ok || string(raw) == "null" {
-			continue
-		}
-		var list []string
-		if err := json.Unmarshal(raw, &list); err == nil {
-			return list, nil
-		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, malformed("field %q is not a string or a list of strings", k)
-		}
-		return []string{s}, nil
+	k, err := f.one(keys...)
+	if err != nil || k == "" || string(f[k]) == "null" {
+		return nil, err
 	}
-	return nil, nil
+	raw := f[k]
+	var list []string
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, malformed("field %q is not a string or a list of strings", k)
+	}
+	return []string{s}, nil
 }

@@ -53,8 +53,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		c.NoFiles = true
 		return nil
 	}
-	if server, ok := claudeMCPServer(tool); ok {
-		mcpTool(c, server)
+	if claudeMCP.mark(c, tool) {
 		return nil
 	}
 	f, err := decodeObject(input, "tool_input")
@@ -64,20 +63,20 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	var a Access
 	switch tool {
 	case "Bash":
-		cmd, err := f.need(tool, "command")
+		cmd, err := f.command(tool)
 		if err != nil {
 			return err
 		}
 		a = shellCommand(c.Cwd, cmd)
 		c.Shell, c.ToolInput = true, input
 	case "Read", "NotebookRead":
-		p, err := f.need(tool, "file_path", "notebook_path")
+		p, err := f.needPath(claudePathKeys, tool, claudePathKey(tool))
 		if err != nil {
 			return err
 		}
 		a = readAccess(under(c.Cwd, p))
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
-		p, err := f.need(tool, "file_path", "notebook_path")
+		p, err := f.needPath(claudePathKeys, tool, claudePathKey(tool))
 		if err != nil {
 			return err
 		}
@@ -87,7 +86,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		base, err := f.str("path")
+		base, err := f.path(claudePathKeys, "path")
 		if err != nil {
 			return err
 		}
@@ -99,7 +98,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 			return err
 		}
 	case "LS":
-		p, err := f.need(tool, "path")
+		p, err := f.needPath(claudePathKeys, tool, "path")
 		if err != nil {
 			return err
 		}
@@ -109,6 +108,20 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 	}
 	c.Accesses = append(c.Accesses, a)
 	return nil
+}
+
+// claudePathKeys are the keys Claude Code's file tools name a path with;
+// a call naming two of them is refused (fields.path).
+var claudePathKeys = []string{"file_path", "notebook_path", "path"}
+
+// claudePathKey is the key Claude Code reads a file tool's path from (its
+// tool schemas, 2.1.328): the notebook tools' notebook_path, the others'
+// file_path.
+func claudePathKey(tool string) string {
+	if strings.HasPrefix(tool, "Notebook") {
+		return "notebook_path"
+	}
+	return "file_path"
 }
 
 // makesWorktree reports whether a Claude Code sub-agent call asks for
@@ -149,11 +162,15 @@ func makesWorktree(tool string, input json.RawMessage) bool {
 // claudeGrep is a Grep: a search of its path (the cwd by default), shown
 // with its pattern and its file filters.
 func claudeGrep(cwd string, f fields) (Access, error) {
-	v, err := f.each("pattern", "path", "glob", "type")
+	base, err := f.path(claudePathKeys, "path")
 	if err != nil {
 		return Access{}, err
 	}
-	pattern, base, glob, typ := v[0], v[1], v[2], v[3]
+	v, err := f.each("pattern", "glob", "type")
+	if err != nil {
+		return Access{}, err
+	}
+	pattern, glob, typ := v[0], v[1], v[2]
 	in := searchInput{kind: "pattern", pattern: pattern, in: base,
 		filters: append(filter("files", glob), filter("type", typ)...)}
 	return searched(searchAccess(under(cwd, orDefault(base, cwd))), in), nil

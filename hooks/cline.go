@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -57,8 +58,7 @@ func (clineAdapter) parse(raw []byte) (Call, error) {
 		c.NoFiles = true
 		return c, nil
 	}
-	if server, _, ok := strings.Cut(c.Tool, "__"); ok {
-		mcpTool(&c, server)
+	if clineMCP.mark(&c, c.Tool) {
 		return c, nil
 	}
 	return c, clineTool(&c, in.ToolCall.Input)
@@ -75,7 +75,10 @@ func first(list []string) string {
 func clineTool(c *Call, input json.RawMessage) error {
 	switch c.Tool {
 	case "read_files":
-		paths := clinePaths(input)
+		paths, err := clinePaths(input)
+		if err != nil {
+			return err
+		}
 		if len(paths) == 0 {
 			return malformed("tool read_files: no paths")
 		}
@@ -87,7 +90,7 @@ func clineTool(c *Call, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		p, err := f.need(c.Tool, "path")
+		p, err := f.needPath(clinePathKeys, c.Tool, "path")
 		if err != nil {
 			return err
 		}
@@ -109,34 +112,44 @@ func clineTool(c *Call, input json.RawMessage) error {
 	return nil
 }
 
+// clinePathKeys are the keys a Cline tool input may name its paths with:
+// objects naming one (path, file_path, filePath) or listing them (files,
+// file_paths, paths). An object holding two of them is refused: which one
+// Cline's parser reads is its own choice.
+var clinePathKeys = []string{"path", "file_path", "filePath", "files", "file_paths", "paths"}
+
 // clinePaths are the files of a read_files input: a path, a list of
-// them, objects naming one (path, file_path, filePath), or an object
-// listing them (files, file_paths, paths).
-func clinePaths(raw json.RawMessage) []string {
+// them, or objects naming them under one of clinePathKeys.
+func clinePaths(raw json.RawMessage) ([]string, error) {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
-		return nil
+		return nil, nil
 	}
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
+	var walk func(v any) error
+	walk = func(v any) error {
 		switch x := v.(type) {
 		case string:
 			out = append(out, x)
 		case []any:
 			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, k := range []string{"path", "file_path", "filePath", "files", "file_paths", "paths"} {
-				if e, ok := x[k]; ok {
-					walk(e)
+				if err := walk(e); err != nil {
+					return err
 				}
 			}
+		case map[string]any:
+			k, err := keysOf(x).one(clinePathKeys...)
+			if err != nil || k == "" {
+				return err
+			}
+			return walk(x[k])
 		}
+		return nil
 	}
-	walk(v)
-	return out
+	if err := walk(v); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // clineCommands is a run_commands input as one shell text, a command a
@@ -162,14 +175,8 @@ func clineCommands(raw json.RawMessage) (string, error) {
 		case map[string]any:
 			// Which of two keys Cline would run is its parser's choice:
 			// an input naming more than one is refused.
-			n := 0
-			for _, k := range []string{"commands", "command", "cmd"} {
-				if _, ok := x[k]; ok {
-					n++
-				}
-			}
-			if n != 1 {
-				return malformed("tool run_commands: an object with %d of commands, command and cmd", n)
+			if k, err := keysOf(x).one(commandKeys...); err != nil || k == "" {
+				return cmp.Or(err, malformed("tool run_commands: an object with none of commands, command and cmd"))
 			}
 			if list, ok := x["commands"]; ok {
 				return walk(list)
@@ -205,6 +212,15 @@ func clineCommands(raw json.RawMessage) (string, error) {
 		return "", malformed("tool run_commands: no commands")
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// keysOf is a decoded object's keys, for fields.one.
+func keysOf(x map[string]any) fields {
+	f := make(fields, len(x))
+	for k := range x {
+		f[k] = nil
+	}
+	return f
 }
 
 func mustMarshal(v any) []byte {

@@ -1,9 +1,6 @@
 package hooks
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "encoding/json"
 
 // GitHub Copilot CLI: a preToolUse command hook in a hooks file of its own
 // ($COPILOT_HOME/hooks/*.json, {"version": 1, "hooks": {"preToolUse":
@@ -48,8 +45,7 @@ func (copilotAdapter) parse(raw []byte) (Call, error) {
 		c.NoFiles = true
 		return c, nil
 	}
-	if server, ok := copilotMCPServer(in.ToolName); ok {
-		mcpTool(&c, server)
+	if copilotMCP.mark(&c, in.ToolName) {
 		return c, nil
 	}
 	if in.ToolName == "apply_patch" {
@@ -62,6 +58,10 @@ func (copilotAdapter) parse(raw []byte) (Call, error) {
 	return c, copilotTool(&c, f, in.ToolArgs)
 }
 
+// copilotPathKeys are the keys Copilot's tools name a path with; a call
+// naming two of them is refused (fields.path, fields.strs).
+var copilotPathKeys = []string{"path", "paths"}
+
 // copilotTool maps Copilot's own tools (the set it offers the model
 // depends on the model: GPT-5 models get apply_patch for create and edit,
 // and rg for grep).
@@ -69,20 +69,20 @@ func copilotTool(c *Call, f fields, args json.RawMessage) error {
 	tool := c.Tool
 	switch tool {
 	case "bash":
-		cmd, err := f.need(tool, "command")
+		cmd, err := f.command(tool)
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
 		c.Shell, c.ToolInput = true, args
 	case "view":
-		p, err := f.need(tool, "path")
+		p, err := f.needPath(copilotPathKeys, tool, "path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
 	case "create", "edit":
-		p, err := f.need(tool, "path")
+		p, err := f.needPath(copilotPathKeys, tool, "path")
 		if err != nil {
 			return err
 		}
@@ -122,20 +122,6 @@ func copilotSearch(c *Call, f fields) error {
 		c.Accesses = append(c.Accesses, searched(searchAccess(base), in))
 	}
 	return nil
-}
-
-// copilotMCPServer is the server of a Copilot MCP tool, SERVER-TOOL; ok is
-// false for a name without a dash (Copilot's own tools have none). Server
-// names may hold dashes themselves, so only BridgeServer followed by a
-// tool name without one is named; any other server is left unnamed.
-func copilotMCPServer(tool string) (server string, ok bool) {
-	if !strings.Contains(tool, "-") {
-		return "", false
-	}
-	if rest, ok := strings.CutPrefix(tool, BridgeServer+"-"); ok && rest != "" && !strings.Contains(rest, "-") {
-		return BridgeServer, true
-	}
-	return "", true
 }
 
 type copilotOutput struct {

@@ -1,6 +1,9 @@
 package hooks
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Cursor: hooks.json events beforeShellExecution ({command, cwd}),
 // beforeReadFile ({file_path, content, attachments}) and
@@ -60,13 +63,17 @@ func (cursorAdapter) parse(raw []byte) (Call, error) {
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, in.FilePath)))
 		for _, a := range in.Attachments {
+			if a.FilePath != "" && a.FilePath2 != "" {
+				return Call{}, fmt.Errorf("%w (\"file_path\" and \"filePath\" of an attachment)", errTwoKeys)
+			}
 			if p := orDefault(a.FilePath, a.FilePath2); p != "" {
 				c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
 			}
 		}
 	case "beforeMCPExecution":
 		c.Tool = "mcp:" + in.ToolName
-		mcpTool(&c, cursorMCPServer(in.Command, in.URL))
+		server := cursorMCPServer(in.Command, in.URL)
+		mcpTool(&c, server, bridgeTool(server, in.ToolName))
 	default:
 		return Call{}, malformed("event %q is not beforeShellExecution, beforeReadFile or beforeMCPExecution", in.Event)
 	}

@@ -1,9 +1,6 @@
 package hooks
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "encoding/json"
 
 // Factory Droid: a PreToolUse command hook in ~/.factory/settings.json,
 // Claude Code's protocol (input and output), read from the shipped
@@ -15,7 +12,7 @@ import (
 type droidAdapter struct{ claudeAdapter }
 
 func (droidAdapter) parse(raw []byte) (Call, error) {
-	c, in, done, err := preToolUse(raw, "droid", droidMCPServer)
+	c, in, done, err := preToolUse(raw, "droid", droidMCP)
 	if done || err != nil {
 		return c, err
 	}
@@ -31,9 +28,9 @@ func (droidAdapter) parse(raw []byte) (Call, error) {
 
 // preToolUse reads a PreToolUse input in Claude Code's shape for client
 // (Droid's, Qwen Code's): done when the call is settled without its tool
-// input, a tool known to touch no local file or an MCP tool (mcpServer
-// names its server).
-func preToolUse(raw []byte, client string, mcpServer func(string) (string, bool)) (c Call, in claudeInput, done bool, err error) {
+// input, a tool known to touch no local file or an MCP tool (named in the
+// form mcp).
+func preToolUse(raw []byte, client string, mcp mcpName) (c Call, in claudeInput, done bool, err error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return Call{}, in, true, malformed("%v", err)
 	}
@@ -48,49 +45,56 @@ func preToolUse(raw []byte, client string, mcpServer func(string) (string, bool)
 		c.NoFiles = true
 		return c, in, true, nil
 	}
-	if server, ok := mcpServer(in.ToolName); ok {
-		mcpTool(&c, server)
+	if mcp.mark(&c, in.ToolName) {
 		return c, in, true, nil
 	}
 	return c, in, false, nil
 }
+
+// droidPathKeys are the keys Droid's tools name a path with; a call naming
+// two of them is refused (fields.path).
+var droidPathKeys = []string{"file_path", "directory_path", "folder", "path"}
 
 // droidTool maps Droid's own tools.
 func droidTool(c *Call, f fields, input json.RawMessage) error {
 	tool := c.Tool
 	switch tool {
 	case "Execute":
-		cmd, err := f.need(tool, "command")
+		cmd, err := f.command(tool)
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
 		c.Shell, c.ToolInput = true, input
 	case "Read":
-		p, err := f.need(tool, "file_path")
+		p, err := f.needPath(droidPathKeys, tool, "file_path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
 	case "Create", "Edit", "MultiEdit":
-		p, err := f.need(tool, "file_path")
+		p, err := f.needPath(droidPathKeys, tool, "file_path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
 	case "LS":
-		p, err := f.str("directory_path", "path")
+		p, err := f.path(droidPathKeys, "directory_path", "path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
 	case "Grep":
-		v, err := f.each("pattern", "path", "glob_pattern", "type")
+		base, err := f.path(droidPathKeys, "path")
 		if err != nil {
 			return err
 		}
-		in := searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: append(filter("files", v[2]), filter("type", v[3])...)}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))), in))
+		v, err := f.each("pattern", "glob_pattern", "type")
+		if err != nil {
+			return err
+		}
+		in := searchInput{kind: "pattern", pattern: v[0], in: base, filters: append(filter("files", v[1]), filter("type", v[2])...)}
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(base, c.Cwd))), in))
 	case "Glob":
 		return droidGlob(c, f)
 	case "Task":
@@ -111,7 +115,7 @@ func droidGlob(c *Call, f fields) error {
 	if len(patterns) == 0 {
 		return malformed("tool Glob: no patterns")
 	}
-	folder, err := f.str("folder", "path")
+	folder, err := f.path(droidPathKeys, "folder", "path")
 	if err != nil {
 		return err
 	}
@@ -134,11 +138,4 @@ func droidTask(c *Call, f fields) error {
 	}
 	c.NoFiles = len(images) == 0
 	return nil
-}
-
-// droidMCPServer is the server of a Droid MCP tool, SERVER___TOOL; ok is
-// false for a name without the separator.
-func droidMCPServer(tool string) (server string, ok bool) {
-	server, _, ok = strings.Cut(tool, "___")
-	return server, ok
 }

@@ -42,7 +42,7 @@ func FuzzRun(f *testing.F) {
 			if len(res.Stdout) > 0 && !json.Valid(res.Stdout) {
 				t.Fatalf("%s: stdout %q is not JSON", client, res.Stdout)
 			}
-			if res.Verdict.Allow && !res.Call.NoFiles && res.Call.MCPServer != BridgeServer { // the bridge checks its own calls
+			if res.Verdict.Allow && !res.Call.NoFiles && !res.Call.Bridge { // the bridge checks its own calls
 				t.Fatalf("%s: allowed with no daemon: %+v for %q", client, res.Call, input)
 			}
 			if !res.Verdict.Allow && !res.Verdict.Defer && !bytes.Contains(res.Stdout, []byte("pathgrant: ")) {

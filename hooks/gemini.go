@@ -16,14 +16,20 @@ type geminiInput struct {
 	MCPContext *geminiMCPContext `json:"mcp_context"`
 }
 
-// geminiMCPContext is what Gemini CLI says of an MCP tool's server (its
-// name, and how it is started or reached).
+// geminiMCPContext is what Gemini CLI says of an MCP tool: its server's
+// name and the tool's own name, exactly as the server's configuration and
+// the server name them (and how the server is started or reached).
 type geminiMCPContext struct {
 	ServerName string `json:"server_name"`
 	ToolName   string `json:"tool_name"`
 }
 
 type geminiAdapter struct{}
+
+// geminiPathKeys are the keys Gemini CLI's tools name a path with (0.61.0:
+// file_path and dir_path; earlier versions absolute_path, path and
+// directory); a call naming two of them is refused (fields.path).
+var geminiPathKeys = []string{"file_path", "absolute_path", "path", "dir_path", "directory"}
 
 func (geminiAdapter) parse(raw []byte) (Call, error) {
 	var in geminiInput
@@ -41,8 +47,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		c.NoFiles = true
 		return c, nil
 	}
-	if server, ok := geminiMCPServer(in.ToolName, in.MCPContext); ok {
-		mcpTool(&c, server)
+	if geminiMCPCall(&c, in.ToolName, in.MCPContext) {
 		return c, nil
 	}
 	f, err := decodeObject(in.ToolInput, "tool_input")
@@ -51,30 +56,30 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 	}
 	switch in.ToolName {
 	case "run_shell_command":
-		cmd, err := f.need(in.ToolName, "command")
+		cmd, err := f.command(in.ToolName)
 		if err != nil {
 			return Call{}, err
 		}
-		dir, err := f.str("dir_path", "directory")
+		dir, err := f.path(geminiPathKeys, "dir_path", "directory")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
 		c.Shell, c.ToolInput = true, in.ToolInput
 	case "read_file":
-		p, err := f.need(in.ToolName, "file_path", "absolute_path", "path")
+		p, err := f.needPath(geminiPathKeys, in.ToolName, "file_path", "absolute_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
 	case "write_file", "replace", "edit":
-		p, err := f.need(in.ToolName, "file_path", "absolute_path", "path")
+		p, err := f.needPath(geminiPathKeys, in.ToolName, "file_path", "absolute_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
 	case "list_directory", "ls":
-		p, err := f.str("dir_path", "path")
+		p, err := f.path(geminiPathKeys, "dir_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
@@ -84,7 +89,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		base, err := f.str("dir_path", "path")
+		base, err := f.path(geminiPathKeys, "dir_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
@@ -113,10 +118,27 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 	return c, nil
 }
 
+// geminiMCPCall marks c as a call of an MCP tool when Gemini CLI says it
+// is one. Gemini names one mcp_SERVER_TOOL, and server names may hold "_",
+// so the name alone never says the server (see mcpName.isBridge): the
+// hook's mcp_context, which Gemini sends for every configured server's
+// tool (0.61.0), names server and tool apart, and the call is the
+// bridge's only when those are exactly the bridge and one of its tools,
+// and the name is the one Gemini builds from them. Without mcp_context an
+// mcp_ name is any other server's tool.
+func geminiMCPCall(c *Call, tool string, ctx *geminiMCPContext) bool {
+	if ctx == nil {
+		return geminiMCP.mark(c, tool)
+	}
+	bridge := bridgeTool(ctx.ServerName, ctx.ToolName) && tool == geminiMCP.prefix+ctx.ServerName+geminiMCP.sep+ctx.ToolName
+	mcpTool(c, ctx.ServerName, bridge)
+	return true
+}
+
 // geminiGrep is a grep_search: a search of its dir_path (the cwd by
 // default), shown with its pattern and the files it includes.
 func geminiGrep(cwd string, f fields) (Access, error) {
-	base, err := f.str("dir_path", "path")
+	base, err := f.path(geminiPathKeys, "dir_path", "path")
 	if err != nil {
 		return Access{}, err
 	}

@@ -23,10 +23,15 @@ const (
 	DenyTool  = devicepolicy.DenyTool  // refuse it
 )
 
-// mcpTool marks c as a call of an MCP tool of server (empty when the
-// client does not say which server).
-func mcpTool(c *Call, server string) {
-	c.MCP, c.MCPServer = true, server
+// mcpTool marks c as a call of an MCP tool: of pathgrant's own bridge
+// when bridge (which only the exact rule of bridgeTool may decide), else
+// of server, named for messages only ("" when the client does not say
+// which server apart from the tool's name).
+func mcpTool(c *Call, server string, bridge bool) {
+	c.MCP, c.Bridge, c.MCPServer = true, bridge, server
+	if bridge {
+		c.MCPServer = BridgeServer
+	}
 }
 
 // mcpVerdict answers an MCP tool call. Calls of pathgrant's own bridge
@@ -40,7 +45,7 @@ func mcpTool(c *Call, server string) {
 // without asking the daemon, unless the device policy says
 // unknown_tools = "deny"; a policy file that cannot be read denies.
 func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []wire.Answer, error) {
-	if c.MCPServer == BridgeServer {
+	if c.Bridge {
 		return bridgeVerdict(ctx, c, getenv, socket)
 	}
 	v, err := otherMCPVerdict(c, getenv)
@@ -115,35 +120,6 @@ func tomlStringValue(s string) (string, error) {
 		return "", fmt.Errorf("bad string %s", word)
 	}
 	return v, nil
-}
-
-// claudeMCPServer is the server of a Claude Code or Codex MCP tool name,
-// mcp__SERVER__TOOL; ok is false for a name without the mcp__ prefix.
-func claudeMCPServer(tool string) (server string, ok bool) {
-	rest, ok := strings.CutPrefix(tool, "mcp__")
-	if !ok {
-		return "", false
-	}
-	server, _, _ = strings.Cut(rest, "__")
-	return server, true
-}
-
-// geminiMCPServer is the server of a Gemini CLI MCP tool: the hook's
-// mcp_context names it; else the name is mcp_SERVER_TOOL, the server
-// holding no underscore (as Gemini CLI itself parses it).
-func geminiMCPServer(tool string, ctx *geminiMCPContext) (server string, ok bool) {
-	if ctx != nil {
-		return ctx.ServerName, true
-	}
-	rest, ok := strings.CutPrefix(tool, "mcp_")
-	if !ok {
-		return "", false
-	}
-	server, _, found := strings.Cut(rest, "_")
-	if !found {
-		return "", true
-	}
-	return server, true
 }
 
 // cursorMCPServer is BridgeServer when Cursor's beforeMCPExecution names

@@ -46,7 +46,7 @@ func TestMCPTools(t *testing.T) {
 		{name: "codex other server denied by json policy", client: "codex", input: codexOther,
 			policy: `policy.json={"unknown_tools": "deny"}`, want: `"behavior":"deny"`, wantSub: true},
 		{name: "gemini own tool allowed", client: "gemini", input: geminiOwn, want: `{"decision":"allow"}` + "\n", daemon: true},
-		{name: "gemini own tool by name", client: "gemini", input: geminiNoCtx, want: `{"decision":"allow"}` + "\n", daemon: true},
+		{name: "gemini name alone is another server's", client: "gemini", input: geminiNoCtx, want: "{}\n"},
 		{name: "gemini other server defers", client: "gemini", input: geminiOther, want: "{}\n"},
 		{name: "gemini explicit ask-client", client: "gemini", input: geminiOther, policy: "policy.toml=unknown_tools = 'ask-client'\n", want: "{}\n"},
 		{name: "cursor own bridge allowed", client: "cursor", input: cursorOwn, want: `{"permission":"allow"}` + "\n", daemon: true},

@@ -56,6 +56,12 @@ type piInput struct {
 
 type piAdapter struct{}
 
+// piPathKeys are the keys a Pi tool input may name a path with: Pi runs
+// its tools on path (0.73.1) and shows file_path first when both are set,
+// so a call naming both is refused (fields.path), and file_path alone
+// names no path Pi uses.
+var piPathKeys = []string{"path", "file_path"}
+
 func (piAdapter) parse(raw []byte) (Call, error) {
 	var in piInput
 	if err := json.Unmarshal(raw, &in); err != nil {
@@ -79,44 +85,52 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 	}
 	switch in.ToolName {
 	case "bash":
-		cmd, err := f.need(in.ToolName, "command")
+		cmd, err := f.command(in.ToolName)
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(c.Cwd, cmd))
 		c.Shell, c.ToolInput = true, in.Input
 	case "read":
-		p, err := f.need(in.ToolName, "path", "file_path")
+		p, err := f.needPath(piPathKeys, in.ToolName, "path")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
 	case "write", "edit":
-		p, err := f.need(in.ToolName, "path", "file_path")
+		p, err := f.needPath(piPathKeys, in.ToolName, "path")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
 	case "ls":
-		p, err := f.str("path")
+		p, err := f.path(piPathKeys, "path")
 		if err != nil {
 			return Call{}, err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
 	case "grep":
-		v, err := f.each("pattern", "path", "glob")
+		base, err := f.path(piPathKeys, "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))),
-			searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}))
+		v, err := f.each("pattern", "glob")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(base, c.Cwd))),
+			searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}))
 	case "find":
-		v, err := f.each("pattern", "path")
+		base, err := f.path(piPathKeys, "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(v[1], c.Cwd)), v[0])),
-			searchInput{kind: "glob", pattern: v[0], in: v[1]}))
+		pattern, err := f.str("pattern")
+		if err != nil {
+			return Call{}, err
+		}
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+			searchInput{kind: "glob", pattern: pattern, in: base}))
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
 	}

@@ -23,7 +23,7 @@ import "encoding/json"
 type qwenAdapter struct{}
 
 func (qwenAdapter) parse(raw []byte) (Call, error) {
-	c, in, done, err := preToolUse(raw, "qwen", claudeMCPServer)
+	c, in, done, err := preToolUse(raw, "qwen", claudeMCP)
 	if done || err != nil {
 		return c, err
 	}
@@ -34,35 +34,45 @@ func (qwenAdapter) parse(raw []byte) (Call, error) {
 	return c, qwenTool(&c, f, in.ToolInput)
 }
 
+// qwenPathKeys are the keys Qwen Code's tools name a path with (in their
+// legacy names too); a call naming two of them is refused (fields.path).
+var qwenPathKeys = []string{"file_path", "notebook_path", "absolute_path", "path", "dir_path", "directory"}
+
 // qwenTool maps Qwen Code's own tools (their legacy names too).
 func qwenTool(c *Call, f fields, input json.RawMessage) error {
 	tool := c.Tool
 	switch tool {
 	case "run_shell_command":
-		cmd, err := f.need(tool, "command")
+		cmd, err := f.command(tool)
 		if err != nil {
 			return err
 		}
-		dir, err := f.str("directory", "dir_path")
+		dir, err := f.path(qwenPathKeys, "directory", "dir_path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
 		c.Shell, c.ToolInput = true, input // Qwen Code cannot take it rewritten: the verdict says so
 	case "read_file":
-		p, err := f.need(tool, "file_path", "absolute_path", "path")
+		p, err := f.needPath(qwenPathKeys, tool, "file_path", "absolute_path", "path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
-	case "write_file", "edit", "replace", "notebook_edit":
-		p, err := f.need(tool, "file_path", "notebook_path", "absolute_path")
+	case "write_file", "edit", "replace":
+		p, err := f.needPath(qwenPathKeys, tool, "file_path", "absolute_path")
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+	case "notebook_edit": // reads notebook_path alone (its own permission check reads file_path first)
+		p, err := f.needPath(qwenPathKeys, tool, "notebook_path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
 	case "list_directory":
-		p, err := f.str("path", "dir_path")
+		p, err := f.path(qwenPathKeys, "path", "dir_path")
 		if err != nil {
 			return err
 		}
@@ -72,19 +82,23 @@ func qwenTool(c *Call, f fields, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		base, err := f.str("path", "dir_path")
+		base, err := f.path(qwenPathKeys, "path", "dir_path")
 		if err != nil {
 			return err
 		}
 		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
 			searchInput{kind: "glob", pattern: pattern, in: base}))
 	case "grep_search", "search_file_content":
-		v, err := f.each("pattern", "path", "glob")
+		base, err := f.path(qwenPathKeys, "path")
 		if err != nil {
 			return err
 		}
-		in := searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(v[1], c.Cwd))), in))
+		v, err := f.each("pattern", "glob")
+		if err != nil {
+			return err
+		}
+		in := searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(base, c.Cwd))), in))
 	default:
 		return unknownTool(c.Client, tool)
 	}

@@ -147,6 +147,9 @@ func Run(ctx context.Context, o Options) Result {
 		v, answers, err := unmappedVerdict(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
 		return Result{Output: ad.render(call, v), Call: call, Verdict: v, Answers: answers, Err: err}
 	}
+	if errors.Is(err, errTwoKeys) {
+		return Result{Output: blockFor(ad, twoKeysReason(client, err)), Err: err}
+	}
 	if err != nil {
 		return Result{Output: blockFor(ad, fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
 	}
