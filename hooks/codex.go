@@ -112,12 +112,17 @@ type patchPath struct {
 
 // patchPaths lists the files an apply_patch call changes: from the patch
 // text (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`,
-// `*** Move to: P`), or from a map of changes keyed by path.
+// `*** Move to: P`), or from a map of changes keyed by path. An input
+// holding the patch under two keys, or a patch and a map of changes, is
+// refused (errTwoKeys).
 func patchPaths(input json.RawMessage) ([]patchPath, error) {
 	var text string
 	if err := json.Unmarshal(input, &text); err != nil {
 		f, err := decodeObject(input, "tool_input")
 		if err != nil {
+			return nil, err
+		}
+		if _, err := f.one("command", "patch", "input", "changes"); err != nil {
 			return nil, err
 		}
 		if text, err = f.str("command", "patch", "input"); err != nil {

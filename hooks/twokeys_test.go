@@ -61,6 +61,7 @@ func TestTwoKeysRefused(t *testing.T) {
 		{"codex", "Read", false, `{"file_path":"/w/a","notebook_path":"/d/b"}`, `{"file_path":"/w/a"}`, "/w/a"},
 		{"codex", "Bash", true, `{"command":"ls","commands":["cat /d/k"]}`, `{"command":"ls"}`, "ls"},
 		{"codex", "apply_patch", true, `{"command":"` + patch2 + `","patch":"` + patch + `"}`, `{"command":"` + patch2 + `"}`, "/w/q"},
+		{"codex", "apply_patch", true, `{"command":"` + patch2 + `","changes":{"/d/p":{}}}`, `{"changes":{"/d/p":{}}}`, "/d/p"},
 		{"gemini", "read_file", false, `{"file_path":"/w/a","absolute_path":"/d/b"}`, `{"file_path":"/w/a"}`, "/w/a"},
 		{"gemini", "write_file", false, `{"file_path":"/w/a","path":"/d/b","content":"x"}`, `{"file_path":"/w/a","content":"x"}`, "/w/a"},
 		{"gemini", "list_directory", false, `{"dir_path":"/w","path":"/d"}`, `{"dir_path":"/w"}`, "/w"},
