@@ -422,7 +422,7 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 			return "mkdir -p " + filepath.Dir(f) + " 2>/dev/null; echo '{}' > " + f + ok, absent(path)
 		}})
 	}
-	return es
+	return append(es, w.afterRunEscapes()...)
 }
 
 // linkedAgentFolder makes the workspace's .claude a link to a folder

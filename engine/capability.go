@@ -61,8 +61,8 @@ type capEntry struct {
 	// exec capability was issued with: its command's held opens of them
 	// are refused at once, never asked again.
 	denied []string
-	// holder is the front end process a hold ticket was issued to: the
-	// only one that may present it.
+	// holder is the front end process a hold or report ticket was issued
+	// to: the only one that may present it.
 	holder Proc
 	// check is the owed check a report ticket's command ends with.
 	check   string

@@ -110,7 +110,7 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		return wire.Prepared{}, aerr
 	}
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
-		check: check, expires: s.now().Add(ReportTTL)}, s.now())
+		check: check, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
 		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
 			denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
@@ -128,6 +128,12 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 func (s *Engine) ExplainReport(ctx context.Context, c Call, lines []string) (wire.Report, *Error) {
 	if c.cap == nil || c.cap.kind != CapReport {
 		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report takes a report ticket")
+	}
+	// Only the front end the command ran under says it ended: a report
+	// from another process, before the end, would have the check run
+	// before the command planted anything.
+	if peer, ok := c.caller.Peer(); !ok || peer != c.cap.holder {
+		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report ticket is presented by the front end it was issued to")
 	}
 	out := s.finishCheck(c.cap.check, false)
 	if len(lines) > 0 {
