@@ -30,4 +30,4 @@ func FindBinary(name string, getenv Getenv) (string, error) {
 
 // HeadlessHint is what pathgrant says when it serves without a display:
 // how the person approves instead.
-const HeadlessHint = "running the daemon headless; approve from the CLI with 'pathgrant pending' and 'pathgrant approve ID --scope once|session|device --code CODE' (the code is on the daemon's log line for the request)"
+const HeadlessHint = "running the daemon headless; approve from the CLI with 'pathgrant pending' and 'pathgrant approve ID --scope once|session|device', which asks for the code of that choice (each is on the daemon's log line for the request)"

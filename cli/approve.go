@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"pathgrant/apiclient"
@@ -16,15 +17,17 @@ import (
 // be a unique prefix of at least 6 characters (the daemon resolves it).
 
 const (
-	approveUsageText = "usage: pathgrant approve ID --scope once|session|device [--for DURATION] [--folder] [--code CODE] [--yes] [--socket PATH]\n" +
-		"       DURATION limits a session or device grant, such as 15m, 1h or 8h (default: until the session ends, or always)"
+	approveUsageText = "usage: pathgrant approve ID --scope once|session|device [--for DURATION] [--folder] [--yes] [--socket PATH]\n" +
+		"       DURATION limits a session or device grant, such as 15m, 1h or 8h (default: until the session ends, or always)\n" +
+		"       the approval code of the choice these flags name is asked for at the terminal (not echoed), or read from standard input"
 	denyUsageText = "usage: pathgrant deny ID [--session] [--socket PATH]\n" +
 		"       --session: deny the same access from that session at once for the rest of it, without asking again"
 )
 
 // runApprove implements `pathgrant approve`: it asks c for confirmation
 // unless --yes, and never approves without one or the other; and it sends
-// the request's approval code, from --code or asked at the terminal.
+// the approval code of the choice it makes, asked at the terminal without
+// echo or read from standard input, never taken from the command line.
 func runApprove(args []string, stdout, stderr io.Writer, c confirmer) int {
 	return daemonExit("approve", approveUsageText, approve(args, stdout, c), stdout, stderr)
 }
@@ -36,19 +39,40 @@ func runDeny(args []string, stdout, stderr io.Writer) int {
 
 // approveArgs are the parsed arguments of `pathgrant approve`.
 type approveArgs struct {
-	id, scope, socket, code string
-	lasting                 time.Duration
-	folder, yes             bool
+	id, scope, socket string
+	lasting           time.Duration
+	folder, yes       bool
+}
+
+// codeFlagRefused is the refusal of an approval code on the command line.
+const codeFlagRefused = "--code is refused: a command line is readable by every process of yours (/proc/PID/cmdline), " +
+	"so a code there can be stolen and spent first; leave it out and type the code when asked, or pipe it on standard input"
+
+// codeOnCommandLine reports whether args give an approval code as a flag
+// (--code, -code, with = or not), up to a "--" that ends the flags.
+func codeOnCommandLine(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "code" {
+			return true
+		}
+	}
+	return false
 }
 
 func parseApproveArgs(args []string) (approveArgs, error) {
 	var a approveArgs
+	if codeOnCommandLine(args) {
+		return a, usagef("%s", codeFlagRefused)
+	}
 	fs, socket := newDaemonFlags("approve")
 	fs.StringVar(&a.scope, "scope", "", "once, session or device")
 	lastingFlag := fs.String("for", "", "how long a session or device grant lasts (15m, 1h, 8h)")
 	fs.BoolVar(&a.folder, "folder", false, "grant the folder: the one holding the requested file, or the folder a search asked for")
 	fs.BoolVar(&a.yes, "yes", false, "approve without asking for confirmation")
-	fs.StringVar(&a.code, "code", "", "the request's approval code, from the prompt window or the daemon's log line")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return a, err
@@ -72,8 +96,9 @@ func parseApproveArgs(args []string) (approveArgs, error) {
 	return a, nil
 }
 
-func (a approveArgs) decision() wire.Decision {
-	d := wire.Decision{Scope: a.scope, Code: a.code}
+// decision is the approval a asks for, with code.
+func (a approveArgs) decision(code string) wire.Decision {
+	d := wire.Decision{Scope: a.scope, Code: code}
 	if a.lasting > 0 {
 		d.For = wire.FormatFor(a.lasting)
 	}
@@ -91,8 +116,12 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 	if !a.yes && !c.tty {
 		return usagef("stdin is not a terminal, so nobody can confirm: pass --yes to approve %s", a.id)
 	}
-	if a.code == "" && !c.tty {
-		return usagef("pass --code CODE to approve %s: its approval code is in the prompt window or the daemon's log line for it", a.id)
+	var code string
+	if !c.tty {
+		// no terminal: the code is the first line of standard input
+		if code, err = c.piped(); err != nil {
+			return err
+		}
 	}
 	client := apiclient.New(a.socket)
 	if !a.yes {
@@ -100,12 +129,26 @@ func approve(args []string, stdout io.Writer, c confirmer) error {
 			return err
 		}
 	}
-	if a.code == "" {
-		if a.code, err = c.line(fmt.Sprintf("Approval code for %s (shown in the prompt window or the daemon's log):", a.id)); err != nil {
+	if c.tty {
+		if code, err = c.secret(fmt.Sprintf("Approval code of %s for %s (the prompt window or the daemon's log shows it beside the choice):", codeKey(a), a.id)); err != nil {
 			return err
 		}
 	}
-	return decide(client, a.socket, a.id, a.decision(), stdout)
+	return decide(client, a.socket, a.id, a.decision(code), stdout)
+}
+
+// codeKey names the choice a asks for as the prompt and the log name its
+// code (wire.Choice.Key); a --for between two offered durations takes the
+// code of the longer.
+func codeKey(a approveArgs) string {
+	k := a.scope
+	if a.folder {
+		k += "+folder"
+	}
+	if a.lasting > 0 {
+		k += "+" + wire.FormatFor(a.lasting)
+	}
+	return k
 }
 
 // confirmApproval shows what would be granted and for how long, and asks;

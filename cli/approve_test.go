@@ -71,7 +71,7 @@ func TestApproveAnswersEveryWaitingCall(t *testing.T) {
 	if table := daemonCmd("", false, nil, "pending", "--socket", e.sock).ok(t).stdout; !strings.Contains(table, "WAITING") || !strings.Contains(table, "50 for ") {
 		t.Errorf("pending does not show the waiting calls:\n%s", table)
 	}
-	out := daemonCmd("", false, nil, "approve", r.ID[:grants.MinPrefix], "--scope", "once", "--yes", "--code", e.person.Code(t, r.ID), "--socket", e.sock).ok(t).stdout
+	out := daemonCmd(e.person.Code(t, r.ID)+"\n", false, nil, "approve", r.ID[:grants.MinPrefix], "--scope", "once", "--yes", "--socket", e.sock).ok(t).stdout
 	if !strings.Contains(out, r.ID+" approved") || !strings.Contains(out, "once (one call)") {
 		t.Errorf("approve printed %q", out)
 	}
@@ -131,7 +131,7 @@ func denialsCmd(t *testing.T, args ...string) result {
 func TestApproveFor(t *testing.T) {
 	e := newDaemonEnv(t)
 	id := e.requestFromAgent(t, "report.csv")
-	out := daemonCmd("", false, nil, "approve", id, "--scope", "session", "--for", "2s", "--yes", "--code", e.person.Code(t, id), "--socket", e.sock).ok(t).stdout
+	out := daemonCmd(e.person.CodeFor(t, id, "session+15m")+"\n", false, nil, "approve", id, "--scope", "session", "--for", "2s", "--yes", "--socket", e.sock).ok(t).stdout
 	if !strings.Contains(out, "for 2s, or until the session ends") {
 		t.Errorf("approve --for printed %q", out)
 	}
@@ -164,14 +164,16 @@ func TestDecisionUsage(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"a once grant for a time", []string{"approve", id, "--scope", "once", "--for", "1h", "--yes", "--code", "X"}, 2, "--for limits a session or device grant"},
-		{"a negative time", []string{"approve", id, "--scope", "session", "--for", "-1h", "--yes", "--code", "X"}, 2, "--for must be positive"},
-		{"not a duration", []string{"approve", id, "--scope", "session", "--for", "soon", "--yes", "--code", "X"}, 2, "--for"},
-		{"a prefix too short", []string{"approve", id[:grants.MinPrefix-1], "--scope", "once", "--yes", "--code", "X"}, 1, "too short"},
+		{"a once grant for a time", []string{"approve", id, "--scope", "once", "--for", "1h", "--yes"}, 2, "--for limits a session or device grant"},
+		{"a negative time", []string{"approve", id, "--scope", "session", "--for", "-1h", "--yes"}, 2, "--for must be positive"},
+		{"not a duration", []string{"approve", id, "--scope", "session", "--for", "soon", "--yes"}, 2, "--for"},
+		{"a prefix too short", []string{"approve", id[:grants.MinPrefix-1], "--scope", "once", "--yes"}, 1, "too short"},
+		{"a code on the command line", []string{"approve", id, "--scope", "once", "--yes", "--code", "X"}, 2, "--code is refused"},
+		{"a code after the id", []string{"approve", id, "--code=X", "--scope", "once", "--yes"}, 2, "--code is refused"},
 		{"deny by a prefix too short", []string{"deny", id[:grants.MinPrefix-1]}, 1, "too short"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := daemonCmd("", false, nil, append(tc.args, "--socket", e.sock)...)
+			r := daemonCmd("X\n", false, nil, append(tc.args, "--socket", e.sock)...)
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.stderr) || strings.Count(r.stderr, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want %d and one line with %q", r.code, r.stderr, tc.code, tc.stderr)
 			}
@@ -187,7 +189,7 @@ func TestDecisionUsage(t *testing.T) {
 func TestAuditKind(t *testing.T) {
 	e := newDaemonEnv(t)
 	id := e.requestFromAgent(t, "report.csv")
-	daemonCmd("", false, nil, "approve", id, "--scope", "once", "--yes", "--code", "WRONGCOD", "--socket", e.sock)
+	daemonCmd("WRONGCOD\n", false, nil, "approve", id, "--scope", "once", "--yes", "--socket", e.sock)
 	for _, kind := range []string{"code", "wrong code"} {
 		text := auditCmd("--kind", kind, "--socket", e.sock).ok(t).stdout
 		if !strings.Contains(text, "wrong code") || strings.Contains(text, "asked") {

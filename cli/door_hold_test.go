@@ -168,9 +168,10 @@ func (w *doorWalk) heldCase(t *testing.T, run doorRunner, tag string, c heldCase
 }
 
 // decideHeld waits for the request of a call held on path, then decides
-// it from the headless CLI (args after the id; the code is added for an
-// approval), and returns it as it was shown. Without args nobody
-// decides: it returns the request once its wait ended.
+// it from the headless CLI (args after the id; an approval's code, the
+// once code, piped on its standard input), and returns it as it was
+// shown. Without args nobody decides: it returns the request once its
+// wait ended.
 func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Request {
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
@@ -182,10 +183,11 @@ func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Req
 				return r
 			}
 			cmd := append([]string{args[0], r.ID}, args[1:]...)
+			stdin := ""
 			if args[0] == "approve" {
-				cmd = append(cmd, "--code", w.person.Code(t, r.ID))
+				stdin = w.person.Code(t, r.ID) + "\n" // the once code: approve reads it on stdin
 			}
-			res := daemonCmd("", false, nil, append(cmd, "--socket", w.sock)...)
+			res := daemonCmd(stdin, false, nil, append(cmd, "--socket", w.sock)...)
 			if res.code != 0 {
 				t.Errorf("%v: %d %s %s", cmd, res.code, res.stdout, res.stderr)
 			}
@@ -342,7 +344,7 @@ func (w *doorWalk) approveAll(t *testing.T) func() []string {
 				if r.Waiting == 0 || !strings.HasPrefix(r.Path, w.dl) {
 					continue
 				}
-				res := daemonCmd("", false, nil, "approve", r.ID, "--scope", "once", "--yes", "--code", w.person.Code(t, r.ID), "--socket", w.sock)
+				res := daemonCmd(w.person.Code(t, r.ID)+"\n", false, nil, "approve", r.ID, "--scope", "once", "--yes", "--socket", w.sock)
 				if res.code != 0 {
 					t.Errorf("approve %s: %s %s", r.ID, res.stdout, res.stderr)
 				}

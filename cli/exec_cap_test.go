@@ -111,7 +111,7 @@ func TestExecDetachedCannotApprove(t *testing.T) {
 	raw := fmt.Sprintf(`/usr/bin/python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(%q); `+
 		`s.sendall(b"POST /v1/requests/%s/decision HTTP/1.1\r\nHost: p\r\nContent-Length: 19\r\n\r\n{\"scope\":\"device\"}"); print(s.recv(4096))'`,
 		e.sock, ans.Pending)
-	approve := fmt.Sprintf("%s approve %s --scope device --yes --code ABCDEFGH --socket %s", bin, ans.Pending, e.sock)
+	approve := fmt.Sprintf("echo ABCDEFGH | %s approve %s --scope device --yes --socket %s", bin, ans.Pending, e.sock)
 	attempt := func(out string) string {
 		return fmt.Sprintf("{ %s; echo approve=$?; %s; echo raw=$?; } > %s 2>&1; mv %s %s.done", approve, raw, out, out, out)
 	}

@@ -20,11 +20,14 @@ import (
 const pendingUsageText = "usage: pathgrant pending [--json] [--socket PATH]"
 
 // confirmer asks the user to confirm an approval. tty says whether in is
-// a terminal, that is whether there is someone to ask.
+// a terminal, that is whether there is someone to ask; term is that
+// terminal, whose echo is turned off while a code is typed (nil: a test's
+// reader, with no echo to turn off).
 type confirmer struct {
-	in  io.Reader
-	out io.Writer // where the question is written
-	tty bool
+	in   io.Reader
+	out  io.Writer // where the question is written
+	tty  bool
+	term *os.File
 }
 
 // newConfirmer asks on in, with the question on out. Only a terminal can
@@ -32,7 +35,10 @@ type confirmer struct {
 // there to confirm.
 func newConfirmer(in io.Reader, out io.Writer) confirmer {
 	f, ok := in.(*os.File)
-	return confirmer{in: in, out: out, tty: ok && isTerminal(int(f.Fd()))}
+	if ok && isTerminal(int(f.Fd())) {
+		return confirmer{in: in, out: out, tty: true, term: f}
+	}
+	return confirmer{in: in, out: out}
 }
 
 // isTerminal reports whether fd is a terminal.
@@ -54,20 +60,6 @@ func (c confirmer) ask(question string) (bool, error) {
 		return true, nil
 	}
 	return false, nil
-}
-
-// line writes the prompt and reads one line, trimmed; an empty answer is
-// an error.
-func (c confirmer) line(prompt string) (string, error) {
-	fmt.Fprintf(c.out, "%s ", prompt)
-	line, err := c.readLine()
-	if err != nil {
-		return "", err
-	}
-	if line == "" {
-		return "", errors.New("no approval code given; nothing approved")
-	}
-	return line, nil
 }
 
 // readLine reads one line from in, byte by byte so that nothing after it

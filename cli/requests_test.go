@@ -53,8 +53,14 @@ func agentMain(mode string) int {
 		return escapeMain(mode)
 	}
 	if mode == "cli" {
-		// a pathgrant command run by a process below the daemon
-		r := daemonCmd("", false, nil, strings.Split(os.Getenv(cliArgsEnv), "\x1f")...)
+		// a pathgrant command run by a process below the daemon, its
+		// standard input the answer
+		answer, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stdin:", err)
+			return 1
+		}
+		r := daemonCmd(string(answer), false, nil, strings.Split(os.Getenv(cliArgsEnv), "\x1f")...)
 		fmt.Fprint(os.Stdout, r.stdout)
 		fmt.Fprint(os.Stderr, r.stderr)
 		return r.code
@@ -181,10 +187,11 @@ const cliArgsEnv = "PATHGRANT_TEST_ARGS"
 
 // belowDaemon runs a decision command in a child of this process, which
 // hosts the daemon: a process the daemon's own tools could have started,
-// so its decisions are refused.
-func belowDaemon(t *testing.T, args ...string) result {
+// so its decisions are refused. stdin is its standard input.
+func belowDaemon(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), agentEnv+"=cli", cliArgsEnv+"="+strings.Join(args, "\x1f"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -296,22 +303,36 @@ func TestDecisionCommands(t *testing.T) {
 		state    string // the request's state afterwards
 		grant    guard.GrantKind
 	}{
-		{name: "approve --yes", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
+		{name: "approve --yes, the code on stdin", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes"}, answer: "{code:session}\n",
 			stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
-		{name: "approve device folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes", "--code", "{code}"},
+		{name: "approve device folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes"}, answer: "{code:device+folder}",
 			stdout: "scope device", state: wire.StateApproved, grant: guard.KindFolder},
-		{name: "code in lower case", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "{lowercode}"},
+		{name: "code in lower case", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, answer: "{lowercode}\n",
 			stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
-		{name: "no --yes and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--code", "{code}"},
+		{name: "--code on the command line", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "{code}"},
+			code: 2, stderr: "--code is refused: a command line is readable by every process of yours (/proc/PID/cmdline)", state: wire.StatePending},
+		{name: "-code= on the command line", from: "agent", args: []string{"approve", "{id}", "-code={code}", "--scope", "once", "--yes"}, answer: "{code}\n",
+			code: 2, stderr: "--code is refused", state: wire.StatePending},
+		{name: "no --yes and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once"}, answer: "{code}\n",
 			code: 2, stderr: "pass --yes", state: wire.StatePending},
 		{name: "no code and no terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"},
-			code: 2, stderr: "pass --code", state: wire.StatePending},
-		{name: "wrong code", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes", "--code", "ABCDEFGH"},
+			code: 2, stderr: "no approval code on standard input", state: wire.StatePending},
+		{name: "wrong code", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, answer: "ABCDEFGH\n",
 			code: 1, stderr: "wrong approval code", state: wire.StatePending},
-		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n{code}\n",
+		{name: "the once code for the session", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--yes"}, answer: "{code}\n",
+			code: 1, stderr: "that code approves --scope once only", state: wire.StatePending},
+		{name: "the file's code for the folder", from: "agent", args: []string{"approve", "{id}", "--scope", "device", "--folder", "--yes"}, answer: "{code:device}\n",
+			code: 1, stderr: "that code approves --scope device only", state: wire.StatePending},
+		{name: "an hour's code for longer", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--for", "2h", "--yes"}, answer: "{code:session+1h}\n",
+			code: 1, stderr: "not --scope session --for 2h", state: wire.StatePending},
+		{name: "an hour's code for less", from: "agent", args: []string{"approve", "{id}", "--scope", "session", "--for", "30m", "--yes"}, answer: "{code:session+1h}\n",
+			stdout: "for 30m", state: wire.StateApproved, grant: guard.KindFile},
+		{name: "only the first line of stdin", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, answer: "ABCDEFGH\n{code}\n",
+			code: 1, stderr: "wrong approval code", state: wire.StatePending},
+		{name: "confirmed at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true, answer: "y\n{code:session}\n",
 			question: "Allow read {dl}/report.csv until the session ends? [y/N]", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "code asked at the terminal", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "{code}\n",
-			question: "Approval code for {id}", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
+			question: "Approval code of once for {id}", stdout: "approved", state: wire.StateApproved, grant: guard.KindFile},
 		{name: "no code typed", from: "agent", args: []string{"approve", "{id}", "--scope", "once", "--yes"}, tty: true, answer: "\n",
 			code: 1, stderr: "no approval code", state: wire.StatePending},
 		{name: "yes in full", from: "agent", args: []string{"approve", "{id}", "--scope", "once"}, tty: true, answer: " YES \n{code}\n",
@@ -321,13 +342,13 @@ func TestDecisionCommands(t *testing.T) {
 		{name: "no answer declines", from: "agent", args: []string{"approve", "{id}", "--scope", "session"}, tty: true,
 			code: 1, stderr: "not approved", state: wire.StatePending},
 		{name: "deny", from: "agent", args: []string{"deny", "{id}"}, stdout: "denied", state: wire.StateDenied},
-		{name: "approve unknown id", args: []string{"approve", "nope", "--scope", "once", "--yes", "--code", "ABCDEFGH"}, code: 1, stderr: "no approval request nope"},
+		{name: "approve unknown id", args: []string{"approve", "nope", "--scope", "once", "--yes"}, answer: "ABCDEFGH\n", code: 1, stderr: "no approval request nope"},
 		{name: "confirm unknown id", args: []string{"approve", "nope", "--scope", "once"}, tty: true, answer: "y\n", code: 1, stderr: "no approval request nope"},
 		{name: "deny unknown id", args: []string{"deny", "nope"}, code: 1, stderr: "no approval request nope"},
 		{name: "bad scope", from: "agent", args: []string{"approve", "{id}", "--scope", "deny", "--yes"}, code: 2, stderr: "--scope", state: wire.StatePending},
 		{name: "no id", args: []string{"approve", "--scope", "once", "--yes"}, code: 2, stderr: "exactly one request ID"},
 		{name: "deny two ids", args: []string{"deny", "a", "b"}, code: 2, stderr: "exactly one request ID"},
-		{name: "agent approving itself", from: "agent", below: true, args: []string{"approve", "{id}", "--scope", "session", "--yes", "--code", "{code}"},
+		{name: "agent approving itself", from: "agent", below: true, args: []string{"approve", "{id}", "--scope", "session", "--yes"}, answer: "{code:session}\n",
 			code: 1, stderr: "refused", state: wire.StatePending},
 		{name: "agent denying", from: "agent", below: true, args: []string{"deny", "{id}"}, code: 1, stderr: "refused", state: wire.StatePending},
 	}
@@ -339,11 +360,14 @@ func TestDecisionCommands(t *testing.T) {
 			case "agent":
 				id = e.requestFromAgent(t, "report.csv")
 			}
-			code := ""
+			code, pairs := "", []string{}
 			if id != "" {
 				code = e.person.Code(t, id)
+				for _, key := range []string{"session", "device", "device+folder", "session+1h"} {
+					pairs = append(pairs, "{code:"+key+"}", e.person.CodeFor(t, id, key))
+				}
 			}
-			subst := strings.NewReplacer("{id}", id, "{dl}", e.dl, "{code}", code, "{lowercode}", strings.ToLower(code))
+			subst := strings.NewReplacer(append(pairs, "{id}", id, "{dl}", e.dl, "{code}", code, "{lowercode}", strings.ToLower(code))...)
 			args := append([]string{}, tc.args...)
 			for i := range args {
 				args[i] = subst.Replace(args[i])
@@ -351,7 +375,7 @@ func TestDecisionCommands(t *testing.T) {
 			var question bytes.Buffer
 			var r result
 			if tc.below {
-				r = belowDaemon(t, append(args, "--socket", e.sock)...)
+				r = belowDaemon(t, subst.Replace(tc.answer), append(args, "--socket", e.sock)...)
 			} else {
 				r = daemonCmd(subst.Replace(tc.answer), tc.tty, &question, append(args, "--socket", e.sock)...)
 			}
@@ -393,11 +417,11 @@ func (e *daemonEnv) checkOutcome(t *testing.T, id, state string, kind guard.Gran
 func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "none", "pathgrant.sock")
 	tests := [][]string{
-		{"pending"}, {"pending", "--json"}, {"approve", "abc", "--scope", "once", "--yes", "--code", "ABCDEFGH"}, {"deny", "abc"},
+		{"pending"}, {"pending", "--json"}, {"approve", "abc", "--scope", "once", "--yes"}, {"deny", "abc"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			r := daemonCmd("", false, nil, append(args, "--socket", sock)...)
+			r := daemonCmd("ABCDEFGH\n", false, nil, append(args, "--socket", sock)...)
 			if r.code != 1 || r.stdout != "" {
 				t.Errorf("exit %d, stdout %q; want 1 and nothing", r.code, r.stdout)
 			}
@@ -419,9 +443,9 @@ func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 func TestGrantsThroughDaemon(t *testing.T) {
 	e := newDaemonEnv(t)
 	id := e.requestFromAgent(t, "report.csv")
-	daemonCmd("", false, nil, "approve", id, "--scope", "session", "--yes", "--code", e.person.Code(t, id), "--socket", e.sock).ok(t)
+	daemonCmd(e.person.CodeFor(t, id, "session"), false, nil, "approve", id, "--scope", "session", "--yes", "--socket", e.sock).ok(t)
 	other := e.requestFromAgent(t, "other.csv")
-	daemonCmd("", false, nil, "approve", other, "--scope", "device", "--yes", "--code", e.person.Code(t, other), "--socket", e.sock).ok(t)
+	daemonCmd(e.person.CodeFor(t, other, "device"), false, nil, "approve", other, "--scope", "device", "--yes", "--socket", e.sock).ok(t)
 	granted := e.grants(t)
 	if len(granted) != 2 {
 		t.Fatalf("grants %+v, want 2", granted)

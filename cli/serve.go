@@ -98,15 +98,24 @@ type headlessApprover struct {
 	socketArg string
 }
 
-// Show logs a new approval request: its id and its one-time approval code
-// on the same line, so the person (or a script of theirs reading this
-// log) can approve it. It does not block.
-func (h headlessApprover) Show(r wire.Request, code string) {
-	h.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path,
-		"approve", fmt.Sprintf("pathgrant approve %s --scope once --code %s%s", r.ID, code, h.socketArg),
-		"or", "--scope session or --scope device, with --for 1h to limit it",
+// Show logs a new approval request: its id, the command that approves
+// it, and one code per choice, each named after the flags that ask for it
+// (once, session+1h, device+folder), so the person (or a script of theirs
+// reading this log) can approve exactly what they choose and no code
+// buys more. The command carries no code: `pathgrant approve` asks for it
+// (no echo) or reads it from standard input, so it is never in a process's
+// command line. It does not block.
+func (h headlessApprover) Show(r wire.Request, codes []wire.ChoiceCode) {
+	h.log.Info("approval requested", "id", r.ID, "session", r.Session, "op", r.Op, "path", r.Path,
+		"approve", fmt.Sprintf("pathgrant approve %s --scope once%s", r.ID, h.socketArg),
+		"then", headlessCodeHint,
+		"codes", wire.CodesText(codes),
 		"deny", fmt.Sprintf("pathgrant deny %s%s", r.ID, h.socketArg))
 }
+
+// headlessCodeHint tells the person how to use the codes of the log line.
+const headlessCodeHint = "type the code of your choice when it asks (or pipe it on stdin): " +
+	"each code approves only the choice it is named after; for another, use --scope session or device, --folder, --for DURATION"
 
 // Withdraw logs that a request was decided or expired.
 func (h headlessApprover) Withdraw(id string) {

@@ -44,22 +44,30 @@ func TestServeUsage(t *testing.T) {
 	}
 }
 
+// TestHeadlessApprover: the log line lists each choice's code next to
+// the choice, and the command it hands the person carries no code.
 func TestHeadlessApprover(t *testing.T) {
+	codes := []wire.ChoiceCode{
+		{Choice: wire.Choice{Scope: "once", Kind: guard.KindFile}, Code: "K7MP3QXA"},
+		{Choice: wire.Choice{Scope: "session", Kind: guard.KindFolder, For: "1h"}, Code: "BCDE2345"},
+		{Choice: wire.Choice{Scope: "device", Kind: guard.KindFile}, Code: "WXYZ6789"},
+	}
 	tests := []struct {
 		name      string
 		socketArg string
 		want      []string
 	}{
-		{"default socket", "", []string{"id=r1 code=K7MP3QXA", "session=s1", "op=read", "path=/d/x.csv",
-			`"pathgrant approve r1 --scope once --code K7MP3QXA"`, `deny="pathgrant deny r1"`}},
-		{"other socket", " --socket /x.sock", []string{"id=r1 code=K7MP3QXA",
-			"pathgrant approve r1 --scope once --code K7MP3QXA --socket /x.sock", "pathgrant deny r1 --socket /x.sock"}},
+		{"default socket", "", []string{"id=r1 ", "session=s1", "op=read", "path=/d/x.csv",
+			`approve="pathgrant approve r1 --scope once"`, `codes="once=K7MP3QXA session+folder+1h=BCDE2345 device=WXYZ6789"`,
+			`deny="pathgrant deny r1"`}},
+		{"other socket", " --socket /x.sock", []string{`approve="pathgrant approve r1 --scope once --socket /x.sock"`,
+			"pathgrant deny r1 --socket /x.sock"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			a := headlessApprover{log: slog.New(slog.NewTextHandler(&buf, nil)), socketArg: tc.socketArg}
-			a.Show(wire.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"}, "K7MP3QXA")
+			a.Show(wire.Request{ID: "r1", Session: "s1", Op: guard.OpRead, Path: "/d/x.csv"}, codes)
 			lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 			if len(lines) != 1 {
 				t.Fatalf("Show logged %d lines, want 1: %q", len(lines), buf.String())
@@ -69,11 +77,16 @@ func TestHeadlessApprover(t *testing.T) {
 					t.Errorf("log line %q lacks %q", lines[0], w)
 				}
 			}
-			// the command in the line is complete: pasted, it parses
+			// the command in the line is complete, and carries no code
 			_, cmd, _ := strings.Cut(lines[0], `approve="pathgrant approve `)
 			cmd, _, _ = strings.Cut(cmd, `"`)
-			if a, err := parseApproveArgs(strings.Fields(cmd)); err != nil || a.id != "r1" || a.scope != "once" || a.code != "K7MP3QXA" {
+			if a, err := parseApproveArgs(strings.Fields(cmd)); err != nil || a.id != "r1" || a.scope != "once" {
 				t.Errorf("the logged command %q does not parse: %+v %v", cmd, a, err)
+			}
+			for _, c := range codes {
+				if strings.Contains(cmd, c.Code) || strings.Contains(cmd, "code") {
+					t.Errorf("the logged command %q carries a code", cmd)
+				}
 			}
 		})
 	}

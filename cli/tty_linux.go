@@ -3,5 +3,8 @@ package cli
 import "golang.org/x/sys/unix"
 
 // getTermios is the ioctl that reads a terminal's settings, which only a
-// terminal answers.
-const getTermios = unix.TCGETS
+// terminal answers; setTermios sets them (at once).
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS
+)

@@ -58,7 +58,7 @@ func TestDetachedProcessCannotDecide(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &ans) != nil || ans.Pending == "" {
 		t.Fatalf("check: %v %s", err, out)
 	}
-	code := person.Code(t, ans.Pending)
+	code := person.CodeFor(t, ans.Pending, "session")
 	decision := `{"scope":"session","code":"` + code + `"}`
 	result := root + "/result"
 	script := curl + ` -s --unix-socket "$SOCK" -d "$DECISION" -w '\n%{http_code}' "http://pathgrant/v1/requests/$ID/decision" > "$OUT.tmp"; mv "$OUT.tmp" "$OUT"`

@@ -168,8 +168,15 @@ func (e *agentsEnv) log() string {
 // pathgrant runs the CLI with the test's home and returns its output.
 func (e *agentsEnv) pathgrant(args ...string) string {
 	e.t.Helper()
+	return e.pathgrantIn("", args...)
+}
+
+// pathgrantIn is pathgrant with stdin on the command's standard input.
+func (e *agentsEnv) pathgrantIn(stdin string, args ...string) string {
+	e.t.Helper()
 	cmd := exec.Command(e.bin, args...)
 	cmd.Env = e.baseEnv()
+	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		e.t.Fatalf("pathgrant %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -51,7 +51,7 @@ func TestAgentsClaudeCode(t *testing.T) {
 		if req.Agent != "claude" || req.Tool != "Read" || req.Op != "read" || req.State != wire.StatePending {
 			t.Errorf("approval request %+v", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID, "")}); err != nil {
 			t.Fatalf("approve from outside the agent: %v\n%s", err, e.log())
 		}
 		out := run.wait(t)
@@ -148,7 +148,7 @@ func TestAgentsGeminiCLI(t *testing.T) {
 		if req.Agent != "gemini-cli" || req.Tool != "read_file" || req.State != wire.StatePending {
 			t.Errorf("approval request %+v: want one in the session pathgrant run registered", req)
 		}
-		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+		if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID, "")}); err != nil {
 			t.Fatalf("approve from outside the agent: %v", err)
 		}
 		out := run.wait(t)

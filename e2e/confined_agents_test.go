@@ -206,7 +206,7 @@ func TestConfinedClaudeCodeHeldOpen(t *testing.T) {
 	if req.Tool != "open (command paused)" || !strings.Contains(req.Held, "read.py") || req.Waiting != 1 {
 		t.Errorf("the request %+v does not say that read.py is paused in the open", req)
 	}
-	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID, "")}); err != nil {
 		t.Fatalf("approve: %v\n%s", err, e.log())
 	}
 	out := run.wait(t)

@@ -325,13 +325,13 @@ func refused(t *testing.T, e *agentsEnv, c agentClient, run *agentsRun, path str
 
 // approveCLI approves request id for the session from the command line,
 // as the user would from a terminal: `pathgrant approve ID --scope
-// session --yes --code CODE`, with the one-time code the headless daemon
-// logs for the request (it may log it a moment after the request shows as
-// pending).
+// session --yes`, the code of that choice the headless daemon logs for the
+// request (it may log it a moment after the request shows as pending)
+// piped on its standard input, never on its command line.
 func (e *agentsEnv) approveCLI(id string) string {
 	e.t.Helper()
-	code := ipctest.LogCode(e.t, e.log, id)
-	return e.pathgrant("approve", id, "--scope", "session", "--yes", "--socket", e.sock, "--code", code)
+	code := ipctest.LogCode(e.t, e.log, id, "session")
+	return e.pathgrantIn(code+"\n", "approve", id, "--scope", "session", "--yes", "--socket", e.sock)
 }
 
 // shellQuote quotes s for a POSIX shell.

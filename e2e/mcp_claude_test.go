@@ -51,7 +51,7 @@ func TestMCPClaudeCode(t *testing.T) {
 	if req.Agent != "claude" || req.Tool != "execute_shell_command" || req.Op != "read" {
 		t.Errorf("approval request %+v", req)
 	}
-	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "session", Code: ipctest.LogCode(t, e.log, req.ID)}); err != nil {
+	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "session", Code: ipctest.LogCode(t, e.log, req.ID, "session")}); err != nil {
 		t.Fatalf("approve for the session from outside the agent: %v\n%s", err, e.log())
 	}
 	out := run.wait(t)

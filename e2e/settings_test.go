@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"pathgrant/apiclient"
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/ipc/ipctest"
 	"pathgrant/prompt"
 	"pathgrant/tray"
 	"pathgrant/wire"
@@ -103,10 +103,18 @@ func pendingOne(t *testing.T, c *apiclient.Client) wire.Request {
 // returns its stdout and exit status.
 func cliRun(t *testing.T, d *desktop, e appEnv, args ...string) (string, int) {
 	t.Helper()
+	return cliRunIn(t, d, e, "", args...)
+}
+
+// cliRunIn is cliRun with stdin on the command's standard input: an
+// approval code is piped in, never given on the command line.
+func cliRunIn(t *testing.T, d *desktop, e appEnv, stdin string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, appBinary(t), args...)
 	cmd.Env = e.vars(d)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -196,9 +204,6 @@ func TestSecondLaunchRaises(t *testing.T) {
 	d.output(t, "xdotool", "search", "--sync", "--onlyvisible", "--name", tray.SettingsTitle)
 }
 
-// approvalCode matches the headless daemon's log line of a request.
-var approvalCode = regexp.MustCompile(`msg="approval requested" id=(\S+) code=(\S+)`)
-
 // TestSettingsHeadlessNeedsTheCode: with a headless daemon, `pathgrant
 // settings` opens its own window, whose prompt asks for the code: Allow
 // with no code keeps the window open and the request pending; the code
@@ -224,10 +229,7 @@ func TestSettingsHeadlessNeedsTheCode(t *testing.T) {
 	var code string
 	waitUntil(t, 10*time.Second, "the approval code in the daemon's log", func() bool {
 		b, _ := os.ReadFile(logPath)
-		m := approvalCode.FindStringSubmatch(string(b))
-		if m != nil && m[1] == req.ID {
-			code = strings.Trim(m[2], `"`)
-		}
+		code = ipctest.CodeFromLog(string(b), req.ID, "") // once, the choice the test clicks
 		return code != ""
 	})
 

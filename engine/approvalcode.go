@@ -10,6 +10,7 @@ import (
 
 	"pathgrant/grants"
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // codeAlphabet is what approval codes are made of: upper-case letters and
@@ -19,7 +20,8 @@ import (
 const codeAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 // codeLen is the length of an approval code: 40 bits, against at most
-// MaxCodeTries guesses.
+// MaxCodeTries guesses at a request's codes (at most 18 of them, one per
+// choice: a guess hits one with odds below 1 in 10^10).
 const codeLen = 8
 
 // MaxCodeTries is how many wrong codes a request takes; the last one
@@ -39,7 +41,8 @@ func newApprovalCode() string {
 }
 
 // codeDigest binds a code to one request: the daemon keeps only this
-// hash, so a code typed for another request never matches. Case, spaces
+// hash (with the choice it stands for, codeLock), so a code typed for
+// another request never matches. Case, spaces
 // and dashes the person may add are ignored.
 func codeDigest(requestID, code string) [32]byte {
 	norm := strings.Map(func(r rune) rune {
@@ -51,58 +54,78 @@ func codeDigest(requestID, code string) [32]byte {
 	return sha256.Sum256([]byte(requestID + "\x00" + norm))
 }
 
-// ceiling is the widest grant the person was offered for a request, and
-// so the most its code can authorise: the prompt's buttons (once, session,
-// and device for reads) and targets (the suggested file or folder, and a
-// file's folder when that folder could be granted), which the headless
-// log line repeats. A code never authorises more than that.
-type ceiling struct {
-	scope  grants.Scope
-	folder bool // a file's folder may be chosen
-}
-
-// scopeRank orders the scopes from narrowest to widest.
-var scopeRank = map[grants.Scope]int{grants.ScopeOnce: 1, grants.ScopeSession: 2, grants.ScopeDevice: 3}
-
-// ceilingFor is the ceiling of a request with suggested scope sug, for a
-// session whose policy decides whether the folder can be offered.
-func ceilingFor(sug guard.Scope, offerable func(op guard.Op, path string, tree bool) bool) ceiling {
-	c := ceiling{scope: grants.ScopeSession}
+// choicesFor lists the approvals the person is offered for a request
+// with suggested scope sug, for a session whose policy decides whether a
+// file's folder can be offered: once and session, and device for a read;
+// the suggested target, and a file's folder when it may be granted; each
+// durable scope for each duration of its menu. Each gets a code of its
+// own, so a code never authorises more than its one choice.
+func choicesFor(sug guard.Scope, offerable func(op guard.Op, path string, tree bool) bool) []wire.Choice {
+	scopes := []grants.Scope{grants.ScopeOnce, grants.ScopeSession}
 	if sug.Op == guard.OpRead {
-		c.scope = grants.ScopeDevice
+		scopes = append(scopes, grants.ScopeDevice)
 	}
-	c.folder = sug.Kind == guard.KindFile && offerable(sug.Op, filepath.Dir(sug.Path), true)
-	return c
+	kinds := []guard.GrantKind{sug.Kind}
+	if sug.Kind == guard.KindFile && offerable(sug.Op, filepath.Dir(sug.Path), true) {
+		kinds = append(kinds, guard.KindFolder)
+	}
+	var out []wire.Choice
+	for _, scope := range scopes {
+		for _, kind := range kinds {
+			for _, lasts := range wire.OfferedFor(string(scope)) {
+				out = append(out, wire.Choice{Scope: string(scope), Kind: kind, For: lasts})
+			}
+		}
+	}
+	return out
 }
 
-// allows reports whether scope and kind stay within the ceiling of a
-// request whose suggested scope is sug.
-func (c ceiling) allows(scope grants.Scope, kind guard.GrantKind, sug guard.Scope) bool {
-	r, ok := scopeRank[scope]
-	if !ok || r > scopeRank[c.scope] {
-		return false
-	}
-	switch kind {
-	case "", sug.Kind:
-		return true
-	case guard.KindFolder:
-		return c.folder
-	}
-	return false
+// boundCode is what the daemon keeps of one choice's code: the choice
+// and the code's digest, never the code.
+type boundCode struct {
+	choice wire.Choice
+	digest [32]byte
 }
 
-// codeLock is what the daemon keeps of a request's code: its digest, the
-// ceiling it was shown with, and the wrong tries so far.
+// codeLock is what the daemon keeps of a request's codes: each choice's
+// digest, and the wrong tries so far (for the request, whichever code
+// was meant). A spent lock holds nothing and matches nothing.
 type codeLock struct {
-	digest  [32]byte
-	ceiling ceiling
-	wrong   int
+	codes []boundCode
+	wrong int
 }
 
-// matches compares in constant time; a spent lock matches nothing.
-func (l *codeLock) matches(d [32]byte) bool {
-	if l.digest == ([32]byte{}) {
-		return false
+// newCodeLock makes a fresh, distinct code for each choice of request
+// id; it returns the lock, which keeps only their digests, and the codes
+// for the person.
+func newCodeLock(id string, choices []wire.Choice) (codeLock, []wire.ChoiceCode) {
+	l := codeLock{codes: make([]boundCode, 0, len(choices))}
+	shown := make([]wire.ChoiceCode, 0, len(choices))
+	seen := map[[32]byte]bool{}
+	for _, c := range choices {
+		code := newApprovalCode()
+		d := codeDigest(id, code)
+		for seen[d] { // 40 bits each: a repeat is all but impossible, and never kept
+			code = newApprovalCode()
+			d = codeDigest(id, code)
+		}
+		seen[d] = true
+		l.codes = append(l.codes, boundCode{choice: c, digest: d})
+		shown = append(shown, wire.ChoiceCode{Choice: c, Code: code})
 	}
-	return subtle.ConstantTimeCompare(d[:], l.digest[:]) == 1
+	return l, shown
+}
+
+// match finds the choice whose code has digest d. Every digest is
+// compared, in constant time, whichever matches, so the time taken says
+// nothing of which choice (or whether any) did.
+func (l *codeLock) match(d [32]byte) (wire.Choice, bool) {
+	var found wire.Choice
+	ok := false
+	for _, b := range l.codes {
+		if subtle.ConstantTimeCompare(d[:], b.digest[:]) == 1 {
+			found, ok = b.choice, true
+		}
+	}
+	return found, ok
 }

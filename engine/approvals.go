@@ -35,7 +35,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	if wait > 0 {
 		until = s.now().Add(wait)
 	}
-	o, err := s.queue.submit(s.newRequest(sess, req, d, a), ceilingFor(*d.Suggested, s.offerable(sess)), until, by)
+	o, err := s.queue.submit(s.newRequest(sess, req, d, a), choicesFor(*d.Suggested, s.offerable(sess)), until, by)
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)
@@ -58,7 +58,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	ans.Pending = r.ID
 	s.hub.publish(wire.Event{Type: wire.EventRequestCreated, Time: s.now(), Session: sess.ID, Answer: &ans, Request: &r})
 	if s.cfg.Approver != nil {
-		s.cfg.Approver.Show(r, o.code)
+		s.cfg.Approver.Show(r, o.codes)
 	}
 	return o, ""
 }
@@ -98,7 +98,7 @@ func firstDenied(d guard.Decision) guard.Access {
 
 // authority is where a decision comes from: the person in the app's own
 // windows (in process), or a caller over the socket, who must hold the
-// request's approval code to approve.
+// approval code of the very choice it makes.
 type authority int
 
 const (
@@ -108,8 +108,7 @@ const (
 
 // decide turns a decision into a grant (or a deny) and ends the request.
 // Decisions are serialised so exactly one wins. A denial needs no code;
-// an approval over the socket needs the request's code, within its
-// ceiling.
+// an approval over the socket needs the code of the choice it makes.
 func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Request, *Error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
@@ -140,7 +139,7 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 		return wire.Request{}, errorf(BadRequest, "", "unknown kind %q (want file or folder)", dec.Kind)
 	}
 	if by == byCode {
-		if aerr := s.unlock(req, dec, scope); aerr != nil {
+		if aerr := s.unlock(req, dec, scope, lasting); aerr != nil {
 			return wire.Request{}, aerr
 		}
 	}
@@ -282,10 +281,13 @@ func (s *Engine) requestEnded(r wire.Request, reason string) {
 }
 
 // unlock checks an approval sent over the socket against the request's
-// code and ceiling. A missing code, a wrong one and a choice above the
-// ceiling are 403 and audited as KindCode (never with the code); the fifth wrong code
-// denies the request. Called with decideMu held.
-func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope) *Error {
+// codes: the code presented must be one of them, and the approval must
+// stay within the one choice that code was made for (the same scope and
+// target, no longer). A missing code, a wrong one and an approval wider
+// than its code's choice are 403 and audited as KindCode (never with the
+// code); the fifth wrong code denies the request. Called with decideMu
+// held.
+func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope, lasting time.Duration) *Error {
 	rec := grants.Record{Kind: grants.KindCode, Session: req.Session, Workflow: req.Workflow, Agent: req.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: req.Op, Path: req.Path}
 	if dec.Code == "" {
@@ -305,17 +307,26 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope)
 		rec.Reason = fmt.Sprintf("wrong approval code (%d of %d)", c.wrong, MaxCodeTries)
 		s.Audit(rec)
 		return errorf(Forbidden, grants.KindCode, "wrong approval code (%d tries left)", MaxCodeTries-c.wrong)
-	case !c.ceiling.allows(scope, dec.Kind, req.Suggested):
-		rec.Reason = fmt.Sprintf("approval above what was offered refused: %s %s", scope, orFile(dec.Kind))
+	}
+	asked := presented(req, dec, scope, lasting)
+	if !c.choice.Covers(asked.Scope, asked.Kind, lasting) {
+		rec.Reason = fmt.Sprintf("approval wider than its code's choice refused: %s asked with the code of %s", asked.Key(), c.choice.Key())
 		s.Audit(rec)
-		return errorf(Forbidden, grants.KindCode, "request %s was not offered as %s for %s: its code does not allow it", req.ID, scope, orFile(dec.Kind))
+		return errorf(Forbidden, grants.KindCode, "request %s: that code approves %s only, not %s (each choice has its own code)",
+			req.ID, c.choice.Flags(), asked.Flags())
 	}
 	return nil
 }
 
-func orFile(k guard.GrantKind) string {
-	if k == "" {
-		return "the suggested target"
+// presented is the choice an approval asks for: its scope, the target
+// it grants (no kind is the suggested one) and how long it lasts.
+func presented(req wire.Request, dec wire.Decision, scope grants.Scope, lasting time.Duration) wire.Choice {
+	c := wire.Choice{Scope: string(scope), Kind: dec.Kind}
+	if c.Kind == "" {
+		c.Kind = req.Suggested.Kind
 	}
-	return "its " + string(k)
+	if lasting > 0 {
+		c.For = wire.FormatFor(lasting)
+	}
+	return c
 }

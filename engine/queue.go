@@ -13,13 +13,13 @@ import (
 )
 
 // Approver shows approval requests to the user. Show is called once per new
-// request, never per repeat, and must not block; code is the request's
-// one-time approval code, for the person's eyes only (the prompt window,
-// the headless daemon's log line): never in a notification, an event or an
-// answer. Withdraw is called when the request was decided or expired, so a
+// request, never per repeat, and must not block; codes are the request's
+// one-time approval codes, one per choice offered (wire.Choice), for the
+// person's eyes only (the prompt window, the headless daemon's log line):
+// never in a notification, an event, an answer or a command line. Withdraw is called when the request was decided or expired, so a
 // prompt can close.
 type Approver interface {
-	Show(r wire.Request, code string)
+	Show(r wire.Request, codes []wire.ChoiceCode)
 	Withdraw(id string)
 }
 
@@ -37,7 +37,7 @@ type coalesceKey struct {
 
 type entry struct {
 	req     wire.Request
-	lock    codeLock          // the approval code's digest and ceiling; spent once decided
+	lock    codeLock          // the approval codes' digests, each with its choice; spent once decided
 	done    chan struct{}     // closed when decided or expired
 	waiters map[int]time.Time // the calls waiting now: when each stops waiting
 	// answered are the calls that were waiting when the request was
@@ -102,7 +102,7 @@ func newQueue(capPerSession, total int, ttl time.Duration, now func() time.Time)
 // offered is a request as submit left it.
 type offered struct {
 	req   wire.Request
-	code  string // a new request's approval code
+	codes []wire.ChoiceCode // a new request's approval codes, one per choice
 	isNew bool
 	// waiter is the submitting call's waiter number (for leave) when it
 	// waits, joined in the same step, so that no decision can land
@@ -113,9 +113,10 @@ type offered struct {
 
 // submit adds r, or counts a repeat of the identical pending request; a
 // call that will wait (until a non-zero waitUntil) joins it at once. A
-// new request's approval code is bound to the request and to ceil; only
-// the code's digest is kept. by is who raises it.
-func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time, by raiser) (offered, error) {
+// new request gets one approval code per choice, each bound to the
+// request and to its choice; only their digests are kept. by is who
+// raises it.
+func (q *queue) submit(r wire.Request, choices []wire.Choice, waitUntil time.Time, by raiser) (offered, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := coalesceKey{r.Session, r.Workflow, r.Op, r.Path}
@@ -135,24 +136,25 @@ func (q *queue) submit(r wire.Request, ceil ceiling, waitUntil time.Time, by rai
 	}
 	now := q.now()
 	r.ID, r.Count, r.State, r.Created, r.Expires = newID(), 1, wire.StatePending, now, now.Add(q.ttl)
-	code := newApprovalCode()
-	e := &entry{req: r, lock: codeLock{digest: codeDigest(r.ID, code), ceiling: ceil}, done: make(chan struct{}),
+	lock, codes := newCodeLock(r.ID, choices)
+	e := &entry{req: r, lock: lock, done: make(chan struct{}),
 		waiters: map[int]time.Time{}, only: by}
 	q.byID[r.ID], q.byKey[k] = e, e
 	q.perSession[r.Session]++
 	w := q.joinLocked(e, waitUntil)
-	return offered{req: e.req, code: code, isNew: true, waiter: w}, nil
+	return offered{req: e.req, codes: codes, isNew: true, waiter: w}, nil
 }
 
 // codeCheck is the outcome of presenting a code for a pending request.
 type codeCheck struct {
-	ok      bool    // the code is the request's
-	wrong   int     // wrong tries so far, this one included
-	ceiling ceiling // what the code may authorise
+	ok     bool        // the code is one of the request's
+	wrong  int         // wrong tries so far, this one included
+	choice wire.Choice // the one choice the code authorises
 }
 
-// tryCode compares code with the pending request's in constant time and
-// counts a wrong one. A request that is not pending matches nothing.
+// tryCode compares code with each of the pending request's in constant
+// time and counts a wrong one. A request that is not pending matches
+// nothing.
 func (q *queue) tryCode(id, code string) codeCheck {
 	d := codeDigest(id, code)
 	q.mu.Lock()
@@ -161,11 +163,11 @@ func (q *queue) tryCode(id, code string) codeCheck {
 	if e == nil || e.req.State != wire.StatePending {
 		return codeCheck{}
 	}
-	if e.lock.matches(d) {
-		return codeCheck{ok: true, wrong: e.lock.wrong, ceiling: e.lock.ceiling}
+	if c, ok := e.lock.match(d); ok {
+		return codeCheck{ok: true, wrong: e.lock.wrong, choice: c}
 	}
 	e.lock.wrong++
-	return codeCheck{wrong: e.lock.wrong, ceiling: e.lock.ceiling}
+	return codeCheck{wrong: e.lock.wrong}
 }
 
 // resolve returns the id of the one request, pending or decided, whose id
@@ -197,7 +199,7 @@ func (q *queue) decide(id, state, scope, grant string) (wire.Request, error) {
 		return wire.Request{}, errNotPending
 	}
 	e.req.State, e.req.Scope, e.req.Grant = state, scope, grant
-	e.lock = codeLock{} // spent: the code never approves again
+	e.lock = codeLock{} // spent: no code approves again
 	if !e.sealed {
 		e.sealAnswered()
 	}

@@ -17,13 +17,13 @@ func TestQueueSeal(t *testing.T) {
 	q := newQueue(8, 8, time.Minute, func() time.Time { return now })
 	ask := wire.Request{Session: "s", Op: guard.OpRead, Path: "/d/x"}
 	join := func() int {
-		o, err := q.submit(ask, ceiling{}, now.Add(time.Second), "")
+		o, err := q.submit(ask, nil, now.Add(time.Second), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return o.waiter
 	}
-	o, err := q.submit(ask, ceiling{}, now.Add(time.Second), "")
+	o, err := q.submit(ask, nil, now.Add(time.Second), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestQueueSeal(t *testing.T) {
 	if _, err := q.decide(r.ID, wire.StateApproved, "once", "g-1"); err != nil {
 		t.Fatal(err)
 	}
-	if o, err := q.submit(ask, ceiling{}, now.Add(time.Second), ""); err != nil || !o.isNew || o.req.ID == r.ID {
+	if o, err := q.submit(ask, nil, now.Add(time.Second), ""); err != nil || !o.isNew || o.req.ID == r.ID {
 		t.Errorf("a call after the decision: %+v %v; want a new request", o, err)
 	}
 }
@@ -87,7 +87,7 @@ func TestQueueIdle(t *testing.T) {
 			var o offered
 			for _, by := range tt.raisers {
 				var err error
-				if o, err = q.submit(ask, ceiling{}, now.Add(time.Second), by); err != nil {
+				if o, err = q.submit(ask, nil, now.Add(time.Second), by); err != nil {
 					t.Fatal(err)
 				}
 				if !tt.waiting {

@@ -55,13 +55,13 @@ func (e codeEnv) state(id string) string {
 }
 
 // TestApprovalCode: the right code approves once; a reused code, another
-// request's code, a choice above the ceiling, a missing code and wrong
-// codes are refused, and the fifth wrong code denies the request.
+// request's code, a code spent wider than its choice, a missing code and
+// wrong codes are refused, and the fifth wrong code denies the request.
 func TestApprovalCode(t *testing.T) {
 	t.Run("right code approves once; reused it is refused", func(t *testing.T) {
 		e := newCodeEnv(t)
 		id := e.pending("report.csv")
-		code := e.code(id)
+		code := e.codeFor(id, "session")
 		if r, st := e.decide(id, wire.Decision{Scope: "session", Code: code}); st != 0 || r.State != wire.StateApproved {
 			t.Fatalf("right code: %+v status %d", r, st)
 		}
@@ -82,18 +82,48 @@ func TestApprovalCode(t *testing.T) {
 			t.Fatalf("a's own code: status %d", st)
 		}
 	})
-	t.Run("above the ceiling", func(t *testing.T) {
+	t.Run("the folder when only the file was offered", func(t *testing.T) {
 		e := newCodeEnv(t, func(c *Config) { c.Device.Protected = append(c.Device.Protected, c.Home+"/Downloads/keys") })
 		id := e.pending("report.csv") // its folder holds a protected path: only the file was offerable
 		before := auditCount(t, e.testEnv, grants.KindCode)
-		if _, st := e.decide(id, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.code(id)}); st != http.StatusForbidden {
-			t.Fatalf("folder above the ceiling: status %d, want 403", st)
+		if _, st := e.decide(id, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.codeFor(id, "device")}); st != http.StatusForbidden {
+			t.Fatalf("the folder with the file's code: status %d, want 403", st)
 		}
 		if e.state(id) != wire.StatePending || auditCount(t, e.testEnv, grants.KindCode) != before+1 {
 			t.Fatalf("state %s, code records +%d", e.state(id), auditCount(t, e.testEnv, grants.KindCode)-before)
 		}
-		if _, st := e.decide(id, wire.Decision{Scope: "device", Code: e.code(id)}); st != 0 {
-			t.Fatalf("the file itself, within the ceiling: status %d", st)
+		if _, st := e.decide(id, wire.Decision{Scope: "device", Code: e.codeFor(id, "device")}); st != 0 {
+			t.Fatalf("the file itself, with its code: status %d", st)
+		}
+	})
+	t.Run("a stolen once code spent wider", func(t *testing.T) {
+		e := newCodeEnv(t)
+		id := e.pending("report.csv")
+		once := e.codeFor(id, "once")
+		for _, wider := range []wire.Decision{{Scope: "device", Kind: guard.KindFolder}, {Scope: "device"}, {Scope: "session"}, {Scope: "once", Kind: guard.KindFolder}} {
+			wider.Code = once
+			if _, st := e.decide(id, wider); st != http.StatusForbidden || e.state(id) != wire.StatePending {
+				t.Fatalf("the once code for %+v: status %d, state %s; want 403, pending", wider, st, e.state(id))
+			}
+		}
+		if r, st := e.decide(id, wire.Decision{Scope: "once", Code: once}); st != 0 || r.State != wire.StateApproved || r.Scope != "once" {
+			t.Fatalf("the person's own once: %+v status %d", r, st)
+		}
+		if gs, _ := e.store.List(grants.Filter{}); len(gs) != 1 || gs[0].Scope != grants.ScopeOnce || gs[0].Kind != guard.KindFile {
+			t.Fatalf("grants %+v, want the one once grant of the file", gs)
+		}
+	})
+	t.Run("a limited code spent longer", func(t *testing.T) {
+		e := newCodeEnv(t)
+		id := e.pending("report.csv")
+		hour := e.codeFor(id, "device+1h")
+		for _, longer := range []string{"", "8h", "2h"} {
+			if _, st := e.decide(id, wire.Decision{Scope: "device", For: longer, Code: hour}); st != http.StatusForbidden {
+				t.Fatalf("the 1h code for device %q: status %d, want 403", longer, st)
+			}
+		}
+		if r, st := e.decide(id, wire.Decision{Scope: "device", For: "30m", Code: hour}); st != 0 || r.State != wire.StateApproved {
+			t.Fatalf("the 1h code for 30m: %+v status %d", r, st)
 		}
 	})
 	t.Run("no code", func(t *testing.T) {
@@ -163,7 +193,8 @@ func TestCodeNeverShown(t *testing.T) {
 	if err != nil || ans.Pending == "" {
 		t.Fatalf("check: %+v %v", ans, err)
 	}
-	id, code := ans.Pending, e.code(ans.Pending)
+	id, code := ans.Pending, e.codeFor(ans.Pending, "session")
+	codes, _ := e.approver.codes.Load(id)
 	e.as(userLineage)
 	_, _ = e.decide(id, wire.Decision{Scope: "once", Code: "WRONGXYZ"})
 	var bodies = map[string]string{}
@@ -205,8 +236,10 @@ func TestCodeNeverShown(t *testing.T) {
 		t.Fatalf("the walk saw nothing: events %q, requests %q, log %q", bodies["event stream"], bodies["GET /v1/requests"], bodies["daemon log"])
 	}
 	for name, b := range bodies {
-		if strings.Contains(strings.ToUpper(b), code) {
-			t.Errorf("%s shows the approval code: %s", name, b)
+		for _, cc := range codes.([]wire.ChoiceCode) {
+			if strings.Contains(strings.ToUpper(b), cc.Code) {
+				t.Errorf("%s shows the approval code of %s: %s", name, cc.Key(), b)
+			}
 		}
 	}
 }

@@ -172,7 +172,7 @@ func TestDecisions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := pending(tt.path)
 			dec := tt.dec
-			dec.Code = e.code(id)
+			dec.Code = e.codeFitting(id, dec)
 			r, err := e.client.Decide(context.Background(), id, dec)
 			if statusOf(err) != tt.status {
 				t.Fatalf("decide: %v, want status %d", err, tt.status)
@@ -205,7 +205,7 @@ func TestDecidedTwice(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "session", Code: e.code(ans.Pending)}); err == nil {
+			if _, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "session", Code: e.codeFor(ans.Pending, "session")}); err == nil {
 				mu.Lock()
 				wins++
 				mu.Unlock()
@@ -225,8 +225,8 @@ type decidingApprover struct {
 	errs   chan error
 }
 
-func (a *decidingApprover) Show(r wire.Request, _ string) { a.errs <- a.decide(r.ID) }
-func (a *decidingApprover) Withdraw(string)               {}
+func (a *decidingApprover) Show(r wire.Request, _ []wire.ChoiceCode) { a.errs <- a.decide(r.ID) }
+func (a *decidingApprover) Withdraw(string)                          {}
 
 // TestApprovedAsShown: an approval made the moment the prompt appears
 // answers the call that raised the request, on the check route and on

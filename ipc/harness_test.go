@@ -131,29 +131,64 @@ func mustWrite(t testing.TB, path, content string) {
 }
 
 // recordingApprover counts what the daemon asked it to show, and keeps
-// each request's approval code as the person reads it in the prompt.
+// each request's approval codes as the person reads them in the prompt.
 type recordingApprover struct {
 	shown, withdrawn atomic.Int64
 	last             atomic.Pointer[wire.Request]
-	codes            sync.Map // request id -> code
+	codes            sync.Map // request id -> []wire.ChoiceCode
 }
 
-func (a *recordingApprover) Show(r wire.Request, code string) {
-	a.codes.Store(r.ID, code)
+func (a *recordingApprover) Show(r wire.Request, codes []wire.ChoiceCode) {
+	a.codes.Store(r.ID, codes)
 	a.shown.Add(1)
 	a.last.Store(&r)
 }
 func (a *recordingApprover) Withdraw(string) { a.withdrawn.Add(1) }
 
-// code is the approval code the prompt showed for request id.
+// code is the approval code the prompt showed for request id beside its
+// first choice: approving once what was suggested.
 func (e *testEnv) code(id string) string {
+	e.t.Helper()
+	return e.codeFor(id, "")
+}
+
+// codeFitting is the code the person types for dec on request id: that
+// of the offered choice dec stays within (no kind is the suggested one,
+// the first choice's); the first code when none fits, which the daemon
+// then refuses.
+func (e *testEnv) codeFitting(id string, dec wire.Decision) string {
+	e.t.Helper()
+	e.codeFor(id, "") // waits until the codes are shown
+	c, _ := e.approver.codes.Load(id)
+	codes := c.([]wire.ChoiceCode)
+	kind := dec.Kind
+	if kind == "" {
+		kind = codes[0].Kind
+	}
+	lasting, _ := time.ParseDuration(dec.For)
+	for _, cc := range codes {
+		if cc.Covers(dec.Scope, kind, lasting) {
+			return cc.Code
+		}
+	}
+	return codes[0].Code
+}
+
+// codeFor is the approval code the prompt showed for request id beside
+// the choice named key (wire.Choice.Key); "" is the first.
+func (e *testEnv) codeFor(id, key string) string {
 	e.t.Helper()
 	// The daemon shows the prompt just after it queues the request, so a
 	// request can be pending a moment before its code is shown.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if c, ok := e.approver.codes.Load(id); ok {
-			return c.(string)
+			for _, cc := range c.([]wire.ChoiceCode) {
+				if key == "" || cc.Key() == key {
+					return cc.Code
+				}
+			}
+			e.t.Fatalf("no choice %q offered for request %s", key, id)
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatalf("no approval code was shown for request %s", id)

@@ -93,7 +93,7 @@ func TestDecisionAnswersEveryWaitingCall(t *testing.T) {
 				t.Errorf("50 calls wait, but the request says they stopped at %v", r.WaitUntil)
 			}
 			e.as(userLineage)
-			if _, err := e.client.Decide(context.Background(), r.ID, wire.Decision{Scope: tc.scope, Remember: tc.remember, Code: e.code(r.ID)}); err != nil {
+			if _, err := e.client.Decide(context.Background(), r.ID, wire.Decision{Scope: tc.scope, Remember: tc.remember, Code: e.codeFitting(r.ID, wire.Decision{Scope: tc.scope})}); err != nil {
 				t.Fatal(err)
 			}
 			wg.Wait()
@@ -237,7 +237,7 @@ func TestGrantFor(t *testing.T) {
 			read := wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv"}
 			ans, _ := c.Check(context.Background(), read)
 			e.as(userLineage)
-			r, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: scope, For: "1s", Code: e.code(ans.Pending)})
+			r, err := e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: scope, For: "1s", Code: e.codeFitting(ans.Pending, wire.Decision{Scope: scope, For: "1s"})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +293,7 @@ func TestDecisionRefusals(t *testing.T) {
 			}
 			e.as(userLineage)
 			dec := tc.dec
-			dec.Code = e.code(ans.Pending)
+			dec.Code = e.codeFitting(ans.Pending, dec)
 			_, err = e.client.Decide(context.Background(), ans.Pending, dec)
 			if statusOf(err) != 400 || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%v, want 400 %q", err, tc.want)
@@ -321,7 +321,7 @@ func TestFolderRequestShowsTheToolsInput(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 	e.as(userLineage)
-	if _, err := e.client.Decide(context.Background(), r.ID, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.code(r.ID)}); err != nil {
+	if _, err := e.client.Decide(context.Background(), r.ID, wire.Decision{Scope: "device", Kind: guard.KindFolder, Code: e.codeFor(r.ID, "device+folder")}); err != nil {
 		t.Fatal(err)
 	}
 	e.as(agentLineage)

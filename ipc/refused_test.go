@@ -122,14 +122,14 @@ func TestIDPrefixes(t *testing.T) {
 		prefix string
 		status int
 	}{{id[:grants.MinPrefix-1], 400}, {"ffffffffffff", 404}} {
-		if _, err := e.client.Decide(context.Background(), tc.prefix, wire.Decision{Scope: "session", Code: e.code(id)}); statusOf(err) != tc.status || strings.Contains(err.Error(), "\n") {
+		if _, err := e.client.Decide(context.Background(), tc.prefix, wire.Decision{Scope: "session", Code: e.codeFor(id, "session")}); statusOf(err) != tc.status || strings.Contains(err.Error(), "\n") {
 			t.Errorf("decide %q: %v, want %d", tc.prefix, err, tc.status)
 		}
 	}
 	if r, err := e.client.Request(context.Background(), id[:grants.MinPrefix]); err != nil || r.ID != id {
 		t.Fatalf("request by prefix: %+v %v", r, err)
 	}
-	r, err := e.client.Decide(context.Background(), id[:grants.MinPrefix], wire.Decision{Scope: "session", Code: e.code(id)})
+	r, err := e.client.Decide(context.Background(), id[:grants.MinPrefix], wire.Decision{Scope: "session", Code: e.codeFor(id, "session")})
 	if err != nil || r.ID != id || r.State != wire.StateApproved {
 		t.Fatalf("decide by prefix: %+v %v", r, err)
 	}

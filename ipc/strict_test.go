@@ -74,7 +74,7 @@ func TestUnreadableLineage(t *testing.T) {
 	}
 	fail.Store(true)
 	e.as(userLineage)
-	_, err = e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "device", Code: e.code(ans.Pending)})
+	_, err = e.client.Decide(context.Background(), ans.Pending, wire.Decision{Scope: "device", Code: e.codeFor(ans.Pending, "device")})
 	if statusOf(err) != http.StatusForbidden {
 		t.Fatalf("decision from an unreadable lineage: %v, want 403", err)
 	}

@@ -88,7 +88,7 @@ func TestAttackTextPathShownRaw(t *testing.T) {
 func TestAttackTextReturnApprovesAWindowThatPoppedUp(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.ArmDelay = 0 // the default, 600 ms
-	h.p.Show(request("a1", "s1"), "CODE2345")
+	h.p.Show(request("a1", "s1"), testCodes("CODE"))
 	if h.shown() != "a1" {
 		t.Fatalf("shown %q", h.shown())
 	}

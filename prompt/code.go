@@ -2,6 +2,8 @@ package prompt
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -26,25 +28,79 @@ func (d *Dialog) newCode() {
 	d.CodeEntry.Hide()
 }
 
-// SetCode shows the request's approval code and the terminal command that
-// approves it once, each selectable and with a Copy button that puts it on
-// clipboard: only the person sees this window. UI goroutine only.
-func (d *Dialog) SetCode(code string, clipboard fyne.Clipboard) {
+// SetCode keeps the request's approval codes, one per choice, and shows
+// for a terminal the code of each allow button's choice as the target and
+// the duration menus now name it (kept current as they change), and the
+// command that approves once. The command carries no code: `pathgrant
+// approve` asks for it, so it is never on a command line. Copy puts the
+// command, or the once code it asks for, on the clipboard: only the
+// person sees this window. UI goroutine only.
+func (d *Dialog) SetCode(codes []wire.ChoiceCode, clipboard fyne.Clipboard) {
+	d.codes, d.clipboard = codes, clipboard
+	refresh := func(string) { d.showCodes() }
+	d.Target.OnChanged = refresh
+	d.SessionFor.OnChanged = refresh
+	if d.DeviceFor != nil {
+		d.DeviceFor.OnChanged = refresh
+	}
+	d.showCodes()
+}
+
+// showCodes fills the code and command rows from the codes and the
+// choices now selected, or hides them when there are no codes.
+func (d *Dialog) showCodes() {
 	objs := []fyne.CanvasObject{d.Code, d.Command, d.CopyCode, d.CopyCommand}
-	if code == "" {
+	if len(d.codes) == 0 {
 		for _, o := range objs {
 			o.Hide()
 		}
 		return
 	}
-	d.Code.SetText("Approval code: " + code)
-	d.Command.SetText(ApproveCommandShown(d.Request.ID, code))
-	cmd := ApproveCommand(d.Request.ID, code)
-	d.CopyCode.OnTapped = func() { copyText(clipboard, code) }
-	d.CopyCommand.OnTapped = func() { copyText(clipboard, cmd) }
+	once := wire.Choice{Scope: "once", Kind: d.kind()}
+	d.Code.SetText(CodesText(d.codes, d.selectedChoices()))
+	cmd := ApproveCommand(d.Request.ID, once)
+	d.Command.SetText(cmd)
+	onceCode := wire.CodeFor(d.codes, once)
+	d.CopyCode.OnTapped = func() { copyText(d.clipboard, onceCode) }
+	d.CopyCommand.OnTapped = func() { copyText(d.clipboard, cmd) }
 	for _, o := range objs {
 		o.Show()
 	}
+}
+
+// selectedChoices are the choices the allow buttons would make now: once,
+// session and device (for a read), with the target and each one's
+// duration as selected.
+func (d *Dialog) selectedChoices() []wire.Choice {
+	kind := d.kind()
+	cs := []wire.Choice{{Scope: "once", Kind: kind},
+		{Scope: "session", Kind: kind, For: durationFor(SessionDurations, d.SessionFor.Selected)}}
+	if d.Device != nil {
+		cs = append(cs, wire.Choice{Scope: "device", Kind: kind, For: durationFor(DeviceDurations, d.DeviceFor.Selected)})
+	}
+	return cs
+}
+
+// CodesText is the code rows' text: a heading, then one line per choice,
+// its flags for `pathgrant approve` and its code ("not offered" when the
+// request has none for it, as for a folder that cannot be granted).
+func CodesText(codes []wire.ChoiceCode, choices []wire.Choice) string {
+	lines := []string{"Approval codes (a terminal asks for the one of your choice):"}
+	for _, c := range choices {
+		code := wire.CodeFor(codes, c)
+		if code == "" {
+			code = "not offered"
+		}
+		lines = append(lines, fmt.Sprintf("  %-35s %s", c.Flags(), code))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ApproveCommand is the terminal command that asks for choice c of
+// request id: the flags alone, never a code (it asks for that), so it is
+// safe on a command line and in a shell's history.
+func ApproveCommand(id string, c wire.Choice) string {
+	return "pathgrant approve " + id + " " + c.Flags()
 }
 
 func copyText(c fyne.Clipboard, s string) {
@@ -54,11 +110,11 @@ func copyText(c fyne.Clipboard, s string) {
 }
 
 // CodePlaceholder is the hint in the code entry of an AskCode dialog.
-const CodePlaceholder = "Approval code (shown in the request's prompt or the daemon's log)"
+const CodePlaceholder = "Approval code of your choice (shown beside it in the request's prompt or the daemon's log)"
 
 // AskCode shows the code entry: the allow buttons then send what the
-// person typed, and the daemon refuses a wrong code. Deny needs none. UI
-// goroutine only.
+// person typed, and the daemon refuses a wrong code, or one shown for
+// another choice. Deny needs none. UI goroutine only.
 //
 // Its refusal line then keeps its place, empty until a refusal, so that
 // the buttons do not move under the pointer when one is shown.

@@ -52,9 +52,11 @@ type Dialog struct {
 	Expiry                *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
 	Waiting               *widget.Label // the agent's clock: Tick and Update keep it current
 	Asked                 *widget.Label
-	// Code and Command show the request's one-time approval code and the
-	// command that approves from a terminal, selectable, each with a Copy
-	// button; hidden until SetCode gives a code.
+	// Code shows the approval code of each allow button's choice (one
+	// code per choice, SetCode), Command the command that approves once
+	// from a terminal, which asks for the code; selectable, each with a
+	// Copy button (the once code, the command); hidden until SetCode gives
+	// codes.
 	Code, Command         *widget.Label
 	CopyCode, CopyCommand *widget.Button
 	// CodeEntry takes the approval code in a window that runs outside the
@@ -74,11 +76,15 @@ type Dialog struct {
 	// folder and calls ok only on yes. nil: such a grant is never decided.
 	Confirm func(message string, ok func())
 
-	decide  func(wire.Decision)
-	armed   atomic.Bool
-	decided atomic.Bool
-	home    string
-	content fyne.CanvasObject
+	decide func(wire.Decision)
+	// codes are the request's approval codes (SetCode), clipboard where
+	// Copy puts them.
+	codes     []wire.ChoiceCode
+	clipboard fyne.Clipboard
+	armed     atomic.Bool
+	decided   atomic.Bool
+	home      string
+	content   fyne.CanvasObject
 	// details and choices are the scrolling part and the bottom edge.
 	details, choices *fyne.Container
 	// KeysLive says whether the allow shortcuts may act: the Prompter's

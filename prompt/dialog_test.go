@@ -312,29 +312,62 @@ func TestDialogFolderConfirm(t *testing.T) {
 	}
 }
 
-// TestDialogCode: the code and the complete command are selectable, and
-// each Copy button copies exactly what a terminal needs on one line.
+// TestDialogCode: the window shows the code of each allow button's
+// choice as the target and duration menus name it, kept current as they
+// change; the command it shows and copies carries no code, and Copy
+// copies the once code that command asks for.
 func TestDialogCode(t *testing.T) {
-	d, _, _ := newTestDialog(t, readRequest())
-	clip := fyne.CurrentApp().Clipboard()
-	d.SetCode("K7MP3QXA", clip)
-	if !d.Code.Selectable || !d.Command.Selectable || !d.Code.Visible() || !d.CopyCommand.Visible() {
-		t.Fatal("code or command not shown selectable")
+	codes := testCodes("K7MP")
+	code := func(c wire.Choice) string { return wire.CodeFor(codes, c) }
+	file, folder := guard.KindFile, guard.KindFolder
+	tests := []struct {
+		name    string
+		pick    func(d *Dialog)
+		shown   []string // codes shown
+		command string
+	}{
+		{"as it opens", func(*Dialog) {},
+			[]string{code(wire.Choice{Scope: "once", Kind: file}), code(wire.Choice{Scope: "session", Kind: file}), code(wire.Choice{Scope: "device", Kind: file})},
+			"pathgrant approve r1 --scope once"},
+		{"the folder, a session of an hour", func(d *Dialog) { d.Target.SetSelected(LabelFolder); d.SessionFor.SetSelected("for 1 hour") },
+			[]string{code(wire.Choice{Scope: "once", Kind: folder}), code(wire.Choice{Scope: "session", Kind: folder, For: "1h"}), code(wire.Choice{Scope: "device", Kind: folder})},
+			"pathgrant approve r1 --scope once --folder"},
+		{"the file for 7 days", func(d *Dialog) { d.DeviceFor.SetSelected("for 7 days") },
+			[]string{code(wire.Choice{Scope: "device", Kind: file, For: "168h"}), "--scope device --for 168h"},
+			"pathgrant approve r1 --scope once"},
 	}
-	if !strings.Contains(d.Command.Text, "--code K7MP3QXA") || strings.Count(d.Command.Text, "\n") != 1 ||
-		!strings.Contains(d.Command.Text, "\\\n") {
-		t.Errorf("shown command %q", d.Command.Text)
-	}
-	test.Tap(d.CopyCommand)
-	if got, want := clip.Content(), "pathgrant approve r1 --scope once --code K7MP3QXA"; got != want {
-		t.Errorf("copied command %q, want %q", got, want)
-	}
-	test.Tap(d.CopyCode)
-	if got := clip.Content(); got != "K7MP3QXA" {
-		t.Errorf("copied code %q", got)
-	}
-	if !d.Press(fyne.KeyC) || clip.Content() != "pathgrant approve r1 --scope once --code K7MP3QXA" {
-		t.Errorf("Alt+C copied %q, want the command", clip.Content())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, _, _ := newTestDialog(t, readRequest())
+			clip := fyne.CurrentApp().Clipboard()
+			d.SetCode(codes, clip)
+			tt.pick(d)
+			if !d.Code.Selectable || !d.Command.Selectable || !d.Code.Visible() || !d.CopyCommand.Visible() {
+				t.Fatal("codes or command not shown selectable")
+			}
+			for _, w := range tt.shown {
+				if !strings.Contains(d.Code.Text, w) {
+					t.Errorf("codes shown %q lack %q", d.Code.Text, w)
+				}
+			}
+			if strings.Count(d.Code.Text, "K7MP") != 3 {
+				t.Errorf("codes shown %q: want one per allow button", d.Code.Text)
+			}
+			if d.Command.Text != tt.command {
+				t.Errorf("shown command %q, want %q", d.Command.Text, tt.command)
+			}
+			test.Tap(d.CopyCommand)
+			if got := clip.Content(); got != tt.command || strings.Contains(got, "K7MP") {
+				t.Errorf("copied command %q, want %q and no code", got, tt.command)
+			}
+			test.Tap(d.CopyCode)
+			if got, want := clip.Content(), code(wire.Choice{Scope: "once", Kind: d.kind()}); got != want {
+				t.Errorf("copied code %q, want the once code %q", got, want)
+			}
+			if !d.Press(fyne.KeyC) || clip.Content() != tt.command {
+				t.Errorf("Alt+C copied %q, want the command", clip.Content())
+			}
+		})
 	}
 }
 
@@ -342,6 +375,7 @@ func TestDialogCode(t *testing.T) {
 // and asks for none.
 func TestDialogWithoutCode(t *testing.T) {
 	d, _, _ := newTestDialog(t, readRequest())
+	d.SetCode(nil, nil)
 	if d.Code.Visible() || d.Command.Visible() || d.CodeEntry.Visible() {
 		t.Fatalf("code line %q (shown %v) or entry shown without a code", d.Code.Text, d.Code.Visible())
 	}

@@ -30,14 +30,14 @@ func (p *Prompter) present(id string) {
 		}
 	}
 	p.mu.Lock()
-	code := p.codes[r.ID]
+	codes := p.codes[r.ID]
 	p.mu.Unlock()
 	w := p.window()
 	d := NewDialog(r, nil)
 	d.decide = func(dec wire.Decision) { go p.apply(r.ID, dec, d) }
 	d.Confirm = p.confirm
-	d.SetCode(code, p.App.Clipboard())
-	if p.AskCode && code == "" {
+	d.SetCode(codes, p.App.Clipboard())
+	if p.AskCode && len(codes) == 0 {
 		d.AskCode()
 	}
 	if p.Confinement != nil {

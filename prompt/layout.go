@@ -107,8 +107,8 @@ var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
 	fyne.KeyR: func(d *Dialog) *widget.Button { return d.DenySession },
 	fyne.KeyN: func(d *Dialog) *widget.Button { return d.Next },
 	fyne.KeyP: func(d *Dialog) *widget.Button { return d.Prev },
-	// Alt+C copies the terminal command (with the code): it approves
-	// nothing by itself
+	// Alt+C copies the terminal command (which carries no code: it asks
+	// for one): it approves nothing by itself
 	fyne.KeyC: func(d *Dialog) *widget.Button { return d.CopyCommand },
 }
 

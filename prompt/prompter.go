@@ -47,7 +47,7 @@ type Prompter struct {
 	mu      sync.Mutex
 	order   []string // pending request ids, oldest first
 	pending map[string]wire.Request
-	codes   map[string]string // request id -> approval code, shown in its window only
+	codes   map[string][]wire.ChoiceCode // request id -> approval codes, shown in its window only
 
 	// The window and the request it shows: UI goroutine only.
 	win     fyne.Window
@@ -76,10 +76,10 @@ func (p *Prompter) onUI(f func()) {
 // Show implements engine.Approver: the request joins the inbox and gets
 // its notification (which never carries the code). The window opens at
 // it unless it already shows another request. It never blocks the daemon.
-func (p *Prompter) Show(r wire.Request, code string) {
+func (p *Prompter) Show(r wire.Request, codes []wire.ChoiceCode) {
 	p.mu.Lock()
 	p.add(r)
-	p.codes[r.ID] = code
+	p.codes[r.ID] = codes
 	n := len(p.order)
 	p.mu.Unlock()
 	go p.notify(r)
@@ -145,7 +145,7 @@ func (p *Prompter) Withdraw(id string) {
 // held.
 func (p *Prompter) add(r wire.Request) {
 	if p.pending == nil {
-		p.pending, p.codes = map[string]wire.Request{}, map[string]string{}
+		p.pending, p.codes = map[string]wire.Request{}, map[string][]wire.ChoiceCode{}
 	}
 	if _, ok := p.pending[r.ID]; !ok {
 		p.order = append(p.order, r.ID)

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"pathgrant/guard"
 	"pathgrant/wire"
 )
 
@@ -125,6 +126,20 @@ func (h *harness) read(f func() string) string {
 
 func (h *harness) title() string { return h.read(func() string { return h.p.win.Title() }) }
 
+// testCodes are approval codes for every choice a read of a file offers,
+// each tag and its choice's number ("K7MP00" for once).
+func testCodes(tag string) []wire.ChoiceCode {
+	var codes []wire.ChoiceCode
+	for _, scope := range []string{"once", "session", "device"} {
+		for _, kind := range []guard.GrantKind{guard.KindFile, guard.KindFolder} {
+			for _, lasts := range wire.OfferedFor(scope) {
+				codes = append(codes, wire.ChoiceCode{Choice: wire.Choice{Scope: scope, Kind: kind, For: lasts}, Code: fmt.Sprintf("%s%02d", tag, len(codes))})
+			}
+		}
+	}
+	return codes
+}
+
 func request(id, session string) wire.Request {
 	r := readRequest()
 	r.ID, r.Session = id, session
@@ -164,7 +179,7 @@ func TestInboxOneWindow(t *testing.T) {
 	h := newTestPrompter(t)
 	before := len(h.p.App.Driver().AllWindows())
 	for _, id := range []string{"a", "b", "c"} {
-		h.p.Show(request(id, "s-"+id), "CODE"+id)
+		h.p.Show(request(id, "s-"+id), testCodes("C"+id))
 	}
 	if n := len(h.p.App.Driver().AllWindows()) - before; n != 1 {
 		t.Fatalf("%d new windows, want one inbox", n)
@@ -179,7 +194,7 @@ func TestInboxOneWindow(t *testing.T) {
 	if pos := h.read(func() string { return d.Position.Text }); h.shown() != "b" || pos != "2 of 3" || d.Armed() {
 		t.Fatalf("after Next: %q at %q, armed %v (want b, 2 of 3, not yet armed)", h.shown(), pos, d.Armed())
 	}
-	if code := h.read(func() string { return d.Code.Text }); code != "Approval code: CODEb" {
+	if code := h.read(func() string { return d.Code.Text }); !strings.Contains(code, "--scope once  ") || !strings.Contains(code, " Cb00") || strings.Contains(code, "Ca") {
 		t.Errorf("code %q: the window shows another request's code", code)
 	}
 	h.tap(prev)
@@ -194,7 +209,7 @@ func TestInboxOneWindow(t *testing.T) {
 func TestInboxArms(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.ArmDelay = 500 * time.Millisecond
-	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("a", "s"), nil)
 	d := h.current()
 	if d.Armed() || h.read(func() string { return fmt.Sprint(d.Once.Disabled()) }) != "true" {
 		t.Fatal("armed at once")
@@ -207,13 +222,14 @@ func TestInboxArms(t *testing.T) {
 func TestInboxNotifications(t *testing.T) {
 	h := newTestPrompter(t)
 	r := request("a", "s")
-	h.p.Show(r, "K7MP3QXA")
+	codes := testCodes("K7MP")
+	h.p.Show(r, codes)
 	r.Waiting, r.WaitUntil, r.Count = 5, time.Now().Add(time.Minute), 5
 	h.p.Update(r)
 	h.eventually(t, "a notification", func() bool { return len(h.ns.list()) > 0 })
 	time.Sleep(50 * time.Millisecond)
 	got := h.ns.list()
-	if len(got) != 1 || !strings.HasPrefix(got[0], "a|"+NotifyTitle+"|Claude wants to read ") || strings.Contains(got[0], "K7MP3QXA") {
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a|"+NotifyTitle+"|Claude wants to read ") || strings.Contains(got[0], "K7MP") {
 		t.Fatalf("notifications %q", got)
 	}
 	if w := h.read(func() string { return h.p.dlg.Waiting.Text }); !strings.HasPrefix(w, "5 waiting calls") {
@@ -226,7 +242,7 @@ func TestInboxNotifications(t *testing.T) {
 func TestInboxWithdraw(t *testing.T) {
 	h := newTestPrompter(t)
 	for _, id := range []string{"a", "b", "c"} {
-		h.p.Show(request(id, "s"), "")
+		h.p.Show(request(id, "s"), nil)
 	}
 	h.p.Withdraw("b") // not the one shown
 	if pos := h.read(func() string { return h.p.dlg.Position.Text }); h.shown() != "a" || pos != "1 of 2" {
@@ -249,7 +265,7 @@ func TestInboxRefusedDecision(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.AskCode = true
 	h.dec.errs = []error{errors.New("wrong code\n(403)")}
-	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("a", "s"), nil)
 	d := h.current()
 	if h.read(func() string { return fmt.Sprint(d.CodeEntry.Visible()) }) != "true" {
 		t.Fatal("no code entry")
@@ -272,9 +288,9 @@ func TestInboxRefusedDecision(t *testing.T) {
 // request of the shown request's session, and no other.
 func TestInboxDenySession(t *testing.T) {
 	h := newTestPrompter(t)
-	h.p.Show(request("a", "s1"), "")
-	h.p.Show(request("b", "s2"), "")
-	h.p.Show(request("c", "s1"), "")
+	h.p.Show(request("a", "s1"), nil)
+	h.p.Show(request("b", "s2"), nil)
+	h.p.Show(request("c", "s1"), nil)
 	h.tap(denyAll)
 	h.eventually(t, "both denied", func() bool { return h.p.Count() == 1 && h.p.dlg != nil && h.p.dlg.Request.ID == "b" })
 	if got := h.dec.decisions(); strings.Join(got, ",") != "a deny,c deny" || h.p.Pending()[0] != "b" {
@@ -290,8 +306,8 @@ func TestInboxDenySession(t *testing.T) {
 // brings it back.
 func TestInboxClose(t *testing.T) {
 	h := newTestPrompter(t)
-	h.p.Show(request("a", "s"), "")
-	h.p.Show(request("b", "s"), "")
+	h.p.Show(request("a", "s"), nil)
+	h.p.Show(request("b", "s"), nil)
 	h.do(h.p.closed)
 	h.eventually(t, "the notice", func() bool { return len(h.ns.list()) == 3 })
 	if h.shown() != "" || h.p.Count() != 2 || len(h.dec.decisions()) != 0 {
@@ -314,8 +330,8 @@ func TestInboxClose(t *testing.T) {
 // its Deny denies that request, once, with no code.
 func TestInboxActions(t *testing.T) {
 	h := newTestPrompter(t)
-	h.p.Show(request("a", "s"), "")
-	h.p.Show(request("b", "s"), "")
+	h.p.Show(request("a", "s"), nil)
+	h.p.Show(request("b", "s"), nil)
 	var opened, unknown bool
 	h.do(func() { opened, unknown = h.p.OpenID("b"), h.p.OpenID("gone") })
 	if !opened || unknown || h.shown() != "b" {
@@ -337,7 +353,7 @@ func TestInboxActions(t *testing.T) {
 func TestInboxShortcuts(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.ArmDelay = time.Hour
-	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("a", "s"), nil)
 	alt := func() { h.do(func() { h.p.dlg.Press(fyne.KeyO) }) }
 	alt()
 	h.do(func() { h.p.dlg.Arm() })
@@ -363,7 +379,7 @@ func TestInboxShortcuts(t *testing.T) {
 func TestInboxKeyTrap(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.ArmDelay = 0
-	h.p.Show(request("a", "s"), "")
+	h.p.Show(request("a", "s"), nil)
 	var trap *keyTrap
 	h.do(func() { trap, _ = h.p.window().Canvas().Focused().(*keyTrap) })
 	if trap == nil || !trap.AcceptsTab() {
@@ -393,7 +409,7 @@ func TestInboxFolderConfirm(t *testing.T) {
 	for _, answer := range []string{"No", "Yes"} {
 		t.Run(answer, func(t *testing.T) {
 			h := newTestPrompter(t)
-			h.p.Show(request("a", "s"), "")
+			h.p.Show(request("a", "s"), nil)
 			d := h.current()
 			h.eventually(t, "armed", d.Armed)
 			h.do(func() { d.Target.SetSelected(LabelFolder) })

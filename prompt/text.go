@@ -227,21 +227,6 @@ func SessionText(r wire.Request, home string) string {
 	return strings.Join(parts, ", ")
 }
 
-// ApproveCommand is the terminal command that approves r once with its
-// code, exactly as the headless daemon's log line spells it; it is one
-// line, for the Copy button.
-func ApproveCommand(id, code string) string {
-	return fmt.Sprintf("pathgrant approve %s --scope once --code %s", id, code)
-}
-
-// ApproveCommandShown is ApproveCommand as the window shows it: cut into
-// two lines with a shell line continuation, so that it never wraps
-// between --code and its value and a selection pasted into a terminal
-// still runs as one command.
-func ApproveCommandShown(id, code string) string {
-	return fmt.Sprintf("pathgrant approve %s \\\n  --scope once --code %s", id, code)
-}
-
 // firstLine is the first line of an error's text, for the window's one
 // error line.
 func firstLine(s string) string {

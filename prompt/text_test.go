@@ -59,7 +59,11 @@ func TestRequestWords(t *testing.T) {
 		{"no agent", AgentName(""), "The agent"},
 		{"asked once", AskedText(1), "asked once"},
 		{"asked often", AskedText(4), "asked 4 times"},
-		{"command", ApproveCommand("abc123", "K7MP"), "pathgrant approve abc123 --scope once --code K7MP"},
+		{"command", ApproveCommand("abc123", wire.Choice{Scope: "once", Kind: guard.KindFile}), "pathgrant approve abc123 --scope once"},
+		{"command for a limited folder grant", ApproveCommand("abc123", wire.Choice{Scope: "device", Kind: guard.KindFolder, For: "8h"}),
+			"pathgrant approve abc123 --scope device --folder --for 8h"},
+		{"a code not offered", CodesText(nil, []wire.Choice{{Scope: "once", Kind: guard.KindFolder}}),
+			"Approval codes (a terminal asks for the one of your choice):\n  --scope once --folder               not offered"},
 		{"still waiting", StillWaitingText(1)[:22], "1 request still waits "},
 		{"refusal from the daemon", RefusalText(fmt.Errorf("decide: %w", &wire.DaemonError{Status: 403, Msg: "wrong code"})), "wrong code"},
 		{"other refusal", RefusalText(errors.New("no daemon\nat /run/x")), "no daemon"},
@@ -70,19 +74,6 @@ func TestRequestWords(t *testing.T) {
 				t.Errorf("got %q, want %q", tt.got, tt.want)
 			}
 		})
-	}
-}
-
-// TestApproveCommandShown: the shown command never breaks between
-// --code and its value, and is one shell command with its continuation.
-func TestApproveCommandShown(t *testing.T) {
-	s := ApproveCommandShown("0123456789abcdef0123456789abcdef", "K7MP3QXA")
-	lines := strings.Split(s, "\n")
-	if len(lines) != 2 || !strings.HasSuffix(lines[0], " \\") || !strings.HasSuffix(lines[1], "--scope once --code K7MP3QXA") {
-		t.Fatalf("shown %q", s)
-	}
-	if joined := strings.Join(strings.Fields(strings.ReplaceAll(s, "\\\n", " ")), " "); joined != ApproveCommand("0123456789abcdef0123456789abcdef", "K7MP3QXA") {
-		t.Fatalf("shown command runs as %q", joined)
 	}
 }
 
@@ -97,6 +88,21 @@ func TestDurationFor(t *testing.T) {
 	}
 	if DeviceDurations[3].For != "168h" || SessionDurations[0].For != "" {
 		t.Error("durations changed")
+	}
+}
+
+// TestDurationsHaveCodes: each duration a menu offers is one the daemon
+// makes a code for (wire.OfferedFor), in the same order, so every choice
+// the window shows has its code.
+func TestDurationsHaveCodes(t *testing.T) {
+	for scope, ds := range map[string][]Duration{"session": SessionDurations, "device": DeviceDurations} {
+		var fors []string
+		for _, d := range ds {
+			fors = append(fors, d.For)
+		}
+		if got, want := strings.Join(fors, ","), strings.Join(wire.OfferedFor(scope), ","); got != want {
+			t.Errorf("%s menu offers %q, the daemon codes %q", scope, got, want)
+		}
 	}
 }
 

@@ -86,46 +86,63 @@ func (p *Person) Log() string {
 }
 
 // Code waits up to 5 s for the log line of request id and returns the
-// code on it; the test fails when there is none.
+// first code on it, that of approving once what was suggested (the file,
+// or the suggested folder); the test fails when there is none.
 func (p *Person) Code(t testing.TB, id string) string {
 	t.Helper()
-	return LogCode(t, p.Log, id)
+	return LogCode(t, p.Log, id, "")
+}
+
+// CodeFor is Code for the choice named key (wire.Choice.Key: "session",
+// "device+folder", "session+1h").
+func (p *Person) CodeFor(t testing.TB, id, key string) string {
+	t.Helper()
+	return LogCode(t, p.Log, id, key)
 }
 
 // LogCode waits up to 5 s for a daemon's log (read by log, e.g. the
 // file a `pathgrant serve --headless` writes) to carry the line of
-// request id, and returns the code on it; the test fails when there is
-// none.
-func LogCode(t testing.TB, log func() string, id string) string {
+// request id, and returns the code of the choice named key on it (""
+// the first, approving once what was suggested); the test fails when
+// there is none.
+func LogCode(t testing.TB, log func() string, id, key string) string {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		text := log()
-		if code := CodeFromLog(text, id); code != "" {
+		if code := CodeFromLog(text, id, key); code != "" {
 			return code
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no approval code logged for request %s:\n%s", id, text)
+			t.Fatalf("no approval code for %q logged for request %s:\n%s", key, id, text)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// CodeFromLog returns the code logged (code=…) on the line of request id
-// (id=…) in a daemon's log, "" when there is none.
-func CodeFromLog(log, id string) string {
+// CodeFromLog returns the code of the choice named key (the first when
+// key is "") among the codes logged (codes="key=CODE …") on the line of
+// request id (id=…) in a daemon's log, "" when there is none.
+func CodeFromLog(log, id, key string) string {
 	for _, line := range strings.Split(log, "\n") {
 		if !strings.Contains(line, " id="+id+" ") {
 			continue
 		}
-		if m := logCode.FindStringSubmatch(line); m != nil {
-			return strings.Trim(m[1], `"`)
+		m := logCodes.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, kc := range strings.Fields(strings.Trim(m[1], `"`)) {
+			k, code, _ := strings.Cut(kc, "=")
+			if key == "" || k == key {
+				return code
+			}
 		}
 	}
 	return ""
 }
 
-var logCode = regexp.MustCompile(`\bcode=("[^"]*"|\S+)`)
+var logCodes = regexp.MustCompile(`\bcodes=("[^"]*"|\S+)`)
 
 // personLog is the headless daemon's approval log line.
 type personLog struct {
@@ -133,8 +150,8 @@ type personLog struct {
 	log *slog.Logger
 }
 
-func (l personLog) Show(r wire.Request, code string) {
-	l.log.Info("approval requested", "id", r.ID, "code", code, "session", r.Session, "op", r.Op, "path", r.Path)
+func (l personLog) Show(r wire.Request, codes []wire.ChoiceCode) {
+	l.log.Info("approval requested", "id", r.ID, "session", r.Session, "op", r.Op, "path", r.Path, "codes", wire.CodesText(codes))
 }
 
 func (l personLog) Withdraw(id string) { l.log.Info("approval request closed", "id", id) }
