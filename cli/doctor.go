@@ -66,8 +66,8 @@ type doctorEnv struct {
 	LookPath   func(file string) (string, error)
 	Stat       func(name string) (fs.FileInfo, error)
 	ReadFile   func(name string) ([]byte, error)
-	// Health answers whether a daemon serves on socket.
-	Health func(ctx context.Context, socket string) error
+	// Health answers whether a daemon serves on socket, and its state.
+	Health func(ctx context.Context, socket string) (wire.Health, error)
 	// CheckStore opens the store at path, which runs its full integrity
 	// check, and closes it; a store another process holds is
 	// grants.ErrAlreadyRunning.
@@ -91,10 +91,10 @@ func systemDoctorEnv() doctorEnv {
 	return doctorEnv{
 		GOOS: runtime.GOOS, Getenv: os.Getenv, Version: buildVersion, Executable: os.Executable, LookPath: exec.LookPath,
 		Stat: os.Stat, ReadFile: os.ReadFile,
-		Health: func(ctx context.Context, socket string) error {
+		Health: func(ctx context.Context, socket string) (wire.Health, error) {
 			c := apiclient.New(socket)
 			defer c.CloseIdle()
-			return c.Health(ctx)
+			return c.HealthInfo(ctx)
 		},
 		CheckStore:  checkStoreFile,
 		Confinement: sandbox.Probe,
@@ -150,7 +150,7 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	add(doctorCheck{Name: "version", Status: doctorInfo, Detail: rep.Version})
 	socket := appdirs.SocketOr(socketFlag, env.Getenv)
 	daemon, up := checkDaemon(env, socket)
-	add(daemon)
+	add(daemon...)
 	if up {
 		add(daemonOutputChecks(env, socket)...)
 	}
@@ -174,16 +174,25 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	return rep
 }
 
-// checkDaemon asks the socket for /v1/health.
-func checkDaemon(env doctorEnv, socket string) (doctorCheck, bool) {
+// checkDaemon asks the socket for /v1/health: whether the daemon runs,
+// and whether a check after a confined command failed (it holds its
+// session's next command).
+func checkDaemon(env doctorEnv, socket string) ([]doctorCheck, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := env.Health(ctx, socket); err != nil {
-		return doctorCheck{Name: "daemon", Status: doctorFail,
+	h, err := env.Health(ctx, socket)
+	if err != nil {
+		return []doctorCheck{{Name: "daemon", Status: doctorFail,
 			Detail: fmt.Sprintf("not running: no answer on %s (%s)", socket, rootCause(err)),
-			Fix:    "start it: pathgrant (the app), or pathgrant serve --headless"}, false
+			Fix:    "start it: pathgrant (the app), or pathgrant serve --headless"}}, false
 	}
-	return doctorCheck{Name: "daemon", Status: doctorOK, Detail: "running on " + socket}, true
+	out := []doctorCheck{{Name: "daemon", Status: doctorOK, Detail: "running on " + socket}}
+	if h.FailedChecks > 0 {
+		out = append(out, doctorCheck{Name: "after-run checks", Status: doctorFail,
+			Detail: fmt.Sprintf("%d check(s) of what a confined command left in a workspace did not finish: that session's next command is refused until one passes", h.FailedChecks),
+			Fix:    "read why in the audit log (kind after-run) or the daemon's log; make the workspace readable to its owner, then retry the command or end the session"})
+	}
+	return out, true
 }
 
 // rootCause is the system error at the bottom of err when there is one

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/sandbox"
+	"pathgrant/wire"
 )
 
 // doctorFixture is a machine for doctor to look at: a temporary home, a
@@ -120,6 +122,18 @@ func TestDoctor(t *testing.T) {
 			"pathgrant-confine": {doctorOK, []string{"/bin/pathgrant-confine", "starts each confined command"}},
 			"held opens":        {doctorOK, []string{"on: a confined command that opens a file under", "/Downloads", "is paused until you decide", "never their contents"}},
 			"who can approve":   {doctorOK, []string{"confined (bwrap+landlock)", "only you, with the request's one-time code", "mount view hides pathgrant's socket", "PID namespace"}},
+		}},
+		{"a check after a command did not finish", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			f.serve(t)
+			real := env.Health
+			env.Health = func(ctx context.Context, socket string) (wire.Health, error) {
+				h, err := real(ctx, socket)
+				h.FailedChecks = 2
+				return h, err
+			}
+		}, 1, map[string]doctorLine{
+			"daemon":           {doctorOK, []string{"running on"}},
+			"after-run checks": {doctorFail, []string{"2 check(s)", "next command is refused", "audit log (kind after-run)"}},
 		}},
 		{"Landlock only: no bubblewrap on PATH", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			f.serve(t)
