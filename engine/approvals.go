@@ -294,7 +294,7 @@ func (s *Engine) unlock(req wire.Request, dec wire.Decision, scope grants.Scope,
 		rec.Reason = "approval without the request's code refused"
 		s.Audit(rec)
 		return errorf(Forbidden, grants.KindCode,
-			"no approval code: approving needs the request's code, shown only in its prompt or the daemon's log line")
+			"no approval code: approving needs the code of the choice made, shown beside it only in the request's prompt or the daemon's log line")
 	}
 	c := s.queue.tryCode(req.ID, dec.Code)
 	switch {

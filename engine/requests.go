@@ -34,8 +34,8 @@ func (s *Engine) Decide(id string, d wire.Decision) (wire.Request, error) {
 func (s *Engine) Pending() []wire.Request { return s.queue.pending() }
 
 // DecideWithCode applies a decision sent over the socket: approving needs
-// the request's one-time code and may not go above what the person was
-// offered; the transport has already refused any caller under an agent.
+// the one-time code of the choice it makes, and may not go beyond that
+// choice; the transport has already refused any caller under an agent.
 func (s *Engine) DecideWithCode(id string, d wire.Decision) (wire.Request, *Error) {
 	return s.decide(id, d, byCode)
 }
