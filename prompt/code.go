@@ -59,7 +59,7 @@ func (d *Dialog) showCodes() {
 	once := wire.Choice{Scope: "once", Kind: d.kind()}
 	d.Code.SetText(CodesText(d.codes, d.selectedChoices()))
 	cmd := ApproveCommand(d.Request.ID, once)
-	d.Command.SetText(cmd)
+	d.Command.SetText(ApproveCommandShown(d.Request.ID, once))
 	onceCode := wire.CodeFor(d.codes, once)
 	d.CopyCode.OnTapped = func() { copyText(d.clipboard, onceCode) }
 	d.CopyCommand.OnTapped = func() { copyText(d.clipboard, cmd) }
@@ -101,6 +101,14 @@ func CodesText(codes []wire.ChoiceCode, choices []wire.Choice) string {
 // safe on a command line and in a shell's history.
 func ApproveCommand(id string, c wire.Choice) string {
 	return "pathgrant approve " + id + " " + c.Flags()
+}
+
+// ApproveCommandShown is ApproveCommand as the window shows it: cut into
+// two lines with a shell line continuation after the id, so that a full
+// id and the flags fit the window's width, and a selection pasted into a
+// terminal still runs as one command.
+func ApproveCommandShown(id string, c wire.Choice) string {
+	return "pathgrant approve " + id + " \\\n  " + c.Flags()
 }
 
 func copyText(c fyne.Clipboard, s string) {

@@ -353,8 +353,9 @@ func TestDialogCode(t *testing.T) {
 			if strings.Count(d.Code.Text, "K7MP") != 3 {
 				t.Errorf("codes shown %q: want one per allow button", d.Code.Text)
 			}
-			if d.Command.Text != tt.command {
-				t.Errorf("shown command %q, want %q", d.Command.Text, tt.command)
+			if shown := strings.Join(strings.Fields(strings.ReplaceAll(d.Command.Text, "\\\n", " ")), " "); shown != tt.command ||
+				strings.Count(d.Command.Text, "\n") != 1 {
+				t.Errorf("shown command %q, want %q on two lines", d.Command.Text, tt.command)
 			}
 			test.Tap(d.CopyCommand)
 			if got := clip.Content(); got != tt.command || strings.Contains(got, "K7MP") {

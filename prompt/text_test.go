@@ -77,6 +77,26 @@ func TestRequestWords(t *testing.T) {
 	}
 }
 
+// TestApproveCommandShown: the shown command is one shell command cut
+// after the id with its continuation, and each line fits the window.
+func TestApproveCommandShown(t *testing.T) {
+	id := "0123456789abcdef0123456789abcdef"
+	c := wire.Choice{Scope: "session", Kind: guard.KindFolder, For: "15m"}
+	s := ApproveCommandShown(id, c)
+	lines := strings.Split(s, "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], " \\") || strings.TrimSpace(lines[1]) != c.Flags() {
+		t.Fatalf("shown %q", s)
+	}
+	if joined := strings.Join(strings.Fields(strings.ReplaceAll(s, "\\\n", " ")), " "); joined != ApproveCommand(id, c) {
+		t.Fatalf("shown command runs as %q", joined)
+	}
+	for _, l := range lines {
+		if len(l) > 56 {
+			t.Errorf("line %q is wider than the window's command row", l)
+		}
+	}
+}
+
 // TestDurationFor: each duration label maps to the decision's For.
 func TestDurationFor(t *testing.T) {
 	for _, ds := range [][]Duration{SessionDurations, DeviceDurations} {
