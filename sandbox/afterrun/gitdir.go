@@ -13,35 +13,42 @@ import (
 // gitDir neutralises, in the git directory g, what was made or changed
 // during the command and would make git run code or read its
 // configuration from elsewhere. Linked worktrees' and submodules' git
-// directories below it are checked the same way.
-func (v *verifier) gitDir(g string) {
+// directories below it are checked the same way. fresh says git reaches
+// g through a pointer made during the command (a .git file or link, a
+// commondir): then every member counts as the command's, however old,
+// since a file laid down by an earlier command as a plain file becomes
+// git's configuration or hook only now, without its change time moving.
+func (v *verifier) gitDir(g string, fresh bool) {
 	if c, err := filepath.EvalSymlinks(g); err == nil {
 		g = c
 	}
-	if v.seen[g] {
+	if v.seen[g] && (!fresh || v.fresh[g]) {
 		return
 	}
 	v.seen[g] = true
+	if fresh {
+		v.fresh[g] = true
+	}
 	if _, err := v.list(g); err != nil { // search on g, for what follows
 		v.r.fail(g, "could not be checked: "+err.Error())
 		return
 	}
-	v.hooks(filepath.Join(g, "hooks"))
+	v.hooks(filepath.Join(g, "hooks"), fresh)
 	if d := v.hooksPathDir(g); d != "" && v.inArea(d) {
-		v.hooks(d)
+		v.hooks(d, fresh)
 	}
 	for _, name := range []string{"config", "config.worktree"} {
-		v.config(filepath.Join(g, name))
+		v.config(filepath.Join(g, name), fresh)
 	}
-	v.commondir(g)
-	if p := filepath.Join(g, "info", "attributes"); exists(p) && v.changed(p) {
+	v.commondir(g, fresh)
+	if p := filepath.Join(g, "info", "attributes"); exists(p) && (fresh || v.changed(p)) {
 		v.quarantine(p, "git attributes made during the command (they select filter and diff drivers): moved aside")
 	}
 	for _, todo := range []string{"rebase-merge/git-rebase-todo", "sequencer/todo"} {
-		v.todo(filepath.Join(g, todo))
+		v.todo(filepath.Join(g, todo), fresh)
 	}
-	v.below(filepath.Join(g, "worktrees"), 1)
-	v.below(filepath.Join(g, "modules"), 8)
+	v.below(filepath.Join(g, "worktrees"), 1, fresh)
+	v.below(filepath.Join(g, "modules"), 8, fresh)
 }
 
 // hooksPathDir is the folder g's core.hooksPath names, where git runs
@@ -60,9 +67,11 @@ func (v *verifier) hooksPathDir(g string) string {
 
 // hooks makes inert every hook made or changed during the command (a
 // file not ending in .sample: what git runs), or the hooks folder itself
-// when it is a link. A hooks folder that cannot be listed fails the
-// check.
-func (v *verifier) hooks(dir string) {
+// when it is a link. Every hook counts as the command's when all is set
+// or the folder itself changed (a folder of old files moved into place
+// keeps their change times). A hooks folder that cannot be listed fails
+// the check.
+func (v *verifier) hooks(dir string, all bool) {
 	fi, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -81,6 +90,7 @@ func (v *verifier) hooks(dir string) {
 		}
 		return
 	}
+	all = all || v.changed(dir)
 	es, err := v.list(dir)
 	if err != nil {
 		v.r.fail(dir, "could not be checked: "+err.Error())
@@ -88,7 +98,7 @@ func (v *verifier) hooks(dir string) {
 	}
 	for _, e := range es {
 		p := filepath.Join(dir, e.Name())
-		if strings.HasSuffix(e.Name(), ".sample") || strings.Contains(e.Name(), Quarantined) || !v.changed(p) {
+		if strings.HasSuffix(e.Name(), ".sample") || strings.Contains(e.Name(), Quarantined) || !all && !v.changed(p) {
 			continue
 		}
 		v.quarantine(p, "a git hook made during the command: made inert")
@@ -98,10 +108,10 @@ func (v *verifier) hooks(dir string) {
 // config moves a configuration file made or changed during the command
 // aside when it holds anything git init or clone would not write, and
 // writes in its place the part that is safe, so the repository still
-// works.
-func (v *verifier) config(p string) {
+// works. fresh: it counts as made during the command whatever its age.
+func (v *verifier) config(p string, fresh bool) {
 	fi, err := os.Lstat(p)
-	if err != nil || !v.changed(p) {
+	if err != nil || !fresh && !v.changed(p) {
 		return
 	}
 	var safe string
@@ -122,21 +132,28 @@ func (v *verifier) config(p string) {
 	}
 }
 
-// commondir keeps a commondir made or changed during the command only
-// where it leads to a folder in the write areas, which is then checked
-// as a git directory whatever it holds (git reads config and hooks from
-// a common dir without HEAD; git worktree add writes one in
-// <common>/worktrees/<name>, pointing at <common>); one leading out of
-// the write areas is moved aside.
-func (v *verifier) commondir(g string) {
+// commondir checks the folder g's commondir names, whenever it names one
+// in the write areas, as a git directory whatever it holds (git reads
+// config and hooks from a common dir without HEAD; git worktree add
+// writes one in <common>/worktrees/<name>, pointing at <common>): the
+// pointer may be older than a plant in its target. A commondir made or
+// changed during the command (or reached fresh) that leads out of the
+// write areas is moved aside. A target without HEAD reached through a
+// new pointer is checked fresh: no repository search found it before
+// (a folder without HEAD is no repository of its own), so nothing in it
+// was ever checked or held as git's.
+func (v *verifier) commondir(g string, fresh bool) {
 	p := filepath.Join(g, "commondir")
-	if !exists(p) || !v.changed(p) {
+	if !exists(p) {
 		return
 	}
 	data, err := readSmall(p)
 	target := resolve(g, strings.TrimSpace(data))
 	if fi, serr := os.Stat(target); err == nil && serr == nil && fi.IsDir() && v.inArea(target) {
-		v.gitDir(target)
+		v.gitDir(target, (fresh || v.changed(p)) && !exists(filepath.Join(target, "HEAD")))
+		return
+	}
+	if !fresh && !v.changed(p) {
 		return
 	}
 	v.quarantine(p, "a commondir made during the command points git out of the workspace: moved aside")
@@ -145,8 +162,8 @@ func (v *verifier) commondir(g string) {
 // todo moves aside an interrupted rebase's or cherry-pick's todo list made
 // during the command when it has exec lines (run when the person
 // continues).
-func (v *verifier) todo(p string) {
-	if !exists(p) || !v.changed(p) {
+func (v *verifier) todo(p string, fresh bool) {
+	if !exists(p) || !fresh && !v.changed(p) {
 		return
 	}
 	data, err := readSmall(p)
@@ -169,8 +186,8 @@ func hasExec(data string) bool {
 // below checks the git directories in dir (linked worktrees, submodules,
 // whose names may have up to depth components). A folder in them that
 // is not a git directory within the depth is walked like any other, so
-// nothing below is left unchecked.
-func (v *verifier) below(dir string, depth int) {
+// nothing below is left unchecked. fresh: as gitDir's.
+func (v *verifier) below(dir string, depth int, fresh bool) {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -189,11 +206,11 @@ func (v *verifier) below(dir string, depth int) {
 		case err != nil:
 			v.r.fail(p, "could not be checked: "+err.Error())
 		case gitDirByContent(sub) || hasName(sub, "HEAD"):
-			v.gitDir(p)
+			v.gitDir(p, fresh)
 		case depth > 1:
-			v.below(p, depth-1)
+			v.below(p, depth-1, fresh)
 		default:
-			v.walk(p, false)
+			v.walk(p)
 		}
 	}
 }

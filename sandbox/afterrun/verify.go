@@ -110,7 +110,7 @@ func Check(p Plan) (Report, error) {
 }
 
 func newVerifier(writeAreas []string, since time.Time, open []string) *verifier {
-	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}, uid: os.Getuid()}
+	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}, fresh: map[string]bool{}, uid: os.Getuid()}
 	for _, k := range open {
 		if m, ok := protected.Named(k); ok {
 			v.open = append(v.open, m.Key)
@@ -125,7 +125,7 @@ func (v *verifier) run() (Report, error) {
 			v.r.fail(a, "the workspace could not be checked: "+err.Error())
 			continue
 		}
-		v.walk(a, true)
+		v.walk(a)
 	}
 	if len(v.r.Failures) > 0 {
 		errs := make([]error, len(v.r.Failures))
@@ -142,6 +142,7 @@ type verifier struct {
 	areas []string
 	open  []string
 	seen  map[string]bool // git directories checked
+	fresh map[string]bool // of them, those checked as reached fresh (gitDir)
 	// pinned are members the view kept read-only (Plan.Pinned).
 	pinned map[string]bool
 	uid    int
@@ -151,7 +152,7 @@ type verifier struct {
 // walk lists dir (restoring the access a listing needs) and checks each
 // entry, going below every folder: no bound on entries or depth, since a
 // bound is one an agent can pad a workspace past.
-func (v *verifier) walk(dir string, top bool) {
+func (v *verifier) walk(dir string) {
 	es, err := v.list(dir)
 	if err != nil {
 		v.r.fail(dir, "could not be checked: "+err.Error())
@@ -159,14 +160,14 @@ func (v *verifier) walk(dir string, top bool) {
 	}
 	v.r.Entries += len(es)
 	if gitDirByContent(es) {
-		v.gitDir(dir)
-		if !top { // a repository is checked as one; the area itself is walked on
-			return
-		}
+		// Walked on below too: a folder git takes for a bare repository
+		// can hold a .git, a nested repository or an agent's folder
+		// that git and the agents still find from inside it.
+		v.gitDir(dir, false)
 	}
 	for _, e := range es {
 		if v.entry(filepath.Join(dir, e.Name()), e) {
-			v.walk(filepath.Join(dir, e.Name()), false)
+			v.walk(filepath.Join(dir, e.Name()))
 		}
 	}
 }
@@ -189,7 +190,7 @@ func (v *verifier) entry(path string, d fs.DirEntry) bool {
 // points.
 func (v *verifier) gitEntry(path string, d fs.DirEntry) {
 	if d.IsDir() {
-		v.gitDir(path)
+		v.gitDir(path, false)
 		return
 	}
 	target, ok := gitPointer(path, d)
@@ -200,7 +201,7 @@ func (v *verifier) gitEntry(path string, d fs.DirEntry) {
 	case !v.inArea(target) && v.changed(path):
 		v.quarantine(path, "a .git pointer made during the command leads out of the workspace ("+target+"): moved aside")
 	case v.inArea(target):
-		v.gitDir(target)
+		v.gitDir(target, v.changed(path)) // a new pointer makes whatever it leads to git's now
 	}
 }
 

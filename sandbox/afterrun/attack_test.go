@@ -1,0 +1,105 @@
+package afterrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// twoCommands are plants split over two commands of one session: the
+// first leaves something the check after it has no reason to touch (a
+// plain file in a plain folder, a pointer to a harmless folder), the
+// second turns it into what git reads or runs without changing the
+// planted file itself, so its change time lies before the second
+// command's start. person is where the person then runs git.
+var twoCommands = []struct {
+	name, first, second, person string
+}{
+	{"common dir planted after its pointer",
+		`mkdir -p evil && cp -r .git/objects .git/refs evil/ && echo "$PWD/evil" > sub/deep/.git/commondir`,
+		`printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config`, "sub/deep"},
+	{"config made first, common dir without HEAD pointed at later",
+		`mkdir -p evil && cp -r .git/objects .git/refs evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config`,
+		`echo "$PWD/evil" > sub/deep/.git/commondir`, "sub/deep"},
+	{"config made first, gitdir pointer made later",
+		`mkdir -p stash p && printf '[core]\n\tbare = false\n\tworktree = %s\n\tfsmonitor = "touch %s; false"\n' "$PWD/p" "$M" > stash/config`,
+		`mkdir -p stash/objects stash/refs && echo 'ref: refs/heads/main' > stash/HEAD && echo "gitdir: ../stash" > p/.git`, "p"},
+	{"hooks made first, the folder moved into a new repository",
+		`mkdir -p stash && printf '#!/bin/sh\ntouch %s\n' "$M" > stash/pre-commit && chmod +x stash/pre-commit`,
+		`git init -q n && rm -r n/.git/hooks && mv stash n/.git/hooks`, "n"},
+	{"a nested repository inside a folder git takes for a bare one",
+		`true`,
+		`mkdir -p b/objects b/refs && echo 'ref: refs/heads/main' > b/HEAD && git init -q b/n && git -C b/n config core.fsmonitor "touch $M; false"`, "b/n"},
+}
+
+// TestCheckOverTwoCommands: a plant laid over two commands is
+// neutralised by the second check; the person's git runs nothing.
+func TestCheckOverTwoCommands(t *testing.T) {
+	for _, tc := range twoCommands {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, mark := workspace(t)
+			since := start()
+			run(t, ws, mark, tc.first)
+			if _, err := verify([]string{ws}, since, nil); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * testSlack)
+			since = start()
+			run(t, ws, mark, tc.second)
+			r, err := verify([]string{ws}, since, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			PersonRunsGit(t, filepath.Join(ws, tc.person))
+			if _, err := os.Stat(mark); err == nil {
+				t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckOverTwoCommandsIsReal: without the checks, each plant runs.
+func TestCheckOverTwoCommandsIsReal(t *testing.T) {
+	for _, tc := range twoCommands {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, mark := workspace(t)
+			run(t, ws, mark, tc.first)
+			run(t, ws, mark, tc.second)
+			PersonRunsGit(t, filepath.Join(ws, tc.person))
+			if _, err := os.Stat(mark); err != nil {
+				t.Fatal("the plant did not run: the case tests nothing")
+			}
+		})
+	}
+}
+
+// TestCheckLeavesPointersGitWrites: pointers git itself writes during a
+// command (a linked worktree added or moved) and a submodule's lead to
+// the person's own repositories, whose own configuration (keys git init
+// never writes) stays in place, and nothing is reported.
+func TestCheckLeavesPointersGitWrites(t *testing.T) {
+	cases := []struct{ name, before, script string }{
+		{"worktree add", `true`, `git worktree add -q wt && git -C wt commit -q --allow-empty -m w`},
+		{"worktree move", `git worktree add -q wt`, `git worktree move wt wt2 && git -C wt2 commit -q --allow-empty -m w`},
+		{"submodule work", `git -c protocol.file.allow=always submodule add -q "$PWD/sub/deep" s && git commit -qm s && git -C s config alias.st status`,
+			`git -C s commit -q --allow-empty -m x && git submodule status >/dev/null`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, mark := workspace(t)
+			run(t, ws, mark, tc.before+` && git config pull.rebase true && git config alias.st status`)
+			time.Sleep(3 * testSlack)
+			since := start()
+			run(t, ws, mark, tc.script)
+			r, err := verify([]string{ws}, since, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Findings) != 0 {
+				t.Fatalf("normal work reported:\n%s", strings.Join(r.Lines(), "\n"))
+			}
+		})
+	}
+}
