@@ -83,15 +83,16 @@ func (d *Dialog) selectedChoices() []wire.Choice {
 
 // CodesText is the code rows' text: a heading, then one line per choice,
 // its flags for `pathgrant approve` and its code ("not offered" when the
-// request has none for it, as for a folder that cannot be granted).
+// request has none for it, as for a folder that cannot be granted); the
+// longest line fits the window beside its Copy button.
 func CodesText(codes []wire.ChoiceCode, choices []wire.Choice) string {
-	lines := []string{"Approval codes (a terminal asks for the one of your choice):"}
+	lines := []string{"Approval codes, one per choice:"}
 	for _, c := range choices {
 		code := wire.CodeFor(codes, c)
 		if code == "" {
 			code = "not offered"
 		}
-		lines = append(lines, fmt.Sprintf("  %-35s %s", c.Flags(), code))
+		lines = append(lines, fmt.Sprintf("  %-34s %s", c.Flags(), code))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -372,6 +372,21 @@ func TestDialogCode(t *testing.T) {
 	}
 }
 
+// TestDialogCodeFitsTheWindow: with a full id and the longest choice
+// selected, the codes and the command fit the window's width.
+func TestDialogCodeFitsTheWindow(t *testing.T) {
+	r := readRequest()
+	r.ID = "0123456789abcdef0123456789abcdef"
+	d, _, _ := newTestDialog(t, r)
+	d.SetCode(testCodes("K7MP"), nil)
+	d.Target.SetSelected(LabelFolder)
+	d.SessionFor.SetSelected("for 15 minutes")
+	d.DeviceFor.SetSelected("for 7 days")
+	if w := d.Content().MinSize().Width; w > WindowWidth {
+		t.Fatalf("the dialog needs %.0f px, the window is %d", w, WindowWidth)
+	}
+}
+
 // TestDialogWithoutCode: a window opened with no code shows no code line
 // and asks for none.
 func TestDialogWithoutCode(t *testing.T) {

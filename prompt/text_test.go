@@ -63,7 +63,7 @@ func TestRequestWords(t *testing.T) {
 		{"command for a limited folder grant", ApproveCommand("abc123", wire.Choice{Scope: "device", Kind: guard.KindFolder, For: "8h"}),
 			"pathgrant approve abc123 --scope device --folder --for 8h"},
 		{"a code not offered", CodesText(nil, []wire.Choice{{Scope: "once", Kind: guard.KindFolder}}),
-			"Approval codes (a terminal asks for the one of your choice):\n  --scope once --folder               not offered"},
+			"Approval codes, one per choice:\n  --scope once --folder              not offered"},
 		{"still waiting", StillWaitingText(1)[:22], "1 request still waits "},
 		{"refusal from the daemon", RefusalText(fmt.Errorf("decide: %w", &wire.DaemonError{Status: 403, Msg: "wrong code"})), "wrong code"},
 		{"other refusal", RefusalText(errors.New("no daemon\nat /run/x")), "no daemon"},
