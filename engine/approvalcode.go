@@ -42,8 +42,8 @@ func newApprovalCode() string {
 
 // codeDigest binds a code to one request: the daemon keeps only this
 // hash (with the choice it stands for, codeLock), so a code typed for
-// another request never matches. Case, spaces
-// and dashes the person may add are ignored.
+// another request never matches. Case, spaces and dashes the person may
+// add are ignored.
 func codeDigest(requestID, code string) [32]byte {
 	norm := strings.Map(func(r rune) rune {
 		if r == ' ' || r == '-' {
