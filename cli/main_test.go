@@ -34,8 +34,7 @@ var (
 
 // buildBinary builds the pathgrant binary, with exec's lean inner step
 // (pathgrant-confine) next to it as scripts/run puts it, once per test run
-// and returns its path.
-// Under scripts/test-user it returns the prebuilt one instead
+// and returns its path; under scripts/test-user, the prebuilt one
 // (buildcheck.BinDirEnv).
 func buildBinary(t testing.TB) string {
 	t.Helper()
