@@ -118,8 +118,9 @@ func landlockOnly(t *testing.T) sandbox.Confinement {
 // told its pid; not through /proc/self/root), cannot make a Unix socket
 // to reach pathgrant's, cannot leave its process group, and the daemon
 // counts it as the session's agent although its lineage no longer holds
-// the agent. The person's "once, this file" is then granted as chosen,
-// and nothing wider exists.
+// the agent. The command inherited no socket it could pass on. The
+// person's "once, this file" is then granted as chosen, and nothing wider
+// exists.
 func TestLandlockOnlyWatcher(t *testing.T) {
 	requireLandlock(t)
 	w := newDoorWalkAt(t, landlockOnly(t))
@@ -140,7 +141,7 @@ func TestLandlockOnlyWatcher(t *testing.T) {
 	// the command stays while its watcher works, as an agent's long
 	// command does (its front end, and the supervisor of its held opens,
 	// still there); the watcher outlives it
-	script := "( /usr/bin/python3 ./watcher.py out/watcher.json sock.txt 2 >out/watcher.err 2>&1 & ) ; echo " + started + "; sleep 3"
+	script := "ls -l /proc/$$/fd > out/fds.txt; ( /usr/bin/python3 ./watcher.py out/watcher.json sock.txt 2 >out/watcher.err 2>&1 & ) ; echo " + started + "; sleep 3"
 	agent := w.hookInOwnGroup(t, w.script(t, script))
 	var said bytes.Buffer
 	agent.Stdout, agent.Stderr = &said, &said
@@ -178,6 +179,12 @@ func TestLandlockOnlyWatcher(t *testing.T) {
 			if rep.Errors[key] != want {
 				t.Errorf("the watcher's %s: %q, want %q (%v)", key, rep.Errors[key], want, rep.Errors)
 			}
+		}
+	})
+	t.Run("the command inherited no socket", func(t *testing.T) {
+		fds, err := os.ReadFile(w.work + "/out/fds.txt")
+		if err != nil || !strings.Contains(string(fds), "pipe:") || strings.Contains(string(fds), "socket:") {
+			t.Errorf("the command's descriptors (%v), want its pipes and no socket to pass on:\n%s", err, fds)
 		}
 	})
 	t.Run("the person's choice holds, nothing wider", func(t *testing.T) {
