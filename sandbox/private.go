@@ -86,8 +86,17 @@ func (b *builder) bound(in Input) []bound {
 }
 
 // readNeed is what reading path needs: a folder's listing and its files,
-// or a file's content.
+// or a file's content. The entry's type is taken from the view's file
+// system where it has one (MemoFS), so a folder is not listed for it.
 func (b *builder) readNeed(path string) Access {
+	if tf, ok := b.fs.(interface {
+		Type(string) (EntryType, error)
+	}); ok {
+		if t, err := tf.Type(path); err == nil && t != TypeDir {
+			return ReadFile
+		}
+		return ReadOnly
+	}
 	if _, err := b.fs.ReadDir(path); err == nil {
 		return ReadOnly
 	}

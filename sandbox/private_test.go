@@ -109,38 +109,46 @@ var privateCases = []struct {
 // all, and the binds beneath keep exactly their own rules.
 func TestPrivateRoots(t *testing.T) {
 	for _, tt := range privateCases {
-		t.Run(tt.name, func(t *testing.T) {
-			in := tt.in
-			in.PrivateTmp = true
-			rs, err := Build(in, tt.fs)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(tt.name, func(t *testing.T) { privateRootsCase(t, tt.fs, tt.in, tt.want, false) })
+		t.Run(tt.name+", entry types known", func(t *testing.T) { privateRootsCase(t, tt.fs, tt.in, tt.want, true) })
+	}
+}
+
+// privateRootsCase builds in's rules on fsys (with its entry types when
+// typed) and holds them to want, the private roots that keep their rule.
+func privateRootsCase(t *testing.T, fsys *fakeFS, in Input, want []string, typed bool) {
+	var b FS = fsys
+	if typed {
+		b = viewFake{fsys}
+	}
+	in.PrivateTmp = true
+	rs, err := Build(in, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.PrivateTmp = false
+	without, err := Build(in, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := func(r Rule) bool { return slices.Contains(PrivateRoots, r.Path) && r.Why == "private "+r.Path }
+	var got []string
+	for _, r := range rs {
+		if private(r) {
+			if r.Access != ReadWrite || r.File {
+				t.Errorf("private root rule %v", r)
 			}
-			in.PrivateTmp = false
-			without, err := Build(in, tt.fs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			private := func(r Rule) bool { return slices.Contains(PrivateRoots, r.Path) && r.Why == "private "+r.Path }
-			var got []string
-			for _, r := range rs {
-				if private(r) {
-					if r.Access != ReadWrite || r.File {
-						t.Errorf("private root rule %v", r)
-					}
-					got = append(got, r.Path)
-				}
-			}
-			slices.Sort(got)
-			want := slices.Sorted(slices.Values(tt.want))
-			if !slices.Equal(got, want) {
-				t.Errorf("private roots with a rule: %q, want %q\nrules: %v", got, want, rs)
-			}
-			rest := slices.DeleteFunc(slices.Clone(rs), private)
-			if !slices.Equal(rest, without) {
-				t.Errorf("the other rules changed:\n%v\nwant\n%v", rest, without)
-			}
-		})
+			got = append(got, r.Path)
+		}
+	}
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Errorf("private roots with a rule: %q, want %q\nrules: %v", got, want, rs)
+	}
+	rest := slices.DeleteFunc(slices.Clone(rs), private)
+	if !slices.Equal(rest, without) {
+		t.Errorf("the other rules changed:\n%v\nwant\n%v", rest, without)
 	}
 }
 
