@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -15,8 +16,13 @@ import (
 // failure of the check, never a line and a skip.
 
 // list reads dir's entries, first giving the owner back read and search
-// on it when they were taken away.
+// on it when they were taken away. A folder that lies outside the write
+// areas once the links on the way are followed is refused: the check
+// never changes a mode there.
 func (v *verifier) list(dir string) ([]fs.DirEntry, error) {
+	if !v.inside(dir) {
+		return nil, errors.New("it lies outside the workspace through a link")
+	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return nil, err
@@ -47,4 +53,15 @@ func chmodAdd(path string, bits os.FileMode) error {
 func ownedBy(fi os.FileInfo, uid int) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return uid != 0 && ok && int(st.Uid) == uid
+}
+
+// inside reports whether p lies in a write area once the links on the
+// way to it are followed (p itself is not followed). The check renames,
+// empties and changes the modes of what lies inside only: a command can
+// put a link anywhere the check looks (a linked worktrees or info
+// folder, core.hooksPath through a linked folder), and what the link
+// leads to is the person's, not the command's.
+func (v *verifier) inside(p string) bool {
+	d, err := filepath.EvalSymlinks(filepath.Dir(p))
+	return err == nil && v.inArea(filepath.Join(d, filepath.Base(p)))
 }

@@ -1,6 +1,8 @@
 package afterrun
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,3 +105,60 @@ func TestCheckLeavesPointersGitWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTouchesNothingOutside: a command cannot make the check rename,
+// empty or change the modes of files outside the write areas by links in
+// the places the check looks (a linked worktrees, modules or info
+// folder, core.hooksPath through a linked folder), even when the person
+// changed those files while the command ran.
+func TestCheckTouchesNothingOutside(t *testing.T) {
+	cases := []struct{ name, script string }{
+		{"linked worktrees folder", `ln -s "$O" .git/worktrees`},
+		{"linked modules folder", `ln -s "$O" .git/modules`},
+		{"linked worktrees folder of a repository reached fresh", `git init -q --bare q && ln -s "$O" q/worktrees && mkdir p && echo "gitdir: ../q" > p/.git`},
+		{"hooksPath through a linked folder", `git init -q n && ln -s "$O" n/lnk && git -C n config core.hooksPath lnk/bin`},
+		{"linked info folder", `git init -q n && rm -r n/.git/info && ln -s "$O/proj/.git" n/.git/info`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, mark := workspace(t)
+			other := filepath.Join(filepath.Dir(ws), "other")
+			run(t, filepath.Dir(ws), mark, `mkdir -p other/bin other/proj && cd other/proj && git init -q && git init -q --bare ../bare.git`)
+			time.Sleep(3 * testSlack)
+			since := start()
+			// The person's own work outside, while the command runs.
+			run(t, other, mark, `printf '#!/bin/sh\n' > bin/tool && chmod 0755 bin/tool && mkdir -p proj/.vscode && echo '{}' > proj/.vscode/tasks.json && `+
+				`git -C proj config alias.st status && git -C bare.git config alias.st status && echo '* text' > proj/.git/attributes && chmod 0700 proj`)
+			before := tree(t, other)
+			script := strings.ReplaceAll(tc.script, `"$O"`, shellWord(other))
+			run(t, ws, mark, script)
+			r, _ := verify([]string{ws}, since, nil)
+			if after := tree(t, other); after != before {
+				t.Fatalf("the check changed files outside the workspace:\nbefore:\n%s\nafter:\n%s\nreport:\n%s", before, after, strings.Join(r.Lines(), "\n"))
+			}
+		})
+	}
+}
+
+// tree lists every path under root with its mode and size.
+func tree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v %d\n", strings.TrimPrefix(p, root), fi.Mode(), fi.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -22,6 +22,9 @@ func (v *verifier) gitDir(g string, fresh bool) {
 	if c, err := filepath.EvalSymlinks(g); err == nil {
 		g = c
 	}
+	if !v.inArea(g) { // reached through a link: the person's, left alone
+		return
+	}
 	if v.seen[g] && (!fresh || v.fresh[g]) {
 		return
 	}
@@ -34,7 +37,7 @@ func (v *verifier) gitDir(g string, fresh bool) {
 		return
 	}
 	v.hooks(filepath.Join(g, "hooks"), fresh)
-	if d := v.hooksPathDir(g); d != "" && v.inArea(d) {
+	if d := v.hooksPathDir(g); d != "" && v.inside(d) {
 		v.hooks(d, fresh)
 	}
 	for _, name := range []string{"config", "config.worktree"} {
@@ -188,7 +191,14 @@ func hasExec(data string) bool {
 // is not a git directory within the depth is walked like any other, so
 // nothing below is left unchecked. fresh: as gitDir's.
 func (v *verifier) below(dir string, depth int, fresh bool) {
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0: // never followed: it may lead anywhere
+		if fresh || v.changed(dir) {
+			v.quarantine(dir, "a link made during the command where git keeps linked worktrees or submodules: moved aside")
+		}
 		return
 	}
 	es, err := v.list(dir)

@@ -18,8 +18,13 @@ const quarantineTries = 8
 // anything: a name made first cannot turn the move into a no-op or a
 // loss), takes execute permission off a file, and reports it. When it
 // cannot be moved, a file is made inert in place (emptied, no
-// permissions); anything else is a failure of the check.
+// permissions); anything else is a failure of the check. What lies
+// outside the write areas through a link is left alone (inside).
 func (v *verifier) quarantine(path, why string) bool {
+	if !v.inside(path) {
+		v.r.add(path, why+"; it lies outside the workspace through a link: left alone")
+		return false
+	}
 	dst, err := moveAside(path)
 	if err == nil {
 		if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
