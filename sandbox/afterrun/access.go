@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The command runs as the person's user, so it can take the owner's own
@@ -64,4 +66,18 @@ func ownedBy(fi os.FileInfo, uid int) bool {
 func (v *verifier) inside(p string) bool {
 	d, err := filepath.EvalSymlinks(filepath.Dir(p))
 	return err == nil && v.inArea(filepath.Join(d, filepath.Base(p)))
+}
+
+// sealed reports whether dir belongs to another user and cannot be
+// searched by this one (a database's data folder a container made, uid
+// 999, 0700). Nothing below it can be the command's (it runs as this
+// user, who can neither create there nor give the folder's access back)
+// nor reached by the person's git, so it is no failure of the check; a
+// folder the user can search but not list is one (a plant may lie below).
+func (v *verifier) sealed(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || v.uid == 0 || ownedBy(fi, v.uid) {
+		return false
+	}
+	return errors.Is(unix.Access(dir, unix.X_OK), unix.EACCES)
 }
