@@ -162,3 +162,25 @@ func tree(t *testing.T, root string) string {
 }
 
 func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestCheckWalksBelowCaseVariantsOfGit: on a case-sensitive file system
+// a folder named .GIT is a plain folder to git and to the agents; what a
+// command hides below one (an agent's settings, a repository) is checked
+// like anything else.
+func TestCheckWalksBelowCaseVariantsOfGit(t *testing.T) {
+	ws, mark := workspace(t)
+	since := start()
+	run(t, ws, mark, `mkdir -p x/.GIT/app/.claude && echo '{}' > x/.GIT/app/.claude/settings.json && `+
+		`git init -q x/.Git/n && git -C x/.Git/n config core.fsmonitor "touch $M; false"`)
+	r, err := verify([]string{ws}, since, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(ws, "x/.GIT/app/.claude")) {
+		t.Errorf("x/.GIT/app/.claude is still there; report:\n%s", strings.Join(r.Lines(), "\n"))
+	}
+	PersonRunsGit(t, filepath.Join(ws, "x/.Git/n"))
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
+	}
+}

@@ -180,7 +180,10 @@ func (v *verifier) entry(path string, d fs.DirEntry) bool {
 	name := d.Name()
 	if protected.IsGitName(name) {
 		v.gitEntry(path, d)
-		return false
+		// Below .git itself nothing is walked (gitDir checks what git
+		// reads there); a case variant (.GIT) is a plain folder to git
+		// and the agents on a case-sensitive file system, walked on.
+		return d.IsDir() && name != ".git"
 	}
 	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && v.changed(path) {
 		v.quarantine(path, "a protected "+m.Key+" made during the command ("+m.Why+"): moved aside")
