@@ -135,15 +135,18 @@ var goldenCases = []goldenCase{
 		return []check{allow(read(c)), refuse(write(c)), refuse(unlink(c)), refuse(link(c)),
 			refuse(write(f.path("home/ws/.GIT/CONFIG"))), refuse(unlink(f.path("home/ws/.git"))),
 			allow(write(f.path("home/ws/.git/index"))), allow(create(f.path("home/ws/.git/objects/ab/cdef"))),
-			allow(create(f.path("home/ws/.git/hooks/pre-commit"))), allow(create(f.path("home/ws/.git/config.lock")))}
+			refuse(create(f.path("home/ws/.git/hooks/pre-commit"))), allow(create(f.path("home/ws/.git/config.lock")))}
 	}},
-	// A repository without configuration: an absent git member is not
-	// held (git init writes it; sandbox/afterrun checks what a command
-	// left), so writing it is allowed, as in the Linux view.
+	// A repository without configuration: an absent config is not held
+	// (git init writes it; the daemon's check after the command looks at
+	// what a command left), so writing it is allowed, as in the Linux
+	// view; the absent hooks folder is held (git finds nothing in an
+	// empty one), which pins .git on the way.
 	{name: "git-config-absent", build: func(f fixture, _ *wire.Policy, _ *devicepolicy.Policy) {
 		f.repo("home/ws", "config", "hooks")
 	}, checks: func(f fixture) []check {
-		return []check{allow(create(f.path("home/ws/.git/config"))), allow(unlink(f.path("home/ws/.git")))}
+		return []check{allow(create(f.path("home/ws/.git/config"))), refuse(unlink(f.path("home/ws/.git"))),
+			refuse(create(f.path("home/ws/.git/hooks/pre-commit")))}
 	}},
 	// A repository with hooks: the hooks folder is read and run (git runs
 	// hooks inside the sandbox), never added to.
@@ -154,12 +157,13 @@ var goldenCases = []goldenCase{
 		return []check{allow(run(h + "/pre-commit.sample")), refuse(create(h + "/pre-commit")), refuse(write(h + "/pre-commit.sample")),
 			refuse(unlink(h)), refuse(create(f.path("home/ws/.git/HOOKS/post-checkout"))), refuse(unlink(f.path("home/ws/.git")))}
 	}},
-	// A repository without hooks: not held (afterrun quarantines a hook a
-	// command made).
+	// A repository without hooks: the absent folder's place is held, as
+	// in the Linux view (an empty one runs nothing), so no hook can be
+	// made in it.
 	{name: "git-hooks-absent", build: func(f fixture, _ *wire.Policy, _ *devicepolicy.Policy) {
 		f.repo("home/ws", "config", "hooks")
 	}, checks: func(f fixture) []check {
-		return []check{allow(create(f.path("home/ws/.git/hooks/pre-commit")))}
+		return []check{refuse(create(f.path("home/ws/.git/hooks/pre-commit")))}
 	}},
 	// .envrc present: read, not written; its own read-only step, and the
 	// any-case refusal at the top.
