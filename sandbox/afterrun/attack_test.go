@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,5 +183,35 @@ func TestCheckWalksBelowCaseVariantsOfGit(t *testing.T) {
 	PersonRunsGit(t, filepath.Join(ws, "x/.Git/n"))
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
+	}
+}
+
+// TestCheckWorktreeOutside: core.worktree is a key git init and clone
+// write, but one made during the command that names a folder outside the
+// write areas turns the person's own git checkout, stash or reset in
+// that repository into writes there (a .bashrc from the command's
+// index). It is neutralised; one inside the areas (a submodule's) is
+// left.
+func TestCheckWorktreeOutside(t *testing.T) {
+	ws, mark := workspace(t)
+	other := filepath.Join(filepath.Dir(ws), "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	since := start()
+	run(t, ws, mark, `git init -q n && printf 'touch %s\n' "$M" > n/.bashrc && git -C n add .bashrc && git -C n config core.worktree `+shellWord(other)+` && `+
+		`git init -q m && mkdir m2 && git -C m config core.worktree ../../m2`)
+	r, err := verify([]string{ws}, since, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "checkout", "--", ".")
+	cmd.Dir, cmd.Env = filepath.Join(ws, "n"), gitEnv(t.TempDir())
+	cmd.Run()
+	if exists(filepath.Join(other, ".bashrc")) {
+		t.Fatalf("the person's git checkout wrote outside the workspace; report:\n%s", strings.Join(r.Lines(), "\n"))
+	}
+	if strings.Contains(strings.Join(r.Lines(), "\n"), "/m/") {
+		t.Fatalf("a worktree inside the workspace reported:\n%s", strings.Join(r.Lines(), "\n"))
 	}
 }

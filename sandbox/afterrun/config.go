@@ -27,8 +27,9 @@ func unsafeValue(section, key, value string) bool {
 // screenConfig reads a git config file conservatively and returns its
 // safe part (section headers and allowed keys, as written) and whether
 // anything else was in it. A line it cannot read (a continuation, an
-// include, anything odd) counts as unsafe.
-func screenConfig(data string) (safe string, clean bool) {
+// include, anything odd) counts as unsafe, and so does a core.worktree
+// whose value worktreeOK refuses.
+func screenConfig(data string, worktreeOK func(string) bool) (safe string, clean bool) {
 	var out strings.Builder
 	clean = true
 	section := ""
@@ -47,7 +48,7 @@ func screenConfig(data string) (safe string, clean bool) {
 		if t == "" || t[0] == '#' || t[0] == ';' {
 			continue
 		}
-		if !safeLine(section, t) {
+		if !safeLine(section, t, worktreeOK) {
 			clean = false
 			continue
 		}
@@ -71,16 +72,30 @@ func sectionName(h string) string {
 	return name
 }
 
-func safeLine(section, t string) bool {
+func safeLine(section, t string, worktreeOK func(string) bool) bool {
 	if strings.HasSuffix(t, "\\") {
 		return false
 	}
 	key, value, _ := strings.Cut(t, "=")
 	key = strings.ToLower(strings.TrimSpace(key))
+	if section == "core" && key == "worktree" {
+		return worktreeOK(plainValue(value))
+	}
 	for _, k := range safeKeys[section] {
 		if k == key {
 			return !unsafeValue(section, key, value)
 		}
 	}
 	return false
+}
+
+// plainValue is a configuration value written plainly (as git config
+// writes a path without quotes, comments or escapes), else "": a value
+// git would read otherwise is not screened further, and counts as unsafe.
+func plainValue(v string) string {
+	v = strings.TrimSpace(v)
+	if strings.ContainsAny(v, "\"\\;#") {
+		return ""
+	}
+	return v
 }

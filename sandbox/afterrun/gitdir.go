@@ -121,7 +121,7 @@ func (v *verifier) config(p string, fresh bool) {
 	clean := false
 	if fi.Mode().IsRegular() {
 		if data, err := readSmall(p); err == nil {
-			safe, clean = screenConfig(data)
+			safe, clean = screenConfig(data, v.worktreeInside(filepath.Dir(p)))
 		}
 	}
 	if clean {
@@ -160,6 +160,22 @@ func (v *verifier) commondir(g string, fresh bool) {
 		return
 	}
 	v.quarantine(p, "a commondir made during the command points git out of the workspace: moved aside")
+}
+
+// worktreeInside says whether a core.worktree value in the git
+// directory g's configuration names a folder in the write areas: one
+// outside them makes the person's checkout, stash or reset in that
+// repository write there.
+func (v *verifier) worktreeInside(g string) func(string) bool {
+	return func(w string) bool {
+		if w == "" {
+			return false
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(g, w)
+		}
+		return v.inside(filepath.Clean(w))
+	}
 }
 
 // todo moves aside an interrupted rebase's or cherry-pick's todo list made
