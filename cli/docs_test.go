@@ -28,7 +28,7 @@ const readmeMaxLines = 300
 // app, one runs every test).
 const readmeOpening = "# pathgrant\n\n```sh\n" +
 	"./scripts/run     # installs what is missing (Debian packages, checks Go), builds, and starts pathgrant\n" +
-	"./scripts/test    # runs all the tests: gofmt, vet, unit, race, fuzz (bounded), benchmarks\n" +
+	"./scripts/test    # runs all the tests: gofmt, vet, unit, the security suites as an ordinary user too, race, fuzz (bounded), benchmarks\n" +
 	"```\n"
 
 func TestReadmeIsForUsers(t *testing.T) {
