@@ -182,7 +182,7 @@ func (v *verifier) worktreeInside(g string) func(string) bool {
 // during the command when it has exec lines (run when the person
 // continues).
 func (v *verifier) todo(p string, fresh bool) {
-	if !exists(p) || !fresh && !v.changed(p) {
+	if !exists(p) || !fresh && !v.changed(p) || !v.inside(p) { // a linked rebase-merge/ is the person's
 		return
 	}
 	data, err := readSmall(p)
