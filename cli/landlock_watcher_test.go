@@ -131,10 +131,11 @@ func TestLandlockOnlyWatcher(t *testing.T) {
 	// the person's approval, the code on its command line as the log line
 	// once handed it over
 	decoy := exec.Command("bash", "-c", "sleep 20; :", "pathgrant", "approve", id, "--scope", "once", "--code", code)
+	decoy.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // ended whole, its sleep too
 	if err := decoy.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { decoy.Process.Kill(); decoy.Wait() }()
+	defer func() { syscall.Kill(-decoy.Process.Pid, syscall.SIGKILL); decoy.Wait() }()
 	writeExecFile(t, w.work+"/out/decoy.pid", strconv.Itoa(decoy.Process.Pid)) // at this level nothing is created at the workspace's top
 	writeExecFile(t, w.work+"/sock.txt", w.sock)
 
