@@ -173,10 +173,7 @@ func (s *Engine) check1(rec owedRecord, settle bool) ([]string, error) {
 	for pass := 1; ; pass++ {
 		next := afterrun.Begin(plan.Areas, false).Since
 		r, err := afterrun.Check(plan)
-		lines = append(lines, r.Lines()...)
-		for _, f := range r.Findings {
-			s.Audit(grants.Record{Kind: grants.KindAfterRun, Session: rec.Session, Path: f.Path, Reason: f.Action})
-		}
+		lines = append(lines, s.sayFindings(rec.Session, r)...)
 		switch {
 		case err != nil:
 			return lines, err
@@ -187,6 +184,38 @@ func (s *Engine) check1(rec owedRecord, settle bool) ([]string, error) {
 		}
 		plan.Since, plan.Placeholders = next, nil
 	}
+}
+
+// maxFindingsSaid bounds the findings of one pass of a check that are
+// audited and told one by one: a command can make a million protected
+// folders, each neutralised, but not a million audit records (one store
+// write each) or lines. The rest are counted in one record and line;
+// each is on disk under a name ending afterrun.Quarantined.
+const maxFindingsSaid = 64
+
+// sayFindings audits r's findings (at most maxFindingsSaid one by one,
+// then one record counting the rest) and returns the lines for the
+// agent, bounded the same way; every failure is said.
+func (s *Engine) sayFindings(session string, r afterrun.Report) []string {
+	shown := r.Findings
+	if len(shown) > maxFindingsSaid {
+		shown = shown[:maxFindingsSaid]
+	}
+	lines := make([]string, 0, len(shown)+len(r.Failures)+1)
+	for _, f := range shown {
+		s.Audit(grants.Record{Kind: grants.KindAfterRun, Session: session, Path: f.Path, Reason: f.Action})
+		lines = append(lines, f.String())
+	}
+	if more := len(r.Findings) - len(shown); more > 0 {
+		line := fmt.Sprintf("pathgrant: and %d more neutralised in the workspace after the command (what was moved aside has a name ending %s)", more, afterrun.Quarantined)
+		s.Audit(grants.Record{Kind: grants.KindAfterRun, Session: session, Reason: line})
+		s.log.Warn("the check after a command neutralised more than it says one by one", "session", session, "findings", len(r.Findings))
+		lines = append(lines, line)
+	}
+	for _, f := range r.Failures {
+		lines = append(lines, f.String())
+	}
+	return lines
 }
 
 // settleChecks runs every owed check of the session whose command is
