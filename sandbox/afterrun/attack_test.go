@@ -215,3 +215,38 @@ func TestCheckWorktreeOutside(t *testing.T) {
 		t.Fatalf("a worktree inside the workspace reported:\n%s", strings.Join(r.Lines(), "\n"))
 	}
 }
+
+// TestCheckReadsPointersAsGitDoes: git keeps the spaces around the path
+// in a commondir file (it trims only the line end) and after "gitdir: "
+// in a .git file, so "evil " (a folder whose name ends in a space) is
+// where it reads configuration, not a decoy "evil" beside it.
+func TestCheckReadsPointersAsGitDoes(t *testing.T) {
+	cases := []struct{ name, first, second, person string }{
+		{"commondir with a trailing space", `true`,
+			`mkdir -p "evil " evil && cp -r .git/objects .git/refs "evil /" && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > "evil /config" && printf '%s\n' "$PWD/evil " > .git/commondir`, "."},
+		{"gitdir with a trailing space, config made first",
+			`mkdir -p "stash " p && printf '[core]\n\tbare = false\n\tworktree = %s\n\tfsmonitor = "touch %s; false"\n' "$PWD/p" "$M" > "stash /config"`,
+			`mkdir -p "stash /objects" "stash /refs" stash/objects stash/refs && echo 'ref: refs/heads/main' > "stash /HEAD" && cp "stash /HEAD" stash/ && printf 'gitdir: ../stash \n' > p/.git`, "p"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, mark := workspace(t)
+			since := start()
+			run(t, ws, mark, tc.first)
+			if _, err := verify([]string{ws}, since, nil); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * testSlack)
+			since = start()
+			run(t, ws, mark, tc.second)
+			r, err := verify([]string{ws}, since, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			PersonRunsGit(t, filepath.Join(ws, tc.person))
+			if _, err := os.Stat(mark); err == nil {
+				t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
+			}
+		})
+	}
+}

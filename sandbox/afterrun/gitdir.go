@@ -151,8 +151,8 @@ func (v *verifier) commondir(g string, fresh bool) {
 		return
 	}
 	data, err := readSmall(p)
-	target := resolve(g, strings.TrimSpace(data))
-	if fi, serr := os.Stat(target); err == nil && serr == nil && fi.IsDir() && v.inArea(target) {
+	target := resolve(g, gitPath(data))
+	if fi, serr := os.Stat(target); err == nil && serr == nil && gitPath(data) != "" && fi.IsDir() && v.inArea(target) {
 		v.gitDir(target, (fresh || v.changed(p)) && !exists(filepath.Join(target, "HEAD")))
 		return
 	}

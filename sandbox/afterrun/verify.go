@@ -211,7 +211,8 @@ func (v *verifier) gitEntry(path string, d fs.DirEntry) {
 	}
 }
 
-// gitPointer reads where a .git file (gitdir: X) or link leads.
+// gitPointer reads where a .git file (gitdir: X) or link leads, as git
+// reads it (gitPath).
 func gitPointer(path string, d fs.DirEntry) (string, bool) {
 	dir := filepath.Dir(path)
 	if d.Type()&fs.ModeSymlink != 0 {
@@ -225,11 +226,23 @@ func gitPointer(path string, d fs.DirEntry) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	t, ok := strings.CutPrefix(strings.TrimSpace(data), "gitdir:")
-	if !ok {
+	t, ok := strings.CutPrefix(data, "gitdir: ")
+	if !ok || gitPath(t) == "" {
 		return "", false
 	}
-	return resolve(dir, strings.TrimSpace(t)), true
+	return resolve(dir, gitPath(t)), true
+}
+
+// gitPath is a path as git reads it from a .git file (after "gitdir: ")
+// or a commondir: the line ends trimmed, nothing else (spaces around it
+// are part of the path), and cut at a NUL byte. Reading it any other way
+// would check a decoy beside the folder git uses ("evil" for "evil ").
+func gitPath(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 func resolve(dir, p string) string {
