@@ -62,8 +62,17 @@ func ownedBy(fi os.FileInfo, uid int) bool {
 // folder, core.hooksPath through a linked folder), and what the link
 // leads to is the person's, not the command's.
 func (v *verifier) inside(p string) bool {
+	in, err := v.where(p)
+	return err == nil && in
+}
+
+// where is inside with the reason it could not tell.
+func (v *verifier) where(p string) (bool, error) {
 	d, err := filepath.EvalSymlinks(filepath.Dir(p))
-	return err == nil && v.inArea(filepath.Join(d, filepath.Base(p)))
+	if err != nil {
+		return false, err
+	}
+	return v.inArea(filepath.Join(d, filepath.Base(p))), nil
 }
 
 // sealed reports whether dir belongs to another user and cannot be

@@ -21,7 +21,11 @@ const quarantineTries = 8
 // permissions); anything else is a failure of the check. What lies
 // outside the write areas through a link is left alone (inside).
 func (v *verifier) quarantine(path, why string) bool {
-	if !v.inside(path) {
+	switch in, err := v.where(path); {
+	case err != nil:
+		v.r.fail(path, why+"; where it lies could not be told: "+err.Error())
+		return false
+	case !in:
 		v.r.add(path, why+"; it lies outside the workspace through a link: left alone")
 		return false
 	}
