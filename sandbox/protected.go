@@ -17,7 +17,7 @@ var agentHookFiles = []string{".claude/settings.json", ".claude/settings.local.j
 
 // Bounds of the search for repositories at wrap time: a repository
 // deeper than maxRepoDepth folders below a write area, or past
-// maxRepoDirs listed folders, is not found here (afterrun.Verify walks
+// maxRepoDirs listed folders, is not found here (afterrun.Check walks
 // the whole area after the command). skipRepoDirs are folders that hold
 // dependencies and build output, never the person's repositories.
 const (

@@ -67,8 +67,8 @@ type View struct {
 	// Placeholders are the empty files and folders bubblewrap will create
 	// in write areas as mount points holding the place of absent
 	// protected paths. They appear in the person's folder while the
-	// command runs; the front end removes them after it
-	// (afterrun.RemovePlaceholders), before afterrun.Verify.
+	// command runs; the daemon's check after the command removes them
+	// (afterrun.RemovePlaceholders).
 	Placeholders []string
 }
 

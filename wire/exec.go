@@ -47,12 +47,12 @@ type Prepared struct {
 	Job        json.RawMessage `json:"job,omitempty"`
 	TmpDir     string          `json:"tmpdir,omitempty"`
 	SSHAgent   bool            `json:"ssh_agent,omitempty"`
-	// Workspace are the session's workspace roots: where the front end's
-	// post-run checks look.
+	// Workspace are the session's workspace roots: where the daemon's
+	// check after the command looks.
 	Workspace []string `json:"workspace,omitempty"`
 	// Placeholders are the empty places the view holds for absent
 	// protected members, removed again after the command; AllowProtected
-	// the members the device policy opens (afterrun.Verify leaves them).
+	// the members the device policy opens (afterrun.Check leaves them).
 	Placeholders   []string `json:"placeholders,omitempty"`
 	AllowProtected []string `json:"allow_protected,omitempty"`
 	// Ticket is presented (HeaderCapability) to PathReport after the
