@@ -2,6 +2,7 @@ package afterrun
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,23 +18,50 @@ import (
 // back the access it needs, and says so: a folder it could not list is a
 // failure of the check, never a line and a skip.
 
-// list reads dir's entries, first giving the owner back read and search
-// on it when they were taken away. dir lies inside the write areas by
-// construction: the walk never follows a link, git directories are
-// taken by their real path, and every place a link could lead out of
-// the areas (core.hooksPath, worktrees/, modules/) is looked at first.
-func (v *verifier) list(dir string) ([]fs.DirEntry, error) {
+// access gives the owner back read and search on dir when they were
+// taken away, and says so.
+func (v *verifier) access(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if missing := 0o500 &^ fi.Mode().Perm(); missing != 0 && ownedBy(fi, v.uid) {
 		if err := chmodAdd(dir, 0o500); err != nil {
-			return nil, err
+			return err
 		}
 		v.r.add(dir, "a folder without read or search permission for its owner: made readable again to check it")
 	}
-	return os.ReadDir(dir)
+	return nil
+}
+
+// listBatch is how many entries each reads at a time: a folder of ten
+// million names costs the daemon one batch of memory, not the whole
+// listing.
+const listBatch = 1024
+
+// each calls fn with every entry of dir, a batch at a time, after giving
+// the owner back the access a listing needs.
+func (v *verifier) each(dir string, fn func(fs.DirEntry)) error {
+	if err := v.access(dir); err != nil {
+		return err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		es, err := f.ReadDir(listBatch)
+		for _, e := range es {
+			fn(e)
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		}
+	}
 }
 
 // chmodAdd adds bits to path's permissions (not following a link).

@@ -106,3 +106,30 @@ func TestQuarantineNeverReplaces(t *testing.T) {
 		t.Fatalf("report: %v", v.r.Lines())
 	}
 }
+
+// TestCheckReadsFoldersInBatches: a folder of several batches of entries
+// is read whole, a batch at a time: plants among them are found wherever
+// the listing puts them.
+func TestCheckReadsFoldersInBatches(t *testing.T) {
+	ws, mark := workspace(t)
+	plan := Begin([]string{ws}, true)
+	big := filepath.Join(ws, "big")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := makeFiles(big, 3*listBatch+7); err != nil {
+		t.Fatal(err)
+	}
+	run(t, big, mark, `mkdir .vscode && echo '{}' > .vscode/tasks.json && git init -q n && git -C n config core.fsmonitor "touch $M; false"`)
+	r, err := Check(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(big, ".vscode")) {
+		t.Errorf("the .vscode among %d entries is still there:\n%s", 3*listBatch, strings.Join(r.Lines(), "\n"))
+	}
+	PersonRunsGit(t, filepath.Join(big, "n"))
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("the person's git ran the plant:\n%s", strings.Join(r.Lines(), "\n"))
+	}
+}

@@ -32,7 +32,7 @@ func (v *verifier) gitDir(g string, fresh bool) {
 	if fresh {
 		v.fresh[g] = true
 	}
-	if _, err := v.list(g); err != nil { // search on g, for what follows
+	if err := v.access(g); err != nil { // search on g, for what follows
 		v.r.fail(g, "could not be checked: "+err.Error())
 		return
 	}
@@ -94,17 +94,15 @@ func (v *verifier) hooks(dir string, all bool) {
 		return
 	}
 	all = all || v.changed(dir)
-	es, err := v.list(dir)
-	if err != nil {
-		v.r.fail(dir, "could not be checked: "+err.Error())
-		return
-	}
-	for _, e := range es {
+	err = v.each(dir, func(e fs.DirEntry) {
 		p := filepath.Join(dir, e.Name())
 		if strings.HasSuffix(e.Name(), ".sample") || strings.Contains(e.Name(), Quarantined) || !all && !v.changed(p) {
-			continue
+			return
 		}
 		v.quarantine(p, "a git hook made during the command: made inert")
+	})
+	if err != nil {
+		v.r.fail(dir, "could not be checked: "+err.Error())
 	}
 }
 
@@ -217,37 +215,26 @@ func (v *verifier) below(dir string, depth int, fresh bool) {
 		}
 		return
 	}
-	es, err := v.list(dir)
-	if err != nil {
-		v.r.fail(dir, "could not be checked: "+err.Error())
-		return
-	}
-	for _, e := range es {
+	err = v.each(dir, func(e fs.DirEntry) {
 		p := filepath.Join(dir, e.Name())
 		if !e.IsDir() {
-			continue
+			return
 		}
-		sub, err := v.list(p)
+		err := v.access(p)
 		switch {
 		case err != nil:
 			v.r.fail(p, "could not be checked: "+err.Error())
-		case gitDirByContent(sub) || hasName(sub, "HEAD"):
+		case exists(filepath.Join(p, "HEAD")): // a git directory (HEAD is what git looks for first)
 			v.gitDir(p, fresh)
 		case depth > 1:
 			v.below(p, depth-1, fresh)
 		default:
 			v.walk(p)
 		}
+	})
+	if err != nil {
+		v.r.fail(dir, "could not be checked: "+err.Error())
 	}
-}
-
-func hasName(es []fs.DirEntry, name string) bool {
-	for _, e := range es {
-		if e.Name() == name {
-			return true
-		}
-	}
-	return false
 }
 
 // writeNew writes a file that must not exist yet (O_EXCL: a link or file

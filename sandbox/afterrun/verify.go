@@ -153,7 +153,19 @@ type verifier struct {
 // entry, going below every folder: no bound on entries or depth, since a
 // bound is one an agent can pad a workspace past.
 func (v *verifier) walk(dir string) {
-	es, err := v.list(dir)
+	var head, objects bool
+	err := v.each(dir, func(e fs.DirEntry) {
+		v.r.Entries++
+		switch e.Name() {
+		case "HEAD":
+			head = true
+		case "objects", "commondir":
+			objects = true
+		}
+		if p := filepath.Join(dir, e.Name()); v.entry(p, e) {
+			v.walk(p)
+		}
+	})
 	switch {
 	case err != nil && v.sealed(dir):
 		return
@@ -161,17 +173,11 @@ func (v *verifier) walk(dir string) {
 		v.r.fail(dir, "could not be checked: "+err.Error())
 		return
 	}
-	v.r.Entries += len(es)
-	if gitDirByContent(es) {
-		// Walked on below too: a folder git takes for a bare repository
+	if head && objects {
+		// Walked below too: a folder git takes for a bare repository
 		// can hold a .git, a nested repository or an agent's folder
 		// that git and the agents still find from inside it.
 		v.gitDir(dir, false)
-	}
-	for _, e := range es {
-		if v.entry(filepath.Join(dir, e.Name()), e) {
-			v.walk(filepath.Join(dir, e.Name()))
-		}
 	}
 }
 
@@ -253,22 +259,6 @@ func resolve(dir, p string) string {
 		return c
 	}
 	return filepath.Clean(p)
-}
-
-// gitDirByContent: git takes a folder with HEAD and objects (or
-// commondir) for a repository. It reads the listing the walk already
-// has, so finding repositories costs no look-up per folder.
-func gitDirByContent(es []fs.DirEntry) bool {
-	var head, objects bool
-	for _, e := range es {
-		switch e.Name() {
-		case "HEAD":
-			head = true
-		case "objects", "commondir":
-			objects = true
-		}
-	}
-	return head && objects
 }
 
 func (v *verifier) opened(key string) bool {
