@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -245,13 +247,46 @@ func dbusSend(t *testing.T, addr string) string {
 func startXvfb(t *testing.T) string {
 	t.Helper()
 	need(t, "Xvfb")
-	n := 90 + os.Getpid()%100
-	display := fmt.Sprintf(":%d", n)
-	cmd := exec.Command("Xvfb", display, "-nolisten", "tcp")
-	if err := cmd.Start(); err != nil {
+	// Xvfb picks a free display itself (-displayfd): a fixed number can be
+	// held by another user's server, or by the lock file of one killed
+	// before it could remove it.
+	r, w, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	defer r.Close()
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // SIGTERM: Xvfb removes its lock file
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	var display string
+	select {
+	case n := <-line:
+		display = ":" + n
+	case <-time.After(10 * time.Second):
+	}
+	if display == ":" || display == "" {
+		t.Fatal("Xvfb did not say which display it took")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for ctx.Err() == nil {
