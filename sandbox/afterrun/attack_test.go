@@ -42,23 +42,7 @@ var twoCommands = []struct {
 func TestCheckOverTwoCommands(t *testing.T) {
 	for _, tc := range twoCommands {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, mark := workspace(t)
-			since := start()
-			run(t, ws, mark, tc.first)
-			if _, err := verify([]string{ws}, since, nil); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(3 * testSlack)
-			since = start()
-			run(t, ws, mark, tc.second)
-			r, err := verify([]string{ws}, since, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			PersonRunsGit(t, filepath.Join(ws, tc.person))
-			if _, err := os.Stat(mark); err == nil {
-				t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
-			}
+			checkedTwice(t, tc.first, tc.second, tc.person)
 		})
 	}
 }
@@ -230,23 +214,30 @@ func TestCheckReadsPointersAsGitDoes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, mark := workspace(t)
-			since := start()
-			run(t, ws, mark, tc.first)
-			if _, err := verify([]string{ws}, since, nil); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(3 * testSlack)
-			since = start()
-			run(t, ws, mark, tc.second)
-			r, err := verify([]string{ws}, since, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			PersonRunsGit(t, filepath.Join(ws, tc.person))
-			if _, err := os.Stat(mark); err == nil {
-				t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
-			}
+			checkedTwice(t, tc.first, tc.second, tc.person)
 		})
+	}
+}
+
+// checkedTwice runs first and second as two commands, each checked after
+// it, then the person's git in person: it fails the test when a plant ran.
+func checkedTwice(t *testing.T, first, second, person string) {
+	t.Helper()
+	ws, mark := workspace(t)
+	since := start()
+	run(t, ws, mark, first)
+	if _, err := verify([]string{ws}, since, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * testSlack)
+	since = start()
+	run(t, ws, mark, second)
+	r, err := verify([]string{ws}, since, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	PersonRunsGit(t, filepath.Join(ws, person))
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatalf("the person's git ran the plant; report:\n%s", strings.Join(r.Lines(), "\n"))
 	}
 }
