@@ -18,3 +18,15 @@ var PendingIcon []byte
 //
 //go:embed pathgrant.desktop
 var DesktopEntry string
+
+// SocketUnit is the systemd user socket unit: systemd holds pathgrant's
+// socket and starts the daemon at the first connection.
+//
+//go:embed pathgrant.socket
+var SocketUnit string
+
+// ServiceUnit is the systemd user service the socket starts; installers
+// fill in ExecStart's binary.
+//
+//go:embed pathgrant.service
+var ServiceUnit string
