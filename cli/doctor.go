@@ -12,8 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -89,7 +87,7 @@ type doctorEnv struct {
 // systemDoctorEnv probes this machine.
 func systemDoctorEnv() doctorEnv {
 	return doctorEnv{
-		GOOS: runtime.GOOS, Getenv: os.Getenv, Version: buildVersion, Executable: os.Executable, LookPath: exec.LookPath,
+		GOOS: runtime.GOOS, Getenv: os.Getenv, Version: versionLine, Executable: os.Executable, LookPath: exec.LookPath,
 		Stat: os.Stat, ReadFile: os.ReadFile,
 		Health: func(ctx context.Context, socket string) (wire.Health, error) {
 			c := apiclient.New(socket)
@@ -295,27 +293,6 @@ func sessionBusName(name string) (bool, error) {
 		return false, fmt.Errorf("ask the session bus for %s: %w", name, err)
 	}
 	return has, nil
-}
-
-// buildVersion is the module version and VCS revision this binary was
-// built from, and the Go release.
-func buildVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown (" + runtime.Version() + ")"
-	}
-	v := []string{info.Main.Version}
-	settings := map[string]string{}
-	for _, s := range info.Settings {
-		settings[s.Key] = s.Value
-	}
-	if rev := settings["vcs.revision"]; rev != "" {
-		v = append(v, "rev "+rev[:min(12, len(rev))])
-	}
-	if settings["vcs.modified"] == "true" {
-		v = append(v, "modified")
-	}
-	return strings.Join(append(v, info.GoVersion), ", ")
 }
 
 // writeDoctor prints the report: aligned `name  status  detail` lines, a

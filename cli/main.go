@@ -39,6 +39,7 @@ func commands(stdin io.Reader) map[string]command {
 		"install-mcp":     {runInstallMCP, "register the MCP bridge (pathgrant mcp) with an agent client: claude|codex|cursor|gemini"},
 		"mcp":             {runMCP, "the MCP bridge agent clients launch: pathgrant's tools, checked and run by the daemon"},
 		"run":             {runLauncher, "run an agent or tool runner in a new session: pathgrant run [--workspace DIR]... -- CMD"},
+		"version":         {runVersion, "print the version, the commit and how this binary was built"},
 	}
 }
 
@@ -100,9 +101,9 @@ func globalArgs(args []string) ([]string, error) {
 }
 
 // takesSocket reports whether command reaches the daemon and so has its
-// own --socket; check (offline) and install-desktop do not.
+// own --socket; check (offline), install-desktop and version do not.
 func takesSocket(command string) bool {
-	return command != "check" && command != "install-desktop"
+	return command != "check" && command != "install-desktop" && command != "version"
 }
 
 // usage lists the commands, their summaries in one column after the
