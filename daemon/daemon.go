@@ -111,7 +111,7 @@ func logConfinement(log *slog.Logger, c sandbox.Confinement, p devicepolicy.Poli
 }
 
 func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store, error) {
-	ln, err := ipc.Listen(sock)
+	ln, err := listen(sock, log)
 	if errors.Is(err, ipc.ErrAlreadyRunning) {
 		return nil, nil, fmt.Errorf("already running: a daemon answers on %s", sock)
 	}
@@ -120,13 +120,30 @@ func open(sock, storePath string, log *slog.Logger) (net.Listener, *grants.Store
 	}
 	store, err := grants.Open(storePath, grants.Options{SweepEvery: time.Minute, Logger: log})
 	if err != nil {
-		ln.Close() // removes the socket file this process created
+		ln.Close() // removes the socket file this process created, never a handed one
 		if errors.Is(err, grants.ErrAlreadyRunning) {
 			return nil, nil, fmt.Errorf("already running: another pathgrant process holds the store %s", storePath)
 		}
 		return nil, nil, err
 	}
 	return ln, store, nil
+}
+
+// listen takes the socket a supervisor handed over (systemd's socket
+// activation: the socket stays bound across the daemon's restarts, so a
+// call made meanwhile waits in its backlog), else binds it as `pathgrant
+// serve` run by hand does. A handed socket that is not pathgrant's is an
+// error, never a reason to bind another.
+func listen(sock string, log *slog.Logger) (net.Listener, error) {
+	ln, err := ipc.Inherited(sock)
+	switch {
+	case err == nil:
+		log.Info("serving the socket handed over by the supervisor", "socket", sock)
+		return ln, nil
+	case !errors.Is(err, ipc.ErrNotHandedOver):
+		return nil, err
+	}
+	return ipc.Listen(sock)
 }
 
 // Config is the daemon's ipc configuration with the given approver.

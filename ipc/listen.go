@@ -71,6 +71,12 @@ func prepareSocketDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("socket folder %s: %w", dir, err)
 	}
+	return checkSocketDir(dir)
+}
+
+// checkSocketDir refuses a socket folder that is not this user's, or that
+// others may enter (but $XDG_RUNTIME_DIR itself).
+func checkSocketDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("socket folder %s: %w", dir, err)
