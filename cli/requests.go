@@ -120,7 +120,7 @@ func daemonError(sock string, err error) error {
 	case errors.As(err, &ae):
 		return err
 	case errors.As(err, &ue):
-		return fmt.Errorf("no daemon answers on %s: %w (start one with 'pathgrant serve --headless')", sock, ue.Err)
+		return ue // wire.NotRunning: names how to start it
 	}
 	return fmt.Errorf("daemon on %s: %w", sock, err)
 }

@@ -425,7 +425,7 @@ func TestDaemonCommandsWithoutDaemon(t *testing.T) {
 			if r.code != 1 || r.stdout != "" {
 				t.Errorf("exit %d, stdout %q; want 1 and nothing", r.code, r.stdout)
 			}
-			if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "no daemon answers on "+sock) {
+			if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, wire.NotRunning(sock)) {
 				t.Errorf("stderr %q, want one line naming %s", r.stderr, sock)
 			}
 		})

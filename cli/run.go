@@ -122,7 +122,7 @@ func launchRegister(a launchArgs, sock string) (wire.SessionResponse, error) {
 	case errors.As(err, &ae):
 		return resp, fmt.Errorf("the daemon refused the session: %s", ae.Msg)
 	case err != nil:
-		return resp, fmt.Errorf("no pathgrant daemon answers on %s (start it with 'pathgrant serve --headless'): %v", sock, err)
+		return resp, daemonError(sock, err) // unreachable: wire.NotRunning, naming how to start it
 	}
 	return resp, nil
 }

@@ -197,7 +197,7 @@ func TestRunRefusesAndReports(t *testing.T) {
 		{"help", []string{"--help"}, 0, "usage: pathgrant run", ""},
 		{"unknown flag", []string{"--nope", "--", "true"}, 2, "", "flag provided but not defined"},
 		{"no daemon", []string{"--socket", e.root + "/nobody.sock", "--", "/bin/sh", "-c", "touch " + marker}, 1, "",
-			"no pathgrant daemon answers on " + e.root + "/nobody.sock"},
+			wire.NotRunning(e.root + "/nobody.sock")},
 		{"workspace holding the home folder", []string{"--workspace", e.root, "--socket", e.sock, "--", "/bin/sh", "-c", "touch " + marker}, 1, "",
 			"contains the home folder"},
 		{"command not found", []string{"--workspace", e.work, "--socket", e.sock, "--", e.root + "/no-such-command"}, 127, "", "no such file"},

@@ -57,7 +57,7 @@ func Open(socket, store string) (Admin, error) {
 		}
 	}
 	if store == "" {
-		return nil, fmt.Errorf("no pathgrant daemon answers on %s", socket)
+		return nil, errors.New(wire.NotRunning(socket))
 	}
 	st, err := grants.Open(store, grants.Options{NoWatch: true, NoCreate: true})
 	if err != nil {

@@ -16,7 +16,7 @@ const (
 	pendingFolder = "pathgrant: approval pending: retry after approving (read $HOME/Downloads is outside the workspace; reading it can be approved)"
 	timedOut      = "pathgrant: approval pending: retry after approving"
 	writeDenied   = "pathgrant: write $HOME/Downloads/summary.txt is outside the workspace, and write outside it is never offered for approval"
-	daemonDown    = "pathgrant: the daemon is not running (no answer on $SOCK): denied"
+	daemonDown    = "pathgrant is not running (no answer on $SOCK): start it with `pathgrant serve` (or once for good: `pathgrant install-desktop`): denied"
 	approved      = "pathgrant: approved by the user"
 )
 

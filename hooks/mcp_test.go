@@ -37,7 +37,7 @@ func TestMCPTools(t *testing.T) {
 		daemon                      bool // the daemon answers (and the hook must ask it)
 	}{
 		{name: "claude own tool allowed", client: "claude", input: claudeOwn, want: `"permissionDecision":"allow"`, wantSub: true, daemon: true},
-		{name: "claude own tool without a daemon", client: "claude", input: claudeOwn, want: `the daemon is not running`, wantSub: true},
+		{name: "claude own tool without a daemon", client: "claude", input: claudeOwn, want: "pathgrant is not running", wantSub: true},
 		{name: "claude other server defers", client: "claude", input: claudeOther, want: "{}\n"},
 		{name: "claude other server denied by policy", client: "claude", input: claudeOther,
 			policy: "policy.toml=# mine\nunknown_tools = \"deny\" # no MCP\n", want: `"permissionDecision":"deny"`, wantSub: true},

@@ -242,7 +242,7 @@ func failureReason(err error) string {
 	var ue *wire.UnreachableError
 	switch {
 	case errors.As(err, &ue):
-		return "pathgrant: the daemon is not running (no answer on " + ue.Socket + "): denied"
+		return wire.NotRunning(ue.Socket) + ": denied"
 	case errors.As(err, &de) && de.Status == 409:
 		return "pathgrant: session conflict: " + de.Msg + ": denied"
 	case errors.As(err, &de):

@@ -10,6 +10,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -70,11 +71,21 @@ func forward(o Options, tool string) sdk.ToolHandler {
 		res, err := o.Caller.Tool(ctx, tool, treq)
 		if err != nil {
 			return &sdk.CallToolResult{IsError: true,
-				Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("pathgrant: %v: not run", err)}}}, nil
+				Content: []sdk.Content{&sdk.TextContent{Text: failureText(err)}}}, nil
 		}
 		return &sdk.CallToolResult{IsError: res.Failed(), StructuredContent: res,
 			Content: []sdk.Content{&sdk.TextContent{Text: Text(res)}}}, nil
 	}
+}
+
+// failureText is what the agent reads when the call did not reach the
+// daemon or was refused: pathgrant not running names how to start it.
+func failureText(err error) string {
+	var ue *wire.UnreachableError
+	if errors.As(err, &ue) {
+		return ue.Error() + ": not run"
+	}
+	return fmt.Sprintf("pathgrant: %v: not run", err)
 }
 
 // Text is the result as the agent reads it.

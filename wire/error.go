@@ -26,8 +26,20 @@ type UnreachableError struct {
 	Err    error
 }
 
-func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("pathgrant daemon at %s: not reachable: %v", e.Socket, e.Err)
+// Error is NotRunning's line: every client tells the agent (and the
+// person reading over its shoulder) how to bring pathgrant back. The
+// dial's own error stays behind Unwrap.
+func (e *UnreachableError) Error() string { return NotRunning(e.Socket) }
+
+// StartHint is how to start pathgrant, now and for good: the fix every
+// client names when it cannot reach the daemon.
+const StartHint = "start it with `pathgrant serve` (or once for good: `pathgrant install-desktop`)"
+
+// NotRunning is the one line every client (hooks, the MCP bridge, the
+// confined command's front end, the CLI) says when nothing answers on
+// socket; the client adds what it did instead (denied, not run).
+func NotRunning(socket string) string {
+	return "pathgrant is not running (no answer on " + socket + "): " + StartHint
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
