@@ -32,7 +32,7 @@ func commands(stdin io.Reader) map[string]command {
 		"denials":         {runDenials, "list or lift the remembered denials (deny --session)"},
 		"doctor":          {runDoctor, "check this setup and say how to fix what is missing (--json for a bug report)"},
 		"exec":            {runExec, "run a command confined by Landlock to the session's permissions"},
-		"app":             {runUI("app"), "start the tray app with the daemon inside it (the default with no command)"},
+		"app":             {runApp, appSummary},
 		"settings":        {runUI("settings"), "open the grants, audit and pending window of the running app"},
 		"install-desktop": {runInstallDesktop, installDesktopSummary},
 		"install-hooks":   {runInstallHooks, "register the pathgrant hook with an agent client: claude|cline|codex|copilot|cursor|droid|gemini|pi|qwen"},

@@ -9,15 +9,18 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"pathgrant/appdirs"
+	"pathgrant/applink"
 	"pathgrant/daemon"
+	"pathgrant/engine"
 	"pathgrant/ipc"
 	"pathgrant/wire"
 )
 
-const serveUsageText = "usage: pathgrant serve --headless [--socket PATH] [--store PATH]"
+const serveUsageText = "usage: pathgrant serve [--headless] [--socket PATH] [--store PATH]"
 
 // serveArgs are the parsed arguments of `pathgrant serve`.
 type serveArgs struct {
@@ -25,10 +28,12 @@ type serveArgs struct {
 	socket, store string
 }
 
-// runServe implements `pathgrant serve`. With --headless it runs the
-// daemon until SIGINT or SIGTERM, approvals coming from the CLI; without,
-// it starts the tray app (pathgrant-ui) with the same flags. Exit 0 after a clean
-// stop, 1 on failure (another daemon already running included), 2 usage.
+// runServe implements `pathgrant serve`: the daemon, until SIGINT or
+// SIGTERM. It starts the tray app (pathgrant-ui) as a client of its own
+// when there is a display, and again when the app crashes; with
+// --headless it never does, and approvals come from the CLI. Exit 0 after
+// a clean stop, 1 on failure (another daemon already running included), 2
+// usage.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	a, err := parseServeArgs(args)
 	switch {
@@ -37,13 +42,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return fail(stderr, "serve", err)
-	case !a.headless:
-		return runUI("app")(args, stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	if err := serveHeadless(ctx, a, log); err != nil {
+	if err := serveDaemon(ctx, a, log, stderr); err != nil {
 		fmt.Fprintf(stderr, "pathgrant serve: %s\n", oneLine(err.Error()))
 		return exitFail
 	}
@@ -53,7 +56,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 func parseServeArgs(args []string) (serveArgs, error) {
 	var a serveArgs
 	fs, socket := newDaemonFlags("serve")
-	fs.BoolVar(&a.headless, "headless", false, "run without a display; approve from the CLI")
+	fs.BoolVar(&a.headless, "headless", false, "never start the app; approve from the CLI")
 	fs.StringVar(&a.store, "store", "", storeHelp)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -66,20 +69,59 @@ func parseServeArgs(args []string) (serveArgs, error) {
 	return a, nil
 }
 
-// serveHeadless owns the socket and the store until ctx ends, then shuts
-// the server down and closes the store.
-func serveHeadless(ctx context.Context, a serveArgs, log *slog.Logger) error {
+// serveDaemon owns the socket and the store until ctx ends, then stops
+// the app, shuts the server down and closes the store.
+func serveDaemon(ctx context.Context, a serveArgs, log *slog.Logger, stderr io.Writer) error {
 	d, err := daemon.Start(a.socket, a.store, log)
 	if err != nil {
 		return err
 	}
-	srv := ipc.New(d.Config(log, headlessApprover{log: log, socketArg: socketArg(a.socket, d.Socket)}))
+	headless := headlessApprover{log: log, socketArg: socketArg(a.socket, d.Socket)}
+	var link *applink.Link
+	var approver engine.Approver = headless
+	if !a.headless {
+		link = newAppLink(d.Socket, headless, log)
+		approver = link
+	}
+	cfg := d.Config(log, approver)
+	if link != nil {
+		cfg.Raise = link.Start
+	}
+	srv := ipc.New(cfg)
 	if c := ownLogCheck(d.Socket, d.StorePath, d.Home); c.Status == doctorFail {
 		log.Warn(c.Detail, "fix", c.Fix)
 	}
+	mode := "headless"
+	if link != nil {
+		defer link.Stop()
+		link.Attach(srv.Engine(), d.Store)
+		if err := link.Start(""); err != nil {
+			fmt.Fprintf(stderr, "pathgrant: %s: %s\n", oneLine(noWindowCause(err)), appdirs.HeadlessHint)
+		} else {
+			mode = "with its app"
+		}
+		go func() { <-ctx.Done(); link.Stop() }()
+	}
 	serveErr := d.Serve(srv)
-	log.Info("pathgrant daemon ready (headless)", "socket", d.Socket, "store", d.StorePath)
+	log.Info("pathgrant daemon ready ("+mode+")", "socket", d.Socket, "store", d.StorePath)
 	return d.Stop(ctx, srv, serveErr, log)
+}
+
+// newAppLink is the daemon's link to its app: pathgrant-ui beside this
+// binary (or on PATH), told of the socket.
+func newAppLink(socket string, fallback engine.Approver, log *slog.Logger) *applink.Link {
+	bin, err := appdirs.FindBinary(uiBinary, os.Getenv)
+	if err != nil {
+		bin = "" // Start says the app is missing
+	}
+	return applink.New(applink.Config{Binary: bin, Socket: socket, Fallback: fallback, Log: log})
+}
+
+// noWindowCause is why the daemon has no window, as the person reads it:
+// "no display (…)" for the common case.
+func noWindowCause(err error) string {
+	s := strings.TrimPrefix(err.Error(), engine.ErrNoWindow.Error()+": ")
+	return strings.Replace(s, "no display for it", "no display", 1)
 }
 
 // socketArg is the --socket argument the approve and deny hints need: none

@@ -29,7 +29,7 @@ func TestServeUsage(t *testing.T) {
 	}{
 		{"argument", []string{"--headless", "now"}, 2, "", "unexpected argument"},
 		{"unknown flag", []string{"--display", ":0"}, 2, "", "flag provided but not defined"},
-		{"help", []string{"--help"}, 0, "usage: pathgrant serve --headless", ""},
+		{"help", []string{"--help"}, 0, "usage: pathgrant serve [--headless]", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

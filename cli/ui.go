@@ -12,12 +12,11 @@ import (
 // uiBinary is the desktop side of pathgrant, the only binary linking Fyne.
 const uiBinary = "pathgrant-ui"
 
-// runUI replaces this process with pathgrant-ui for the commands that show
-// windows: the tray app (`pathgrant`, `pathgrant app`) and `settings`. The
-// CLI stays free of Fyne and starts in a few milliseconds. Without a
-// display the app runs the headless daemon in this process instead, since
-// a server or an SSH session still needs pathgrant; settings, which is only
-// a window, refuses.
+// runUI replaces this process with pathgrant-ui for `settings`, a window
+// of this process's own for a headless daemon (the daemon starts the app
+// itself: runApp). The CLI stays free of Fyne and starts in a few
+// milliseconds. Without a display settings, which is only a window,
+// refuses.
 func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 	return func(args []string, stdout, stderr io.Writer) int {
 		if why := appdirs.DisplayMissing(os.Getenv); why != "" {
@@ -36,8 +35,8 @@ func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 }
 
 // runWithoutDisplay says, in one line, that there is no display and why,
-// and for the app serves headless exactly as `pathgrant serve --headless`
-// would, with the same --socket and --store.
+// and for the app (runApp) serves headless exactly as `pathgrant serve
+// --headless` would, with the same --socket and --store.
 func runWithoutDisplay(cmd, why string, args []string, stdout, stderr io.Writer) int {
 	if cmd == "settings" {
 		fmt.Fprintf(stderr, "pathgrant settings: no display (%s); use 'pathgrant grants', 'pathgrant audit' and 'pathgrant pending' instead\n", why)

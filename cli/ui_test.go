@@ -59,7 +59,7 @@ func TestNoDisplayApp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binaries")
 	}
-	cli, ui := buildUIBinary(t)
+	cli, _ := buildUIBinary(t)
 	tests := []struct {
 		name    string
 		argv    func(sock, store string) []string
@@ -73,11 +73,8 @@ func TestNoDisplayApp(t *testing.T) {
 		{"pathgrant serve", func(sock, store string) []string {
 			return []string{cli, "serve", "--socket", sock, "--store", store}
 		}, "", "pathgrant: no display"},
-		{"pathgrant-ui", func(sock, store string) []string {
-			return []string{ui, "app", "--socket", sock, "--store", store}
-		}, "", "pathgrant: no display"},
-		{"pathgrant-ui, display that cannot be opened", func(sock, store string) []string {
-			return []string{ui, "--socket", sock, "--store", store}
+		{"pathgrant serve, a display the app cannot open", func(sock, store string) []string {
+			return []string{cli, "serve", "--socket", sock, "--store", store}
 		}, ":9173", "pathgrant: cannot use the display :9173"},
 	}
 	for _, tc := range tests {
@@ -169,8 +166,33 @@ func checkNoDisplayLog(t *testing.T, log, line string, onlyOurs bool) {
 	if onlyOurs && len(other) > 0 {
 		t.Errorf("unexpected output lines %q in:\n%s", other, log)
 	}
-	if !strings.Contains(log, "daemon ready (headless)") || !strings.Contains(log, "msg=stopped") {
-		t.Errorf("no headless daemon start and stop in:\n%s", log)
+	if !strings.Contains(log, "pathgrant daemon ready (") || !strings.Contains(log, "msg=stopped") {
+		t.Errorf("no daemon start and stop in:\n%s", log)
+	}
+	if !onlyOurs && !strings.Contains(log, "the app cannot use the display") {
+		t.Errorf("the daemon does not say its app cannot use the display:\n%s", log)
+	}
+}
+
+// TestUIAppNeedsTheDaemon: pathgrant-ui's app, started by anyone but the
+// daemon (an agent's process among them), holds no link: it refuses in
+// one line and starts nothing.
+func TestUIAppNeedsTheDaemon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binaries")
+	}
+	_, ui := buildUIBinary(t)
+	for _, args := range [][]string{{"app"}, {"app", "--link"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(ui, args...)
+			cmd.Env = append(os.Environ(), "DISPLAY=:9173")
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(string(out), "\n") != 1 ||
+				!strings.Contains(string(out), "started by the") || !strings.Contains(string(out), "'pathgrant app'") {
+				t.Errorf("pathgrant-ui %v: %v, %q; want exit 1 and one line naming 'pathgrant app'", args, err, out)
+			}
+		})
 	}
 }
 

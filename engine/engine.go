@@ -71,10 +71,11 @@ type Config struct {
 	// folders and the agents' configuration homes that no session may be
 	// registered over; nil means the process's.
 	Getenv appdirs.Getenv
-	// Raise asks the app window that runs this daemon to show a view
-	// (wire.ViewInbox, wire.ViewSettings), for POST /v1/app/raise: a second
-	// launch of the app, `pathgrant settings` from another process. nil:
-	// the daemon has no window (headless).
+	// Raise asks the daemon's app to show a view (wire.ViewInbox,
+	// wire.ViewSettings), starting it when none runs, for POST
+	// /v1/app/raise: `pathgrant app`, `pathgrant settings`, the autostart
+	// entry. nil: the daemon has no window (headless); ErrNoWindow: none
+	// now (no display for it).
 	Raise func(view string) error
 }
 

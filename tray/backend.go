@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
-	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/grantsadmin"
 	"pathgrant/wire"
 )
 
-// Backend is what the settings window reads and changes: the daemon in
-// this process (Local), or one reached over its socket (Remote).
+// Backend is what the settings window reads and changes: the daemon
+// through the app's link (applink.App), or one reached over its socket
+// (Remote), for a headless daemon's `pathgrant settings`.
 type Backend interface {
 	Pending() ([]wire.Request, error)
 	// Grants lists every grant, live or ended; the window filters them.
@@ -29,60 +29,11 @@ type Backend interface {
 	LiftDenial(id string) error
 }
 
-// Local is the daemon running in this process.
-type Local struct {
-	Engine *engine.Engine
-	Store  *grants.Store
-}
-
-// Pending implements Backend.
-func (l Local) Pending() ([]wire.Request, error) { return l.Engine.Pending(), nil }
-
-// Grants implements Backend.
-func (l Local) Grants() ([]grants.Grant, error) { return l.Store.List(everyGrant) }
-
-// everyGrant selects live and ended grants alike.
-var everyGrant = grants.Filter{IncludeRevoked: true, IncludeExpired: true}
-
-// Audit implements Backend.
-func (l Local) Audit(f grants.AuditFilter) ([]grants.Record, error) { return l.Store.AuditRecords(f) }
-
-// Revoke implements Backend.
-func (l Local) Revoke(id string) error { return l.Engine.Revoke(id) }
-
-// RevokeSession implements Backend through the daemon, so each revoked
-// grant's session hears of it.
-func (l Local) RevokeSession(session string) (int, error) {
-	ids, err := l.Engine.RevokeSession(session)
-	return len(ids), err
-}
-
-// Decide implements Backend.
-func (l Local) Decide(id string, d wire.Decision) error {
-	_, err := l.Engine.Decide(id, d)
-	return err
-}
-
-// Denials implements Backend.
-func (l Local) Denials() ([]wire.Denial, error) { return l.Engine.Denials(), nil }
-
-// LiftDenial implements Backend. The engine's *Error is returned as an
-// error only when there is one (a nil *Error is not a nil error).
-func (l Local) LiftDenial(id string) error {
-	if err := l.Engine.LiftDenial(id); err != nil {
-		return err
-	}
-	return nil
-}
-
 // sessionLister is what a backend may also offer: the daemon's sessions
 // with their agent, project folder and start, for labels.
 type sessionLister interface {
 	Sessions() ([]wire.SessionInfo, error)
 }
-
-// Sessions implements sessionLister.
-func (l Local) Sessions() ([]wire.SessionInfo, error) { return l.Engine.Sessions(), nil }
 
 // Sessions implements sessionLister over the socket (GET /v1/sessions).
 func (r Remote) Sessions() ([]wire.SessionInfo, error) {
@@ -112,6 +63,9 @@ func (r Remote) Pending() ([]wire.Request, error) {
 	defer cancel()
 	return r.Client.Pending(c)
 }
+
+// everyGrant selects live and ended grants alike; the window filters them.
+var everyGrant = grants.Filter{IncludeRevoked: true, IncludeExpired: true}
 
 // Grants implements Backend.
 func (r Remote) Grants() ([]grants.Grant, error) { return r.admin().List(everyGrant) }

@@ -71,3 +71,23 @@ func (p *pauser) resume() {
 	p.item.Label = LabelPause
 	p.changed()
 }
+
+// show makes the item and icon say what the daemon says (a pause until
+// end, or none) without asking the daemon for anything: an app started
+// again shows the pause it did not start, and a pause the daemon ended
+// by itself ends here too.
+func (p *pauser) show(end time.Time) {
+	if p.end.Equal(end) {
+		return
+	}
+	if p.cancel != nil {
+		p.cancel()
+		p.cancel = nil
+	}
+	p.end = end
+	p.item.Label = LabelPause
+	if !end.IsZero() {
+		p.item.Label = LabelResume + " (paused until " + end.Local().Format("15:04") + ")"
+	}
+	p.changed()
+}

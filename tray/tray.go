@@ -167,3 +167,7 @@ func HostAvailable(log *slog.Logger) bool {
 	err = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&has)
 	return err == nil && has
 }
+
+// SetPausedUntil shows the daemon's pause: until when prompts are paused
+// (zero: not paused). UI goroutine only.
+func (t *Tray) SetPausedUntil(until time.Time) { t.pause.show(until) }

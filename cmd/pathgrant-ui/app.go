@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"os/signal"
 	"syscall"
 
@@ -14,12 +11,8 @@ import (
 	"fyne.io/fyne/v2/app"
 	"github.com/gen2brain/beeep"
 
-	"pathgrant/appdirs"
+	"pathgrant/applink"
 	"pathgrant/assets"
-	"pathgrant/daemon"
-	"pathgrant/engine"
-	"pathgrant/grants"
-	"pathgrant/ipc"
 	"pathgrant/prompt"
 	"pathgrant/tray"
 	"pathgrant/wire"
@@ -28,46 +21,48 @@ import (
 // appID identifies pathgrant to the desktop (preferences, notifications).
 const appID = "dev.pathgrant.app"
 
-// serveApp owns the socket and the store while the Fyne app runs, and
-// shuts both down when it quits (tray Quit, SIGINT or SIGTERM). When the
-// app already runs on the socket it asks it to show its window and is
-// done. Without a usable display it hands over to the headless daemon
-// instead of failing: before taking anything when no display is named,
-// and after giving the socket and store back when the toolkit cannot
-// start.
-func serveApp(socket, store string, log *slog.Logger, stdout, stderr io.Writer) error {
-	if done, err := raiseRunningApp(appdirs.SocketOr(socket, os.Getenv), stdout); done {
+// serveApp is the tray app the daemon started: it shows the requests the
+// daemon sends over the link it inherited, and decides, reads and pauses
+// through it. It holds nothing the daemon does not hold too: when it
+// crashes or is killed the daemon starts it again, and it shows the same
+// inbox. It exits when the daemon is gone or asks it to (the daemon
+// started again starts its own app), and when the person quits it.
+func serveApp(log *slog.Logger) error {
+	if err := forbidTracing(); err != nil {
 		return err
 	}
-	if why := appdirs.DisplayMissing(os.Getenv); why != "" {
-		return serveHeadless(socket, store, fmt.Errorf("no display (%s)", why), stderr)
-	}
-	d, err := daemon.Start(socket, store, log)
+	link, err := applink.Inherited()
 	if err != nil {
 		return err
 	}
+	defer link.Close()
 	fa := app.NewWithID(appID)
 	fa.SetIcon(fyne.NewStaticResource("pathgrant.png", assets.Icon))
 	named(fa, tray.Title)
-	ui := newAppUI(fa, log)
-	cfg := d.Config(log, ui.prompter)
-	cfg.Raise = ui.raise // `pathgrant settings`, a second launch
-	srv := ipc.New(cfg)
-	if err := startUI(func() { ui.wire(srv.Engine(), d.Store) }); err != nil {
-		if rerr := release(d); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return serveHeadless(socket, store, err, stderr)
+	ui := newAppUI(fa, link, log)
+	if err := startUI(ui.wire); err != nil {
+		return &exitError{code: applink.ExitNoDisplay, err: err}
 	}
-	serveErr := d.Serve(srv)
+	go ui.follow()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); fyne.Do(fa.Quit) }()
-	log.Info("pathgrant ready", "socket", d.Socket, "store", d.StorePath)
+	if err := link.Ready(); err != nil {
+		return fmt.Errorf("tell the daemon the app is ready: %w", err)
+	}
+	log.Info("pathgrant app ready")
 	fa.Run()
-	stop()
-	return d.Stop(ctx, srv, serveErr, log)
+	return nil
 }
+
+// exitError is an error with the exit status the daemon reads.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 // named gives the app the name the desktop shows for it, the tray's
 // title among others, instead of its id.
@@ -77,56 +72,89 @@ func named(fa fyne.App, name string) {
 	app.SetMetadata(m)
 }
 
-// release gives back a daemon's socket and store that never served, so
-// the headless daemon can take them.
-func release(d *daemon.Daemon) error {
-	lerr := d.Listener.Close() // removes the socket file
-	if err := d.Store.Close(); err != nil {
-		return errors.Join(lerr, fmt.Errorf("close the store: %w", err))
-	}
-	return lerr
-}
-
-// appUI is the tray app's windows and tray, wired to one daemon.
+// appUI is the tray app's windows and tray, wired to the daemon's link.
 type appUI struct {
 	app      fyne.App
+	link     *applink.App
 	log      *slog.Logger
 	prompter *prompt.Prompter
 	tray     *tray.Tray
 	settings *tray.Settings
-	// pending is how many requests the prompts show (OnChange); UI
-	// goroutine only.
+	// pending is how many requests the prompts show (OnChange), and
+	// state the daemon's last state: UI goroutine only.
 	pending int
-	// confinement is the daemon's confinement level (ipc.Server.Confinement).
-	confinement func() string
+	state   applink.State
 }
 
-func newAppUI(fa fyne.App, log *slog.Logger) *appUI {
+func newAppUI(fa fyne.App, link *applink.App, log *slog.Logger) *appUI {
 	beeep.AppName = "pathgrant"
-	ui := &appUI{app: fa, log: log}
-	ui.prompter = &prompt.Prompter{App: fa, Log: log, OnChange: ui.pendingChanged,
-		Notify: requestNotifier(log, func() *prompt.Prompter { return ui.prompter })}
+	ui := &appUI{app: fa, link: link, log: log}
+	ui.prompter = &prompt.Prompter{App: fa, Log: log, OnChange: ui.pendingChanged, Decide: link.Decide,
+		Confinement: func() string { return ui.state.Confinement },
+		Notify:      requestNotifier(log, func() *prompt.Prompter { return ui.prompter })}
 	return ui
 }
 
-// wire connects the prompts and the tray to the daemon. Without a tray
-// it opens the settings window at once, which says how to reopen it.
-func (ui *appUI) wire(srv *engine.Engine, store *grants.Store) {
-	ui.prompter.Decide = func(id string, d wire.Decision) error { _, err := srv.Decide(id, d); return err }
-	level := func() string { return string(srv.Confinement()) }
-	ui.prompter.Confinement = level
-	ui.confinement = level
-	ui.settings = tray.NewSettings(ui.app, tray.Local{Engine: srv, Store: store}, ui.prompter.Open)
+// wire builds the settings window and the tray. Without a tray it opens
+// the settings window at once, which says how to reopen it.
+func (ui *appUI) wire() {
+	ui.settings = tray.NewSettings(ui.app, ui.link, ui.prompter.Open)
 	t, ok := tray.New(ui.app, tray.Actions{
-		ShowPending: ui.prompter.ShowAll, ShowSettings: ui.settings.Show, SetPaused: srv.SetPaused, Quit: ui.app.Quit,
+		ShowPending: ui.prompter.ShowAll, ShowSettings: ui.settings.Show, SetPaused: ui.setPaused, Quit: ui.confirmQuit,
 	})
 	if ok {
 		ui.tray = t
-		t.SetConfinement(level())
 	}
 	if !ok || !tray.HostAvailable(ui.log) {
 		ui.withoutTray()
 	}
+}
+
+// follow shows the daemon's events until it is gone or asks the app to
+// quit, then quits.
+func (ui *appUI) follow() {
+	if err := ui.link.Run(ui); err != nil {
+		ui.log.Info("the daemon is gone: the app exits (a daemon started again starts its own)", "err", err)
+	}
+	fyne.Do(ui.app.Quit)
+}
+
+// Show implements applink.Handler.
+func (ui *appUI) Show(r wire.Request, codes []wire.ChoiceCode) { ui.prompter.Show(r, codes) }
+
+// Update implements applink.Handler.
+func (ui *appUI) Update(r wire.Request) { ui.prompter.Update(r) }
+
+// Withdraw implements applink.Handler.
+func (ui *appUI) Withdraw(id string) { ui.prompter.Withdraw(id) }
+
+// State implements applink.Handler: the confinement level and the pause,
+// shown by the tray.
+func (ui *appUI) State(st applink.State) {
+	fyne.Do(func() {
+		ui.state = st
+		if ui.tray != nil {
+			ui.tray.SetConfinement(st.Confinement)
+			ui.tray.SetPausedUntil(st.PausedUntil)
+		}
+	})
+}
+
+// setPaused is the tray's pause item: the daemon keeps the pause and
+// ends it itself.
+func (ui *appUI) setPaused(paused bool) {
+	d := tray.PauseFor
+	if !paused {
+		d = 0
+	}
+	go func() {
+		st, err := ui.link.Pause(d)
+		if err != nil {
+			ui.log.Warn("pause prompts", "err", err)
+			return
+		}
+		ui.State(st)
+	}()
 }
 
 // withoutTray opens the settings window with NoTrayNotice, and says the
@@ -143,7 +171,6 @@ func (ui *appUI) withoutTray() {
 func (ui *appUI) pendingChanged(n int) {
 	ui.pending = n
 	if ui.tray != nil {
-		ui.tray.SetConfinement(ui.confinement()) // the device policy may have changed
 		ui.tray.SetPending(n)
 	}
 }

@@ -3,18 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"syscall"
-
-	"pathgrant/appdirs"
 )
 
-// cliBinary is pathgrant's command line, which serves headless.
-const cliBinary = "pathgrant"
-
 // errNoDisplay is the toolkit failing to start: no display, or a display
-// the GL driver cannot use. The app then serves headless.
+// the GL driver cannot use. The daemon then runs headless.
 var errNoDisplay = errors.New("no usable display")
 
 // displayError is the display the toolkit failed on and why, for the one
@@ -46,24 +39,4 @@ func startUI(build func()) (err error) {
 	}()
 	build()
 	return nil
-}
-
-// serveHeadless replaces this process with `pathgrant serve --headless`
-// on the same socket and store: the same daemon, approvals from the CLI.
-// It returns only when that cannot start.
-func serveHeadless(socket, store string, why error, stderr io.Writer) error {
-	fmt.Fprintf(stderr, "pathgrant: %s: %s\n", oneLine(why.Error()), appdirs.HeadlessHint)
-	bin, err := appdirs.FindBinary(cliBinary, os.Getenv)
-	if err != nil {
-		return err
-	}
-	argv := []string{bin, "serve", "--headless"}
-	if socket != "" {
-		argv = append(argv, "--socket", socket)
-	}
-	if store != "" {
-		argv = append(argv, "--store", store)
-	}
-	err = syscall.Exec(bin, argv, os.Environ())
-	return fmt.Errorf("start %s: %w", bin, err)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -62,45 +63,6 @@ func (f *fakeDaemon) asked() []string {
 	return append([]string(nil), f.views...)
 }
 
-// TestSecondLaunchRaises: a second launch asks the running app for its
-// inbox and is done in one line; a headless daemon is an error that says
-// what to do; no daemon at all lets this launch start the app.
-func TestSecondLaunchRaises(t *testing.T) {
-	tests := []struct {
-		name     string
-		status   int // 0: nothing listens
-		done     bool
-		wantErr  string
-		wantLine string
-	}{
-		{"app running", http.StatusOK, true, "", "already running on"},
-		{"headless daemon", http.StatusNotFound, true, "headless pathgrant daemon already serves", ""},
-		{"nothing running", 0, false, "", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeDaemon{status: tc.status}
-			sock := filepath.Join(t.TempDir(), "none.sock")
-			if tc.status != 0 {
-				sock = f.serve(t)
-			}
-			var out bytes.Buffer
-			done, err := raiseRunningApp(sock, &out)
-			if done != tc.done || (err == nil) != (tc.wantErr == "") ||
-				(err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Fatalf("done=%v err=%v, want done=%v err %q", done, err, tc.done, tc.wantErr)
-			}
-			if lines := strings.Count(out.String(), "\n"); !strings.Contains(out.String(), tc.wantLine) ||
-				(tc.wantLine != "" && lines != 1) {
-				t.Errorf("output %q, want one line with %q", out.String(), tc.wantLine)
-			}
-			if tc.status != 0 && strings.Join(f.asked(), ",") != wire.ViewInbox {
-				t.Errorf("views asked %v, want the inbox", f.asked())
-			}
-		})
-	}
-}
-
 // TestSettingsRaisesTheApp: `pathgrant settings` with the app running
 // raises its settings window, and its inbox when requests wait, and
 // exits at once without a window of its own.
@@ -136,7 +98,8 @@ func TestSettingsRaisesTheApp(t *testing.T) {
 func TestSettingsWithNoDaemon(t *testing.T) {
 	var out bytes.Buffer
 	err := showSettings(filepath.Join(t.TempDir(), "none.sock"), nil, &out)
-	if !unreachable(err) || out.Len() != 0 {
+	var ue *wire.UnreachableError
+	if !errors.As(err, &ue) || out.Len() != 0 {
 		t.Fatalf("err %v output %q, want unreachable and silence", err, out.String())
 	}
 }

@@ -1,0 +1,15 @@
+// Package applink is the private channel between the daemon and the tray
+// app it starts. The daemon is the always-on owner of every request; the
+// app is a client that may crash, be killed or quit without losing one.
+//
+// Becoming the app is a door: the app decides without an approval code,
+// so a process that could register as it could approve its own requests.
+// There is no registration on the shared socket. The daemon starts the app
+// itself (Link), with an environment it builds from a short list (no
+// LD_PRELOAD or anything else a caller could plant), and hands it two
+// socket pairs as descriptors 3 and 4: the events it shows, in order, and
+// the calls it makes (deciding, the settings window's reads and revokes,
+// pausing, quitting). Nothing else can obtain either end: the app makes
+// itself undumpable, so not even a process of the same user can take a
+// descriptor or read its memory.
+package applink
