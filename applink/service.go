@@ -118,7 +118,6 @@ func checkPause(d time.Duration) error {
 	return nil
 }
 
-
 // nonNil is s, or an empty list for none: JSON-RPC's client takes a null
 // result for a malformed reply and shuts the whole link down.
 func nonNil[T any](s []T) []T {
