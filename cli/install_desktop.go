@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -8,22 +10,42 @@ import (
 	"strings"
 )
 
-// runInstallDesktop installs what starts pathgrant for the current user,
-// pointing at this binary: on Linux the desktop entry, an XDG autostart
-// entry and the icon; on macOS a launchd user agent that runs the headless
-// daemon (installDesktop, one per platform). It prints each file written
-// and each service loaded, one a line.
+// installDesktopUsageText is install-desktop's usage line.
+const installDesktopUsageText = "usage: pathgrant install-desktop [--uninstall]"
+
+// runInstallDesktop installs what keeps pathgrant always on for the
+// current user, pointing at this binary: on Linux the systemd user units
+// (the socket starts the daemon at the first agent call), the desktop
+// entry, an XDG autostart entry and the icon; on macOS a launchd user
+// agent that runs the headless daemon (installDesktop, one per platform).
+// --uninstall stops what it started and removes what it wrote, never the
+// store or the config. It prints each file written or removed and each
+// service enabled or stopped, one a line.
 func runInstallDesktop(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: pathgrant install-desktop")
+	fs := newFlags("install-desktop")
+	uninstall := fs.Bool("uninstall", false, "stop and remove what install-desktop installed")
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("unexpected argument %q", pos[0])
+	}
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, installDesktopUsageText)
+			return exitOK
+		}
+		fmt.Fprintln(stderr, installDesktopUsageText)
 		return exitUsage
 	}
-	written, err := installDesktop()
+	do := installDesktop
+	if *uninstall {
+		do = uninstallDesktop
+	}
+	lines, err := do()
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
 	if err != nil {
 		return fail(stderr, "install-desktop", err)
-	}
-	for _, p := range written {
-		fmt.Fprintln(stdout, p)
 	}
 	return exitOK
 }

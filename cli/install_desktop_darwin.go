@@ -10,7 +10,7 @@ import (
 )
 
 // installDesktopSummary is install-desktop's line in `pathgrant help`.
-const installDesktopSummary = "install a launchd user agent that runs the headless daemon at login for this user"
+const installDesktopSummary = "keep pathgrant always on for this user: a launchd user agent that runs the headless daemon at login (--uninstall removes it)"
 
 // installDesktop installs and loads the launchd agent that runs this
 // binary as the headless daemon.
@@ -21,6 +21,11 @@ func installDesktop() ([]string, error) {
 	}
 	return installLaunchAgent(agentHost{getenv: os.Getenv, uid: os.Getuid(), exe: exe,
 		launchctl: runLaunchctl, sleep: time.Sleep})
+}
+
+// uninstallDesktop stops the launchd agent and removes its plist.
+func uninstallDesktop() ([]string, error) {
+	return uninstallLaunchAgent(agentHost{getenv: os.Getenv, uid: os.Getuid(), launchctl: runLaunchctl, sleep: time.Sleep})
 }
 
 // canonicalExecutable is this binary with its links resolved: the agent

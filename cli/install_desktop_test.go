@@ -11,7 +11,7 @@ func TestInstallDesktopUsage(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	code, stdout, stderr := runCLI("install-desktop", "extra")
-	if code != 2 || stdout != "" || stderr != "usage: pathgrant install-desktop\n" {
+	if code != 2 || stdout != "" || stderr != installDesktopUsageText+"\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and the usage line", code, stdout, stderr)
 	}
 	if entries, err := os.ReadDir(home); err != nil || len(entries) != 0 {

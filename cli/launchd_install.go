@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"pathgrant/appdirs"
@@ -127,4 +129,42 @@ func refuseSymlink(path string) error {
 		return nil
 	}
 	return fmt.Errorf("%s is a symbolic link: not replacing it (remove it, then run pathgrant install-desktop again)", path)
+}
+
+// uninstallLaunchAgent boots pathgrant's agent out of the user's GUI
+// domain (an agent not loaded is nothing to stop) and removes its plist
+// when it is pathgrant's: a regular file naming agentLabel. Anything else
+// at that path is the person's and stays. The store, the log and the
+// config are never touched.
+func uninstallLaunchAgent(h agentHost) ([]string, error) {
+	home, err := appdirs.Home(h.getenv)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	service := fmt.Sprintf("gui/%d/%s", h.uid, agentLabel)
+	if h.launchctl([]string{launchctlPath, "bootout", service}) == nil {
+		lines = append(lines, "stopped "+service)
+	}
+	path := filepath.Join(home, "Library", "LaunchAgents", agentLabel+".plist")
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return lines, nil
+	case err != nil:
+		return lines, fmt.Errorf("read %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return append(lines, "left "+path+": not a file install-desktop wrote"), nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return lines, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !strings.Contains(string(data), "<key>Label</key>\n\t<string>"+agentLabel+"</string>") {
+		return append(lines, "left "+path+": not written by pathgrant install-desktop"), nil
+	}
+	if err := os.Remove(path); err != nil {
+		return lines, fmt.Errorf("remove %s: %w", path, err)
+	}
+	return append(lines, "removed "+path), nil
 }
