@@ -19,7 +19,7 @@ const installDesktopSummary = "keep pathgrant always on for this user: systemd u
 // noManager is what install-desktop says when no systemd user manager
 // answers (CI, a container, WSL without systemd): one line, and what to
 // run instead.
-const noManager = "no systemd user manager answers (systemctl --user): the units are written but not enabled; start pathgrant with `pathgrant serve` (the autostart entry starts it at the next login), or run `systemctl --user enable --now " + socketUnitName + "` where a manager runs"
+const noManager = "no systemd user manager answers (systemctl --user): the units are written but not enabled; start pathgrant with `pathgrant serve` (from your session's startup, to keep it on), or run `systemctl --user enable --now " + socketUnitName + "` once a user manager runs"
 
 // desktopHost is what installing takes from the machine: the Linux build
 // fills it from the system, tests with a scratch home and a systemctl
