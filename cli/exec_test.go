@@ -370,7 +370,7 @@ func TestExecRefuses(t *testing.T) {
 		code int
 		errs string
 	}{
-		{"no daemon", e, []string{"--socket", e.root + "/none.sock", "--", "true"}, execRefused, "pathgrant daemon at"},
+		{"no daemon", e, []string{"--socket", e.root + "/none.sock", "--", "true"}, execRefused, wire.NotRunning(e.root + "/none.sock")},
 		{"unknown session", e, []string{"--socket", e.sock, "--session", "nope", "--", "true"}, execRefused, "unknown session"},
 		{"the machine cannot confine", none, []string{"--socket", none.sock, "--", "true"}, execRefused, "refusing to run true unconfined"},
 		{"cannot confine, guard denies, --allow-unconfined", none,
