@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/rpc"
 	"net/rpc/jsonrpc"
-	"os"
 	"time"
 
 	"pathgrant/grants"
@@ -35,17 +33,16 @@ type Handler interface {
 	State(State)
 }
 
-// Inherited is the link the daemon handed this process as descriptors
-// 3 and 4. A process the daemon did not start has none: it is told to
-// ask the daemon instead.
+// Inherited makes the link with the daemon that started this process:
+// it makes the process undumpable first, then sends the daemon its ends
+// of the link over the bootstrap socket it inherited (boot.go). A process
+// the daemon did not start has none: it is told to ask the daemon.
 func Inherited() (*App, error) {
-	events, err := inheritedConn(eventsFD, "events")
-	if err != nil {
+	if err := forbidTracing(); err != nil {
 		return nil, err
 	}
-	calls, err := inheritedConn(callsFD, "calls")
+	events, calls, err := sendHello()
 	if err != nil {
-		events.Close()
 		return nil, err
 	}
 	return &App{events: events, calls: jsonrpc.NewClient(calls)}, nil
@@ -54,23 +51,6 @@ func Inherited() (*App, error) {
 // errNotStarted is a process that holds no link: only the daemon starts
 // the app.
 var errNotStarted = errors.New("the pathgrant app is started by the daemon: run 'pathgrant app'")
-
-func inheritedConn(fd uintptr, what string) (net.Conn, error) {
-	f := os.NewFile(fd, "pathgrant-app-"+what)
-	if f == nil {
-		return nil, errNotStarted
-	}
-	defer f.Close()
-	conn, err := net.FileConn(f)
-	if err != nil {
-		return nil, fmt.Errorf("%w (descriptor %d: %v)", errNotStarted, fd, err)
-	}
-	if _, ok := conn.(*net.UnixConn); !ok {
-		conn.Close()
-		return nil, fmt.Errorf("%w (descriptor %d is no Unix socket)", errNotStarted, fd)
-	}
-	return conn, nil
-}
 
 // Run reads the daemon's events into h until the daemon asks the app to
 // quit (nil) or is gone (an error).

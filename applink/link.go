@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"pathgrant/appdirs"
@@ -180,56 +179,44 @@ func (l *Link) startLocked(view string) error {
 	return nil
 }
 
-// spawn starts the app with its two socket pairs as descriptors 3 and 4.
+// spawn starts the app with the bootstrap socket as descriptor 3; the
+// link is made once the app sends its ends (connect).
 func (l *Link) spawn(env []string) (*running, error) {
-	events, appEvents, err := socketPair()
-	if err != nil {
-		return nil, err
-	}
-	calls, appCalls, err := socketPair()
-	if err != nil {
-		events.Close()
-		appEvents.Close()
-		return nil, err
-	}
 	if l.cfg.Binary == "" {
 		return nil, fmt.Errorf("%w: %s is not installed beside the daemon", engine.ErrNoWindow, "pathgrant-ui")
 	}
+	boot, appBoot, err := bootPair()
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(l.cfg.Binary, "app", "--link")
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, os.Stderr, os.Stderr
-	cmd.ExtraFiles = []*os.File{appEvents, appCalls}
+	cmd.ExtraFiles = []*os.File{appBoot}
 	err = cmd.Start()
-	appEvents.Close()
-	appCalls.Close()
+	appBoot.Close()
 	if err != nil {
-		events.Close()
-		calls.Close()
+		boot.Close()
 		return nil, fmt.Errorf("start the app %s: %w", l.cfg.Binary, err)
 	}
 	run := &running{cmd: cmd, out: make(chan Event, outbox), exited: make(chan struct{})}
-	go l.send(run, events)
-	go l.serve(run, calls)
+	go l.connect(run, boot)
 	go l.wait(run)
 	return run, nil
 }
 
-// socketPair is a connected pair: the daemon's end as a net.Conn (with
-// deadlines), the app's as a file to hand down.
-func socketPair() (net.Conn, *os.File, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+// connect takes the link's ends from the app it started, then sends its
+// events and answers its calls. An app that sends no link in
+// readyTimeout is stopped as crashed.
+func (l *Link) connect(run *running, boot *os.File) {
+	events, calls, err := awaitHello(boot, run.cmd.Process.Pid, readyTimeout)
+	boot.Close()
 	if err != nil {
-		return nil, nil, fmt.Errorf("socket pair for the app: %w", err)
+		l.cfg.Log.Warn("the app made no link: stopping it", "pid", run.cmd.Process.Pid, "err", err)
+		run.cmd.Process.Kill()
+		return
 	}
-	syscall.CloseOnExec(fds[0])
-	syscall.CloseOnExec(fds[1])
-	mine := os.NewFile(uintptr(fds[0]), "pathgrant-app-link")
-	defer mine.Close()
-	conn, err := net.FileConn(mine)
-	if err != nil {
-		syscall.Close(fds[1])
-		return nil, nil, fmt.Errorf("socket pair for the app: %w", err)
-	}
-	return conn, os.NewFile(uintptr(fds[1]), "pathgrant-app-link"), nil
+	go l.serve(run, calls)
+	l.send(run, events)
 }
 
 // enqueue hands run an event without ever blocking the daemon: an app

@@ -7,12 +7,6 @@ import (
 	"pathgrant/wire"
 )
 
-// The descriptors the app inherits: its events (read only) and its calls.
-const (
-	eventsFD = 3
-	callsFD  = 4
-)
-
 // EventKind is what an Event asks of the app.
 type EventKind string
 

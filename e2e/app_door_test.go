@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"pathgrant/tray"
 )
 
 // loaderVars stand for the class of variables that would load code into
@@ -19,6 +22,22 @@ var loaderVars = []string{"LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6", "GTK_MOD
 func environOf(pid int) (string, error) {
 	out, err := exec.Command("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all",
 		"cat", "/proc/"+strconv.Itoa(pid)+"/environ").CombinedOutput()
+	return string(out), err
+}
+
+// takeFD tries pidfd_getfd on pid's descriptor fd, with every
+// capability dropped: the way a process of the same user would take the
+// app's link.
+func takeFD(pid, fd int) (string, error) {
+	script := fmt.Sprintf(`import ctypes, os, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+p = os.pidfd_open(%d)
+r = libc.syscall(438, p, %d, 0)
+if r < 0:
+    print(errno.errorcode[ctypes.get_errno()]); sys.exit(1)
+print("took", r)`, pid, fd)
+	out, err := exec.Command("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all",
+		"python3", "-c", script).CombinedOutput()
 	return string(out), err
 }
 
@@ -44,11 +63,19 @@ func TestAppDoor(t *testing.T) {
 	var first int
 	waitUntil(t, 30*time.Second, "the daemon's app", func() bool { first = appPid(t, daemon); return first != 0 })
 	assertCleanEnviron(t, first)
+	// Linked and showing its window (no tray here: settings): undumpable
+	// by now. (Before, it held only its bootstrap socket: boot.go.)
+	d.output(t, "xdotool", "search", "--sync", "--onlyvisible", "--pid", strconv.Itoa(first), "--name", tray.SettingsTitle)
 	if _, err := environOf(daemon.Process.Pid); err != nil {
 		t.Fatalf("the daemon's environment cannot be read either (%v): the check below proves nothing", err)
 	}
 	if out, err := environOf(first); err == nil || !strings.Contains(out, "Permission denied") {
 		t.Errorf("a process of the same user read the app's environment: %v %q", err, out)
+	}
+	for _, fd := range []int{3, 4, 5, 6} { // any descriptor, the link's among them
+		if out, err := takeFD(first, fd); err == nil || !strings.Contains(out, "EPERM") {
+			t.Errorf("a process of the same user took the app's descriptor %d: %v %q", fd, err, out)
+		}
 	}
 
 	// An agent's process asks for the app with its own loader variables.

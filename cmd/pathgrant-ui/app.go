@@ -28,10 +28,7 @@ const appID = "dev.pathgrant.app"
 // inbox. It exits when the daemon is gone or asks it to (the daemon
 // started again starts its own app), and when the person quits it.
 func serveApp(log *slog.Logger) error {
-	if err := forbidTracing(); err != nil {
-		return err
-	}
-	link, err := applink.Inherited()
+	link, err := applink.Inherited() // undumpable first, then linked
 	if err != nil {
 		return err
 	}
