@@ -6,10 +6,10 @@
 // so a process that could register as it could approve its own requests.
 // There is no registration on the shared socket. The daemon starts the app
 // itself (Link), with an environment it builds from a short list (no
-// LD_PRELOAD or anything else a caller could plant), and hands it two
-// socket pairs as descriptors 3 and 4: the events it shows, in order, and
-// the calls it makes (deciding, the settings window's reads and revokes,
-// pausing, quitting). Nothing else can obtain either end: the app makes
-// itself undumpable, so not even a process of the same user can take a
-// descriptor or read its memory.
+// LD_PRELOAD or anything else a caller could plant). The link is two
+// socket pairs, the events the app shows, in order, and the calls it
+// makes (deciding, the settings window's reads and revokes, pausing,
+// quitting), made only once the app is undumpable (boot.go), so that not
+// even a process of the same user can take a descriptor of it or read the
+// app's memory.
 package applink
