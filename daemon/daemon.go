@@ -1,6 +1,7 @@
 // Package daemon starts and stops the pathgrant daemon's process parts: it
 // takes the socket and the store, builds the ipc configuration, and shuts
-// everything down in order. `pathgrant serve` runs it; the tray app is its client (applink).
+// everything down in order. `pathgrant serve` runs it; the tray app is
+// its client (applink).
 package daemon
 
 import (
