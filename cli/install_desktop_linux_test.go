@@ -215,8 +215,7 @@ func TestInstallDesktop(t *testing.T) {
 // TestInstalledUnitsVerify: the units as written, for a binary in a
 // folder with a blank, a % and a $ in its name, pass systemd-analyze
 // verify as the user's units (XDG_RUNTIME_DIR a scratch folder: there is
-// no user manager). --man=no: the Documentation= man page need not be
-// installed on the machine running the test.
+// no user manager).
 func TestInstalledUnitsVerify(t *testing.T) {
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
@@ -234,7 +233,7 @@ func TestInstalledUnitsVerify(t *testing.T) {
 	}
 	units := r.installed()[:2]
 	runtime := t.TempDir()
-	cmd := exec.Command(analyze, append([]string{"--user", "--man=no", "verify"}, units...)...)
+	cmd := exec.Command(analyze, append([]string{"--user", "verify"}, units...)...)
 	cmd.Env = append(os.Environ(), "HOME="+r.home, "XDG_CONFIG_HOME="+r.config, "XDG_RUNTIME_DIR="+runtime)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
