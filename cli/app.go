@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"pathgrant/apiclient"
@@ -48,12 +49,22 @@ func runApp(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		return runServe(args, stdout, stderr)
 	case errors.As(err, &de) && de.Status == http.StatusNotFound:
-		fmt.Fprintf(stderr, "pathgrant app: the daemon on %s shows no window (%s): "+
-			"approve with 'pathgrant pending' and 'pathgrant approve', or restart it with a display\n", socket, de.Msg)
+		fmt.Fprintf(stderr, "pathgrant app: the daemon on %s shows no window (%s): %s\n", socket, de.Msg, noWindowFix(de.Msg))
 		return exitFail
 	}
 	fmt.Fprintf(stderr, "pathgrant app: ask the daemon on %s to show its window: %s\n", socket, oneLine(err.Error()))
 	return exitFail
+}
+
+// noWindowFix says how to get the daemon a window. The daemon takes its
+// display from its own environment (under systemd, the user manager's),
+// never from whoever asks: a caller's display could be one an agent
+// watches.
+func noWindowFix(msg string) string {
+	if strings.Contains(msg, "no display") {
+		return "give the user manager your display ('systemctl --user import-environment DISPLAY XAUTHORITY WAYLAND_DISPLAY', which most desktops do at login) and run 'pathgrant app' again; meanwhile approve with 'pathgrant pending' and 'pathgrant approve'"
+	}
+	return "approve with 'pathgrant pending' and 'pathgrant approve', or restart it without --headless"
 }
 
 // raiseApp asks the daemon to show its inbox (settings when nothing
