@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -41,7 +42,12 @@ func outputCheck(env doctorEnv, d daemonProc, safe []string, fd int) doctorCheck
 	}
 	link := d.proc(fmt.Sprintf("fd/%d", fd))
 	target, err := env.Readlink(link)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		c.Status, c.Detail = doctorInfo, "not checked: the daemon is undumpable, so no process of yours may look into it; "+
+			"it checks where its own output goes when it starts, and warns in its log"
+		return c
+	case err != nil:
 		c.Status, c.Detail = doctorInfo, "not checked: "+oneLine(err.Error())
 		return c
 	}

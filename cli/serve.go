@@ -72,6 +72,9 @@ func parseServeArgs(args []string) (serveArgs, error) {
 // serveDaemon owns the socket and the store until ctx ends, then stops
 // the app, shuts the server down and closes the store.
 func serveDaemon(ctx context.Context, a serveArgs, log *slog.Logger, stderr io.Writer) error {
+	if err := forbidTracing(); err != nil {
+		return err
+	}
 	d, err := daemon.Start(a.socket, a.store, log)
 	if err != nil {
 		return err
