@@ -65,15 +65,46 @@ func lookup(env []string) appdirs.Getenv {
 }
 
 // Environ is the daemon's environment and, when systemd runs it as a
-// service, the user manager's display variables after it: a daemon the
-// first agent call started before the person logged in to a desktop
-// learns the display the desktop gave the manager since.
+// service, the user manager's display variables the daemon's own lacks: a
+// daemon the first agent call started before the person logged in to a
+// desktop learns the display the desktop gave the manager since. The
+// daemon's own always win, and once an app has shown its window its
+// display is kept (Link.display): any process of the person's may set the
+// manager's variables, so they never move an app to another display.
 func Environ() []string {
 	env := os.Environ()
 	if os.Getenv("INVOCATION_ID") == "" {
 		return env
 	}
-	return append(env, managerDisplay()...)
+	have := lookup(env)
+	for _, kv := range managerDisplay() {
+		if k, _, _ := strings.Cut(kv, "="); have(k) == "" {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// displayOf is env's display variables, the ones an app's display is.
+func displayOf(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); managerDisplayKeys[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// withDisplay is env with its display variables replaced by display's.
+func withDisplay(env, display []string) []string {
+	out := make([]string, 0, len(env)+len(display))
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !managerDisplayKeys[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, display...)
 }
 
 // managerDisplayKeys are what a desktop session imports into the user

@@ -38,3 +38,12 @@ func TestDisplayVars(t *testing.T) {
 		t.Errorf("displayVars = %v, want %v", got, want)
 	}
 }
+
+func TestWithDisplay(t *testing.T) {
+	env := []string{"HOME=/h", "DISPLAY=:66", "XAUTHORITY=/tmp/evil", "LANG=C"}
+	got := withDisplay(env, displayOf([]string{"DISPLAY=:0", "HOME=/other"}))
+	want := []string{"HOME=/h", "LANG=C", "DISPLAY=:0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("withDisplay = %v, want %v", got, want)
+	}
+}

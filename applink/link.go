@@ -26,17 +26,19 @@ import (
 const ExitNoDisplay = 3
 
 // How the daemon keeps its app running: a crash is followed by a start
-// after restartDelay, doubled for each crash in crashWindow, until
-// maxCrashes, after which the app waits for `pathgrant app`; an app that
-// shows no window in readyTimeout, or reads no event in writeTimeout, is
-// stopped as crashed; a stopping daemon gives its app stopTimeout.
+// after restartDelay, doubled for each crash in crashWindow up to
+// maxDelayFactor times restartDelay, for good; from maxCrashes on, the
+// fallback is told what waits too. An app that links and shows no window
+// in readyTimeout, or reads no event in writeTimeout, is stopped as
+// crashed; a stopping daemon gives its app stopTimeout.
 const (
-	restartDelay = time.Second
-	crashWindow  = 2 * time.Minute
-	maxCrashes   = 5
-	readyTimeout = 30 * time.Second
-	writeTimeout = 10 * time.Second
-	stopTimeout  = 3 * time.Second
+	restartDelay   = time.Second
+	crashWindow    = 2 * time.Minute
+	maxCrashes     = 5
+	maxDelayFactor = 60
+	readyTimeout   = 30 * time.Second
+	writeTimeout   = 10 * time.Second
+	stopTimeout    = 3 * time.Second
 	// outbox is how many events may wait for the app: a full one is an
 	// app that stopped reading, stopped so that it starts again afresh.
 	outbox = 4096
@@ -76,9 +78,13 @@ type Link struct {
 	app      *running         // nil: no app runs
 	// quit: the person quit the app (or it crashed too often); it is not
 	// started again until Start.
-	quit        bool
-	crashes     []time.Time
-	restart     *time.Timer
+	quit    bool
+	crashes []time.Time
+	restart *time.Timer
+	// display is the display of the first app that showed its window,
+	// kept for every app after it (Environ); nil until then, and again
+	// once an app cannot use it.
+	display     []string
 	pausedUntil time.Time
 	pauseTimer  *time.Timer
 	stopped     bool
@@ -93,6 +99,7 @@ type shown struct {
 // running is one app process and its two channels.
 type running struct {
 	cmd      *exec.Cmd
+	display  []string // the display variables it was started with
 	out      chan Event
 	ready    bool // it showed its windows (Ready)
 	quitting bool // the person quit it (Quit)
@@ -158,6 +165,9 @@ func (l *Link) Start(view string) error {
 // request go first, so it shows the inbox as it is.
 func (l *Link) startLocked(view string) error {
 	env := appEnv(l.cfg.Environ(), l.cfg.Socket)
+	if l.display != nil {
+		env = withDisplay(env, l.display)
+	}
 	if why := appdirs.DisplayMissing(lookup(env)); why != "" {
 		return fmt.Errorf("%w: no display for it (%s)", engine.ErrNoWindow, why)
 	}
@@ -198,7 +208,7 @@ func (l *Link) spawn(env []string) (*running, error) {
 		boot.Close()
 		return nil, fmt.Errorf("start the app %s: %w", l.cfg.Binary, err)
 	}
-	run := &running{cmd: cmd, out: make(chan Event, outbox), exited: make(chan struct{})}
+	run := &running{cmd: cmd, display: displayOf(env), out: make(chan Event, outbox), exited: make(chan struct{})}
 	go l.connect(run, boot)
 	go l.wait(run)
 	return run, nil
@@ -287,7 +297,7 @@ func (l *Link) exited(run *running, err error) {
 			"waiting", len(l.order))
 		l.fallBackAll()
 	case exitStatus(err) == ExitNoDisplay:
-		l.quit = true
+		l.quit, l.display = true, nil
 		l.cfg.Log.Warn("the app cannot use the display: "+appdirs.HeadlessHint, "err", err)
 		l.fallBackAll()
 	default:
@@ -296,20 +306,22 @@ func (l *Link) exited(run *running, err error) {
 }
 
 // crashed starts the app again after a delay that doubles with each
-// recent crash, or gives up after maxCrashes.
+// recent crash, up to maxDelay: it never gives up, so no process that
+// kills the app can switch it off for good. From maxCrashes recent
+// crashes on, what waits goes to the fallback too (its codes on the log),
+// since no app may show it soon.
 func (l *Link) crashed(err error) {
 	now := time.Now()
 	l.crashes = slices.DeleteFunc(append(l.crashes, now), func(t time.Time) bool { return now.Sub(t) > crashWindow })
 	n := len(l.crashes)
+	delay := min(l.cfg.RestartDelay<<min(n-1, 16), l.cfg.RestartDelay*maxDelayFactor)
 	if n >= maxCrashes {
-		l.quit = true
-		l.cfg.Log.Error("the app stopped too often: not started again until 'pathgrant app'; requests are logged with their codes",
-			"crashes", n, "within", crashWindow, "err", err)
+		l.cfg.Log.Error("the app keeps stopping: it is started again, and meanwhile requests are logged with their codes",
+			"crashes", n, "within", crashWindow, "in", delay, "err", err)
 		l.fallBackAll()
-		return
+	} else {
+		l.cfg.Log.Warn("the app stopped: starting it again; nothing waiting is lost", "err", err, "in", delay, "waiting", len(l.order))
 	}
-	delay := l.cfg.RestartDelay << (n - 1)
-	l.cfg.Log.Warn("the app stopped: starting it again; nothing waiting is lost", "err", err, "in", delay, "waiting", len(l.order))
 	l.restart = time.AfterFunc(delay, l.restartNow)
 }
 
@@ -356,6 +368,9 @@ func (l *Link) ready(run *running) {
 	if l.app == run {
 		run.ready = true
 		run.timer.Stop()
+		if l.display == nil {
+			l.display = run.display
+		}
 	}
 }
 

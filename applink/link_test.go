@@ -159,28 +159,69 @@ func TestAppQuitStaysQuit(t *testing.T) {
 	})
 }
 
-// TestAppCrashingGivesUp: an app that dies at once is started again
-// maxCrashes times in all, then left stopped, every request told to the
-// fallback.
-func TestAppCrashingGivesUp(t *testing.T) {
+// TestAppCrashingIsStartedAgain: an app that dies at once is started
+// again for good, at a growing delay, so no process that kills it can
+// switch it off; from maxCrashes on, the fallback is told what waits.
+func TestAppCrashingIsStartedAgain(t *testing.T) {
 	l, fb, _ := fakeLink(t, false, "HOME=/nonexistent") // the fake app cannot open its log: exit 1
 	l.Show(wire.Request{ID: "a"}, code("code-a"))
 	if err := l.Start(""); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the link to give up", func() bool {
+	waitFor(t, "more crashes than maxCrashes", func() bool {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		return l.quit
+		return len(l.crashes) > maxCrashes
 	})
 	l.mu.Lock()
-	crashes := len(l.crashes)
+	quit := l.quit
 	l.mu.Unlock()
-	if crashes != maxCrashes {
-		t.Errorf("%d crashes before giving up, want %d", crashes, maxCrashes)
+	if quit {
+		t.Error("the link gave up on the app")
 	}
 	if told := fb.told(); !slices.Contains(told, "a") {
 		t.Errorf("the fallback was told %v, want a", told)
+	}
+}
+
+// TestAppKeepsItsDisplay: once an app has shown its window, the apps
+// after it are started on the same display, whatever the environment
+// says since (any process of the person's may set the user manager's).
+func TestAppKeepsItsDisplay(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	var mu sync.Mutex
+	display := "DISPLAY=:99"
+	l := New(Config{Binary: exe, Socket: "/run/test/pathgrant.sock", Fallback: &recorder{}, RestartDelay: 50 * time.Millisecond,
+		Environ: func() []string { mu.Lock(); defer mu.Unlock(); return []string{display, "HOME=" + home} },
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil))})
+	t.Cleanup(l.Stop)
+	if err := l.Start(""); err != nil {
+		t.Fatal(err)
+	}
+	first := l.Running()
+	waitFor(t, "the app ready", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.app != nil && l.app.ready })
+	mu.Lock()
+	display = "DISPLAY=:66" // the attacker's
+	mu.Unlock()
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	waitFor(t, "the second app's environment", func() bool {
+		for _, e := range readLog(t, filepath.Join(home, "app.log")) {
+			if e.Pid != first && e.Environ != nil {
+				env = e.Environ
+				return true
+			}
+		}
+		return false
+	})
+	if !slices.Contains(env, "DISPLAY=:99") || slices.Contains(env, "DISPLAY=:66") {
+		t.Errorf("the app started again has %v, want DISPLAY=:99 kept", env)
 	}
 }
 
