@@ -41,7 +41,19 @@ var (
 	boundAgent      = boundClass{is: "an agent's configuration home", ref: "the agent configuration home", under: true}
 	boundAgentFile  = boundClass{is: "an agent's configuration", ref: "the agent configuration", under: true}
 	boundProtected  = boundClass{is: "a protected path", ref: "the protected path", under: true}
+	boundStarts     = boundClass{is: "a folder your desktop session starts programs from", ref: "the session's start-up folder", under: true}
 )
+
+// sessionStarts are the folders the person's login and desktop session
+// start programs from without asking (systemd user units and their
+// environment, XDG autostart entries, desktop entries): a file planted
+// there runs as the person at the next login, pathgrant's own units and
+// autostart entry among them.
+func sessionStarts(getenv appdirs.Getenv, home string) []string {
+	config, data := appdirs.ConfigHome(getenv, home), appdirs.DataHome(getenv, home)
+	return []string{filepath.Join(config, "systemd"), filepath.Join(config, "autostart"),
+		filepath.Join(config, "environment.d"), filepath.Join(data, "applications"), filepath.Join(data, "systemd")}
+}
 
 // bound is one place no root may be, lie inside (when class.under) or
 // contain.
@@ -91,6 +103,8 @@ func (s *Engine) registrationBounds() []bound {
 	add(boundConfig, appdirs.ConfigDir(getenv, home), appdirs.ConfigDir(noEnv, home))
 	add(boundAgent, agentHomes(getenv, home)...)
 	add(boundAgentFile, hooks.GlobalProtected(getenv, home)...)
+	add(boundStarts, sessionStarts(getenv, home)...)
+	add(boundStarts, sessionStarts(noEnv, home)...)
 	add(boundProtected, s.cfg.Device.Protected...)
 	return out
 }
