@@ -126,7 +126,7 @@ func walkDoors(t *testing.T) (names []string, run map[string]doorRunner) {
 func TestDoorWalk(t *testing.T) {
 	requireFullConfinement(t)
 	need(t, "python3")
-	walkDoorsOf(t, newDoorWalkIn(t, "/tmp", sandbox.Probe()), nil)
+	walkDoorsOf(t, func(t *testing.T) *doorWalk { return newDoorWalkIn(t, "/tmp", sandbox.Probe()) }, nil)
 }
 
 // TestDoorWalkShm: the same table with the walk's home in /dev/shm,
@@ -139,12 +139,16 @@ func TestDoorWalkShm(t *testing.T) {
 	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
 		t.Skipf("/dev/shm is not a folder here: %v", err)
 	}
-	walkDoorsOf(t, newDoorWalkIn(t, "/dev/shm", sandbox.Probe()), []string{string(engine.DoorExecSession)})
+	walkDoorsOf(t, func(t *testing.T) *doorWalk { return newDoorWalkIn(t, "/dev/shm", sandbox.Probe()) },
+		[]string{string(engine.DoorExecSession)})
 }
 
 // walkDoorsOf runs every escape and every piece of real work through
-// the doors named (nil: every door) of w.
-func walkDoorsOf(t *testing.T, w *doorWalk, only []string) {
+// the doors named (nil: every door), each door in a walk of its own
+// (newWalk: its own daemon, home and workspace) beside the others: a
+// door's commands mostly wait on processes, and nothing one door's
+// escapes leave behind can help or hide another's.
+func walkDoorsOf(t *testing.T, newWalk func(t *testing.T) *doorWalk, only []string) {
 	names, run := walkDoors(t)
 	if only != nil {
 		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(only, n) })
@@ -154,6 +158,8 @@ func walkDoorsOf(t *testing.T, w *doorWalk, only []string) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWalk(t)
 			for _, esc := range w.escapes(t) {
 				t.Run(esc.name, func(t *testing.T) {
 					script, check := esc.setup(t)
