@@ -519,7 +519,7 @@ func (l *Link) Stop() {
 	}
 }
 
-// Running is the app's pid, 0 when none runs: for doctor and tests.
+// Running is the app's pid, 0 when none runs.
 func (l *Link) Running() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
