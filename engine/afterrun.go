@@ -48,6 +48,11 @@ type owedCheck struct {
 	mu   sync.Mutex
 	rec  owedRecord
 	done bool
+	// began and inherited are owedChecks.mu's: whether a run of the
+	// check began (the command is over), and the placeholders other
+	// checks handed to it meanwhile (placeholders.go).
+	began     bool
+	inherited []string
 }
 
 // owedChecks are the daemon's owed checks by id.
@@ -135,6 +140,7 @@ func (s *Engine) runOwed(c *owedCheck, unreported bool) ([]string, error) {
 	if c.done {
 		return nil, nil
 	}
+	c.rec.Plan.Placeholders = append(c.rec.Plan.Placeholders, s.owed.begin(c)...)
 	lines, err := s.check1(c.rec, unreported || c.rec.Settle)
 	if err != nil {
 		c.rec.Failed = err.Error()
@@ -169,10 +175,12 @@ func (s *Engine) runOwed(c *owedCheck, unreported bool) ([]string, error) {
 // looks at what changed since the one before began.
 func (s *Engine) check1(rec owedRecord, settle bool) ([]string, error) {
 	plan := rec.Plan
+	removed := s.releasePlaceholders(rec.ID, &plan)
 	var lines []string
 	for pass := 1; ; pass++ {
 		next := afterrun.Begin(plan.Areas, false).Since
 		r, err := afterrun.Check(plan)
+		r.Findings, removed = append(removed, r.Findings...), nil
 		lines = append(lines, s.sayFindings(rec.Session, r)...)
 		switch {
 		case err != nil:
@@ -182,7 +190,7 @@ func (s *Engine) check1(rec owedRecord, settle bool) ([]string, error) {
 		case pass == maxSettlePasses:
 			return lines, fmt.Errorf("the workspace was still being changed after %d passes of the check: a process the command left is still running", pass)
 		}
-		plan.Since, plan.Placeholders = next, nil
+		plan.Since = next
 	}
 }
 

@@ -139,8 +139,9 @@ type Engine struct {
 	decideMu sync.Mutex // one decision at a time: exactly one wins
 	admitMu  sync.Mutex // one session admission at a time, so the caps hold
 	owners   *sessionOwners
-	owed     *owedChecks // the checks after confined commands (afterrun.go)
-	self     Proc        // the daemon's own process: what its tool calls start runs below it
+	owed     *owedChecks  // the checks after confined commands (afterrun.go)
+	views    sync.RWMutex // views made under R, placeholders removed under W (placeholders.go)
+	self     Proc         // the daemon's own process: what its tool calls start runs below it
 
 	// toolCommands numbers the commands the daemon's own tool calls run,
 	// each the one asker of its held opens (heldOpens)

@@ -95,6 +95,8 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		return wire.Prepared{}, aerr
 	}
 	pol.Used = c.cap.used
+	s.views.RLock() // until the check is owed (placeholders.go)
+	defer s.views.RUnlock()
 	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), req)
 	if err != nil {
 		return wire.Prepared{}, errorf(Conflict, "", "%v", err)

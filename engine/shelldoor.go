@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"pathgrant/guard"
+	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
 	"pathgrant/tools"
 	"pathgrant/wire"
@@ -46,15 +47,9 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		}
 	}
 	argv := []string{"bash", "-c", c.Text}
-	// No Exe: the inner step is the daemon's own pathgrant binary's.
-	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), wire.ExecRequest{Path: shellPath, Argv: argv, Env: c.Env})
+	l, check, err := s.launchOwed(t.sess.ID, pol, wire.ExecRequest{Path: shellPath, Argv: argv, Env: c.Env})
 	if err != nil {
-		return -1, fmt.Errorf("prepare the sandbox: %w", err)
-	}
-	l.Prepared.Session = t.sess.ID
-	check, aerr := s.planCheck(t.sess.ID, l.Prepared, s.self)
-	if aerr != nil {
-		return -1, aerr
+		return -1, err
 	}
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
 		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared)})
@@ -116,4 +111,23 @@ const (
 // Doors lists all of them.
 func Doors() []Door {
 	return []Door{DoorHook, DoorExecSession, DoorToolRoute, DoorSessionTool, DoorMCP, DoorInProcess}
+}
+
+// launchOwed prepares the sandbox of one of the daemon's own tool
+// commands and owes its check, under views' read lock
+// (placeholders.go). No Exe: the inner step is the daemon's own
+// pathgrant binary's.
+func (s *Engine) launchOwed(session string, pol wire.Policy, req wire.ExecRequest) (sandbox.Launch, string, error) {
+	s.views.RLock()
+	defer s.views.RUnlock()
+	l, err := s.cfg.Launcher.Launch(pol, s.deviceFile(), req)
+	if err != nil {
+		return sandbox.Launch{}, "", fmt.Errorf("prepare the sandbox: %w", err)
+	}
+	l.Prepared.Session = session
+	check, aerr := s.planCheck(session, l.Prepared, s.self)
+	if aerr != nil {
+		return sandbox.Launch{}, "", aerr
+	}
+	return l, check, nil
 }

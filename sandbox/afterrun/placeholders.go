@@ -2,6 +2,7 @@ package afterrun
 
 import (
 	"os"
+	"slices"
 )
 
 // RemovePlaceholders removes the empty files and folders the view's
@@ -10,10 +11,14 @@ import (
 // where it mounts, and the workspace is the person's own folder. One
 // that is no longer empty is left, and said. Check calls it first,
 // before the walk (which would otherwise report them as made by the
-// command).
+// command). The deepest go first: a placeholder below another leaves
+// its parent empty, to be removed in turn.
 func RemovePlaceholders(paths []string) []Finding {
 	var out []Finding
-	for _, p := range paths {
+	deepestFirst := slices.Clone(paths)
+	slices.Sort(deepestFirst)
+	slices.Reverse(deepestFirst)
+	for _, p := range slices.Compact(deepestFirst) {
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:

@@ -155,6 +155,14 @@ func TestRemovePlaceholders(t *testing.T) {
 	if exists(empty) || exists(dir) || !exists(full) || len(lines) != 1 {
 		t.Fatalf("placeholders: %v", lines)
 	}
+	// A placeholder made inside another (a view pinned the outer one,
+	// made by a command before it): whatever the order given, both go.
+	outer := filepath.Join(d, ".cline")
+	inner := filepath.Join(outer, "agents")
+	os.MkdirAll(inner, 0o755)
+	if lines := RemovePlaceholders([]string{outer, inner}); len(lines) != 0 || exists(outer) {
+		t.Fatalf("nested placeholders: %v, outer left: %v", lines, exists(outer))
+	}
 }
 
 // workspace is a folder holding a repository with one commit and a

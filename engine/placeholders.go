@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"pathgrant/sandbox/afterrun"
+)
+
+// A confined command's view holds the place of an absent protected
+// member (a workspace's .mcp.json, say) with an empty read-only folder,
+// which bubblewrap makes in the workspace: a placeholder, removed by the
+// command's check. Another command over the same workspace may be
+// running meanwhile, or just prepared, with a view that found the
+// folder there and mounts it read-only as the member it stands for.
+// Removing it then would not only make that command fail to start: a
+// folder removed from under a mount is unmounted in every namespace, so
+// a running command could then create the very member its view held.
+// So the daemon removes a placeholder only when no command whose check
+// has not begun has a write area holding it; otherwise the placeholder
+// is handed to that command's check, and left alone (pinned) by this
+// one. Views are made and their checks owed under views' read lock, and
+// placeholders go under its write lock: no view is made from a folder
+// about to go.
+
+// releasePlaceholders removes plan's placeholders that no other command
+// may be using, hands the others over, and returns what the removal
+// found; plan is left to check what remains, the kept ones pinned.
+func (s *Engine) releasePlaceholders(id string, plan *afterrun.Plan) []afterrun.Finding {
+	s.views.Lock()
+	defer s.views.Unlock()
+	gone, kept := s.owed.handOver(id, plan.Placeholders)
+	plan.Placeholders = nil
+	plan.Pinned = append(slices.Clone(plan.Pinned), kept...)
+	return afterrun.RemovePlaceholders(gone)
+}
+
+// handOver gives each placeholder that lies in a write area of another
+// check not yet begun (its command may still run, its view mounted) to
+// that check, and returns those left to remove and those handed over.
+func (o *owedChecks) handOver(self string, placeholders []string) (gone, kept []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range placeholders {
+		if c := o.notBegunOver(self, p); c != nil {
+			c.inherited = append(c.inherited, p)
+			kept = append(kept, p)
+			continue
+		}
+		gone = append(gone, p)
+	}
+	return gone, kept
+}
+
+// notBegunOver is a check other than self, not begun, with a write area
+// holding p (o.mu held).
+func (o *owedChecks) notBegunOver(self, p string) *owedCheck {
+	for id, c := range o.byID {
+		if id != self && !c.began && slices.ContainsFunc(c.rec.Plan.Areas, func(a string) bool { return holds(a, p) }) {
+			return c
+		}
+	}
+	return nil
+}
+
+// begin marks c's check begun (its command is over, its view gone) and
+// returns the placeholders handed to it.
+func (o *owedChecks) begin(c *owedCheck) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c.began = true
+	in := c.inherited
+	c.inherited = nil
+	return in
+}
+
+// holds reports whether p lies inside folder area.
+func holds(area, p string) bool {
+	rel, err := filepath.Rel(area, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}
