@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -14,7 +15,12 @@ import (
 var ErrAlreadyRunning = errors.New("pathgrant is already running")
 
 // Listen opens the daemon's socket at path. The folder is created 0700 and
-// must belong to this user with no access for others; the socket is 0600.
+// must belong to this user with no access for others; the socket is 0600,
+// from the moment it is bound where the system allows (privateBeforeBind)
+// and chmod'ed after in any case. Never through the umask: it is the
+// whole process's, so every file, folder and child process another
+// goroutine made meanwhile would have taken it (a folder made 0600, that
+// nobody can enter).
 // A socket file left by a crashed daemon (nobody accepts on it) is replaced;
 // a live one is ErrAlreadyRunning, so two daemons never share one path.
 func Listen(path string) (net.Listener, error) {
@@ -24,9 +30,8 @@ func Listen(path string) (net.Listener, error) {
 	if err := clearStale(path); err != nil {
 		return nil, err
 	}
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	lc := net.ListenConfig{Control: privateBeforeBind}
+	ln, err := lc.Listen(context.Background(), "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
