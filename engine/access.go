@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 
 	"pathgrant/guard"
@@ -16,13 +17,17 @@ type callerVerdict struct {
 // first check); below says whether a process below the daemon counts.
 func (s *Engine) judgeLineage(l *Lineage, below bool) callerVerdict {
 	lin, readable := l.Whole()
-	session, marked := s.agents.holds(lin)
+	session, others, marked := s.agents.holds(lin)
+	named := session
+	if others > 0 {
+		named += fmt.Sprintf(" (and %d other sessions)", others)
+	}
 	switch {
 	case marked && !s.agents.marks(lin):
-		return callerVerdict{why: "runs in the process group of a confined command of session " + session +
+		return callerVerdict{why: "runs in the process group of a confined command of session " + named +
 			" (a process it started, detached or not)", session: session}
 	case marked:
-		return callerVerdict{why: "runs under an agent of session " + session, session: session}
+		return callerVerdict{why: "runs under an agent of session " + named, session: session}
 	case below && s.belowDaemon(lin):
 		return callerVerdict{why: "was started by the daemon's own tools (a tool call's process, detached or not)"}
 	case !readable:

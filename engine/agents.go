@@ -2,8 +2,6 @@ package engine
 
 import (
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 
 	"pathgrant/guard"
@@ -32,7 +30,10 @@ type agentSet struct {
 // same project, so the roots stay few however many sessions it has).
 type agentEntry struct {
 	sessions map[string]struct{}
-	roots    []guard.SessionPolicy
+	// latest is the session it acted for last: what a refusal names, at
+	// no cost however many sessions the process has opened.
+	latest string
+	roots  []guard.SessionPolicy
 }
 
 func newAgentSet() *agentSet { return &agentSet{procs: map[Proc]*agentEntry{}, groups: newGroupSet()} }
@@ -55,6 +56,7 @@ func (a *agentSet) add(chain []Proc, session string, roots guard.SessionPolicy) 
 // are roots.
 func (e *agentEntry) add(session string, roots guard.SessionPolicy) {
 	e.sessions[session] = struct{}{}
+	e.latest = session
 	if !slices.ContainsFunc(e.roots, func(r guard.SessionPolicy) bool { return sameRoots(r, roots) }) {
 		e.roots = append(e.roots, roots)
 	}
@@ -78,20 +80,17 @@ func (a *agentSet) first(lineage []LineageEntry) *agentEntry {
 	return a.groups.first(lineage)
 }
 
-// holds returns the sessions of the first agent process in lineage.
-func (a *agentSet) holds(lineage []LineageEntry) (string, bool) {
+// holds returns the session the first agent process in lineage acted
+// for last, and how many others it acted for. Constant time: every
+// person-only call asks, and an agent may have opened thousands.
+func (a *agentSet) holds(lineage []LineageEntry) (latest string, others int, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	e := a.first(lineage)
 	if e == nil {
-		return "", false
+		return "", 0, false
 	}
-	ids := make([]string, 0, len(e.sessions))
-	for id := range e.sessions {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return strings.Join(ids, ","), true
+	return e.latest, len(e.sessions) - 1, true
 }
 
 // holdsSession reports whether the first agent process in lineage acted

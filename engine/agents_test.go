@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"testing"
 
 	"pathgrant/guard"
@@ -14,13 +15,29 @@ func TestAgentSetPrune(t *testing.T) {
 	a.add([]Proc{{PID: 2, Start: 1}}, "throwaway", guard.SessionPolicy{})
 	a.add([]Proc{{PID: 3, Start: 1}}, "ended", guard.SessionPolicy{})
 	a.prune(func(p Proc) bool { return p.PID != 3 })
-	if _, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 3, Start: 1}}}); ok {
+	if _, _, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 3, Start: 1}}}); ok {
 		t.Fatal("an exited process still held")
 	}
-	if s, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 9}}, {Proc: Proc{PID: 2, Start: 1}}}); !ok || s != "live,throwaway" {
-		t.Fatalf("running process's sessions: %q, want both", s)
+	if s, others, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 9}}, {Proc: Proc{PID: 2, Start: 1}}}); !ok || s != "throwaway" || others != 1 {
+		t.Fatalf("running process's sessions: %q and %d others, want the latest and one other", s, others)
 	}
-	if _, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 2, Start: 2}}}); ok {
+	if _, _, ok := a.holds([]LineageEntry{{Proc: Proc{PID: 2, Start: 2}}}); ok {
 		t.Fatal("a reused pid with another start time matched")
+	}
+}
+
+// TestAgentSetHoldsManySessions: a process that opened thousands of
+// sessions is named by its latest and a count, so that a refusal (and
+// its audit record) stays one short line and costs the same whatever
+// the agent did before.
+func TestAgentSetHoldsManySessions(t *testing.T) {
+	a := newAgentSet()
+	agent := Proc{PID: 7, Start: 1}
+	for i := range 10000 {
+		a.add([]Proc{agent}, "s-"+strconv.Itoa(i), guard.SessionPolicy{})
+	}
+	latest, others, ok := a.holds([]LineageEntry{{Proc: agent}})
+	if !ok || latest != "s-9999" || others != 9999 {
+		t.Fatalf("holds: %q and %d others (%v), want s-9999 and 9999", latest, others, ok)
 	}
 }
