@@ -229,21 +229,18 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestSessionFlood: 10,000 registrations from 100 processes. Live
-// sessions stay within the per-user and per-process caps; beyond them a
-// registration is 429 with a message saying why, and memory stays
-// bounded. A hook-only session beyond its agent's cap ends that agent's
-// oldest hook-only session instead.
+// TestSessionFlood: three times the cap of registrations from 100
+// processes. Live sessions stay within the per-user and per-process
+// caps; beyond them a registration is 429 with a message saying why, and
+// memory stays bounded. A hook-only session beyond its agent's cap ends
+// that agent's oldest hook-only session instead.
 func TestSessionFlood(t *testing.T) {
-	n := 10000
-	if testing.Short() {
-		n = 600
-	}
 	e := newTestEnv(t, func(c *Config) {
 		if testing.Short() {
 			c.MaxSessions, c.MaxSessionsPerProcess = 200, 16
 		}
 	})
+	n := 3 * e.srv.Engine().Config().MaxSessions
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -309,14 +306,14 @@ func TestHookOnlyEviction(t *testing.T) {
 	}
 }
 
-// TestEndedSessionsDropped: 10,000 hook-only sessions, each registered by
-// its first check and ended by its hooks' session-end call. The daemon
-// holds at most maxGone of them once ended, the newest still answer 410
+// TestEndedSessionsDropped: three times maxGone hook-only sessions, each
+// registered by its first check and ended by its hooks' session-end
+// call. The daemon holds at most maxGone of them once ended, the newest still answer 410
 // (ended, not unknown) within the grace period, and after it none is
 // held; an ended id is never revived by dropping it, and memory stays
 // bounded.
 func TestEndedSessionsDropped(t *testing.T) {
-	n, keep := 10000, engine.DefaultMaxGone
+	n, keep := 3*engine.DefaultMaxGone, engine.DefaultMaxGone
 	if testing.Short() {
 		n, keep = 600, 100
 	}
