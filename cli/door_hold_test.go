@@ -107,6 +107,7 @@ func TestDoorWalkHeldOpenTimesOut(t *testing.T) {
 	names, run := walkDoors(t)
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each its own file; the doors wait out MaxWait together
 			w.heldCase(t, run[name], fmt.Sprint(i), heldCase{name: "timed out", script: pyRead, refuse: true,
 				asked: func(f string) string { return f }})
 		})

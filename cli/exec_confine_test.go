@@ -136,7 +136,7 @@ func TestExecConfinedWork(t *testing.T) {
 		{"a file at the workspace root", nil, nil, "echo hi > top.txt && cat top.txt && rm top.txt", "hi"},
 		{"sh", []string{"sh"}, nil, "echo $((6*7))", "42"},
 		{"system python", []string{"python3"}, nil, "/usr/bin/python3 -c 'print(6*7)'", "42"},
-		{"go build", []string{"go"}, goEnv(e), "mkdir -p gomod && cd gomod && printf 'module m\\ngo 1.21\\n' > go.mod && " +
+		{"go build", []string{"go"}, seededGoEnv(t, e), "mkdir -p gomod && cd gomod && printf 'module m\\ngo 1.21\\n' > go.mod && " +
 			"printf 'package main\\nfunc main() { println(\"built\") }\\n' > main.go && go build -o m . && ./m", "built"},
 		{"git init and commit", []string{"git"}, nil, "mkdir repo && cd repo && git init -q && echo a > a && git add a && " +
 			"git commit -qm first && git log --format=%an", "Test"},
@@ -157,6 +157,13 @@ func TestExecConfinedWork(t *testing.T) {
 			}
 		})
 	}
+}
+
+// seededGoEnv is goEnv with the build cache seeded (seedGoCache).
+func seededGoEnv(t *testing.T, e *execEnv) []string {
+	env := goEnv(e)
+	seedGoCache(t, e.home+"/.cache/go-build")
+	return env
 }
 
 // goEnv puts the go command on PATH and its caches in the device

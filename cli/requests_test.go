@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
+	if goSeed.dir != "" {
+		os.RemoveAll(goSeed.dir)
+	}
 	os.Exit(code)
 }
 
