@@ -23,13 +23,9 @@ import (
 // enabled and trusted. Codex's own sandbox is off (danger-full-access):
 // pathgrant is what decides.
 
-func TestAgentsCodexCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real agent clients are not run in -short mode")
-	}
-	c := newCodexClient(t).(*codexClient)
-	e := runAgentScenarios(t, c, nil)
-
+// afterScenarios: Codex lists pathgrant's hooks as enabled and trusted,
+// and uninstalling leaves its files as they were.
+func (c *codexClient) afterScenarios(t *testing.T, e *agentsEnv) {
 	t.Run("Codex lists the hooks as enabled and trusted", func(t *testing.T) {
 		hooks := c.hooksList(t, e)
 		events := map[string]bool{}

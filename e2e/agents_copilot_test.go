@@ -17,13 +17,8 @@ import (
 // into ~/.copilot/hooks. Copilot's own tool and path checks are off
 // (--allow-all-tools --allow-all-paths): pathgrant is what decides.
 
-func TestAgentsCopilot(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real agent clients are not run in -short mode")
-	}
-	c := newCopilotClient(t).(*copilotClient)
-	e := runAgentScenarios(t, c, nil)
-
+// afterScenarios: uninstall removes pathgrant's hooks file.
+func (c *copilotClient) afterScenarios(t *testing.T, e *agentsEnv) {
 	t.Run("uninstall removes pathgrant's hooks file", func(t *testing.T) {
 		e.pathgrant("install-hooks", "copilot", "--uninstall")
 		if _, err := os.Stat(filepath.Join(e.home, ".copilot", "hooks", "pathgrant.json")); !os.IsNotExist(err) {

@@ -15,13 +15,6 @@ import (
 // pathgrant's extension installed by `pathgrant install-hooks pi` into
 // ~/.pi/agent/extensions, where Pi discovers it by itself.
 
-func TestAgentsPi(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real agent clients are not run in -short mode")
-	}
-	runAgentScenarios(t, newPiClient(t), nil)
-}
-
 // piClient drives Pi 0.73.1 under node.
 type piClient struct {
 	node, cli string

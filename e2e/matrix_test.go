@@ -353,6 +353,14 @@ var agentClients = []struct {
 	{"cline", newClineClient},
 }
 
+// afterScenarios is a client's own checks, in the environment its
+// scenarios ran in (its hooks and bridge installed): how the client
+// itself sees the hooks, and an uninstall that leaves its files as they
+// were.
+type afterScenarios interface {
+	afterScenarios(t *testing.T, e *agentsEnv)
+}
+
 // TestAgentsMatrix runs every scenario over every real client, through
 // its hooks and, where it has MCP, through pathgrant's bridge, and prints
 // which client passed which scenario.
@@ -367,7 +375,10 @@ func TestAgentsMatrix(t *testing.T) {
 			c := ac.mk(t)
 			results[ac.name] = map[string]string{}
 			names = append(names, ac.name)
-			runAgentScenarios(t, c, results[ac.name])
+			e := runAgentScenarios(t, c, results[ac.name])
+			if a, ok := c.(afterScenarios); ok {
+				a.afterScenarios(t, e)
+			}
 		})
 	}
 	t.Log("\n" + matrixTable(names, results))
