@@ -48,11 +48,9 @@ type owedCheck struct {
 	mu   sync.Mutex
 	rec  owedRecord
 	done bool
-	// began and inherited are owedChecks.mu's: whether a run of the
-	// check began (the command is over), and the placeholders other
-	// checks handed to it meanwhile (placeholders.go).
-	began     bool
-	inherited []string
+	// began is owedChecks.mu's: a run of the check began, the command
+	// is over (placeholders.go).
+	began bool
 }
 
 // owedChecks are the daemon's owed checks by id.
@@ -140,7 +138,7 @@ func (s *Engine) runOwed(c *owedCheck, unreported bool) ([]string, error) {
 	if c.done {
 		return nil, nil
 	}
-	c.rec.Plan.Placeholders = append(c.rec.Plan.Placeholders, s.owed.begin(c)...)
+	s.owed.begin(c)
 	lines, err := s.check1(c.rec, unreported || c.rec.Settle)
 	if err != nil {
 		c.rec.Failed = err.Error()

@@ -188,8 +188,8 @@ func TestFailedCheckRefusesTheNextCommand(t *testing.T) {
 // placeholder that lies in the workspace of another command still
 // running (its view may mount it, as the protected member it holds: a
 // folder removed from under a mount is unmounted in every namespace).
-// It hands it to that command's check, which removes it; nothing is
-// reported as a plant on the way.
+// It hands it to that command's check, in the store too, which removes
+// it; nothing is reported as a plant on the way.
 func TestPlaceholderOfARunningView(t *testing.T) {
 	o := newOwedEnv(t)
 	e, _ := o.engine(t)
@@ -213,6 +213,10 @@ func TestPlaceholderOfARunningView(t *testing.T) {
 	}
 	if fi, err := os.Lstat(place); err != nil || !fi.IsDir() {
 		t.Fatalf("the placeholder a running view may mount was removed (or moved): %v", err)
+	}
+	recs, err := e.cfg.Store.AfterRuns()
+	if err != nil || !strings.Contains(string(recs[b]), place) {
+		t.Fatalf("the second check's record in the store (what a restarted daemon runs): %s, %v; want it to hold the placeholder", recs[b], err)
 	}
 	fe.Process.Kill()
 	fe.Wait()

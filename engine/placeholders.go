@@ -19,8 +19,8 @@ import (
 // a running command could then create the very member its view held.
 // So the daemon removes a placeholder only when no command whose check
 // has not begun has a write area holding it; otherwise the placeholder
-// is handed to that command's check, and left alone (pinned) by this
-// one. Views are made and their checks owed under views' read lock, and
+// is handed to that command's check (in the store too), and left alone
+// (pinned) by this one. Views are made and their checks owed under views' read lock, and
 // placeholders go under its write lock: no view is made from a folder
 // about to go.
 
@@ -30,27 +30,39 @@ import (
 func (s *Engine) releasePlaceholders(id string, plan *afterrun.Plan) []afterrun.Finding {
 	s.views.Lock()
 	defer s.views.Unlock()
-	gone, kept := s.owed.handOver(id, plan.Placeholders)
+	gone, kept, heirs := s.owed.handOver(id, plan.Placeholders)
+	for _, rec := range heirs { // a restart must not leave them in the workspace
+		if err := s.storeOwed(rec); err != nil {
+			s.log.Error("record a placeholder handed to a later check", "session", rec.Session, "err", err)
+		}
+	}
 	plan.Placeholders = nil
 	plan.Pinned = append(slices.Clone(plan.Pinned), kept...)
 	return afterrun.RemovePlaceholders(gone)
 }
 
-// handOver gives each placeholder that lies in a write area of another
+// handOver adds each placeholder that lies in a write area of another
 // check not yet begun (its command may still run, its view mounted) to
-// that check, and returns those left to remove and those handed over.
-func (o *owedChecks) handOver(self string, placeholders []string) (gone, kept []string) {
+// that check's own, and returns those left to remove, those handed
+// over, and the records of the checks that took some.
+func (o *owedChecks) handOver(self string, placeholders []string) (gone, kept []string, heirs []owedRecord) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	took := map[*owedCheck]bool{}
 	for _, p := range placeholders {
-		if c := o.notBegunOver(self, p); c != nil {
-			c.inherited = append(c.inherited, p)
-			kept = append(kept, p)
+		c := o.notBegunOver(self, p)
+		if c == nil {
+			gone = append(gone, p)
 			continue
 		}
-		gone = append(gone, p)
+		c.rec.Plan.Placeholders = append(c.rec.Plan.Placeholders, p)
+		kept = append(kept, p)
+		took[c] = true
 	}
-	return gone, kept
+	for c := range took {
+		heirs = append(heirs, c.rec)
+	}
+	return gone, kept, heirs
 }
 
 // notBegunOver is a check other than self, not begun, with a write area
@@ -64,15 +76,13 @@ func (o *owedChecks) notBegunOver(self, p string) *owedCheck {
 	return nil
 }
 
-// begin marks c's check begun (its command is over, its view gone) and
-// returns the placeholders handed to it.
-func (o *owedChecks) begin(c *owedCheck) []string {
+// begin marks c's check begun: its command is over, its view gone, and
+// no placeholder is handed to it any more. Until then its record's
+// placeholders are written under o.mu (handOver); after, under c.mu.
+func (o *owedChecks) begin(c *owedCheck) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	c.began = true
-	in := c.inherited
-	c.inherited = nil
-	return in
 }
 
 // holds reports whether p lies inside folder area.
