@@ -20,9 +20,9 @@ import (
 // So the daemon removes a placeholder only when no command whose check
 // has not begun has a write area holding it; otherwise the placeholder
 // is handed to that command's check (in the store too), and left alone
-// (pinned) by this one. Views are made and their checks owed under views' read lock, and
-// placeholders go under its write lock: no view is made from a folder
-// about to go.
+// (pinned) by this one. Views are made and their checks owed under
+// views' read lock, and placeholders go under its write lock: no view is
+// made from a folder about to go.
 
 // releasePlaceholders removes plan's placeholders that no other command
 // may be using, hands the others over, and returns what the removal
