@@ -20,7 +20,9 @@ import (
 // So the daemon removes a placeholder only when no command whose check
 // has not begun has a write area holding it; otherwise the placeholder
 // is handed to that command's check (in the store too), and left alone
-// (pinned) by this one. Views are made and their checks owed under
+// by this one while it is still an empty folder (afterrun.Plan.Held): a
+// placeholder something replaced or filled is checked like any other
+// name, whoever did it. Views are made and their checks owed under
 // views' read lock, and placeholders go under its write lock: no view is
 // made from a folder about to go.
 
@@ -36,22 +38,22 @@ func (s *Engine) releasePlaceholders(id string, plan *afterrun.Plan) []afterrun.
 			s.log.Error("record a placeholder handed to a later check", "session", rec.Session, "err", err)
 		}
 	}
-	plan.Placeholders = nil
-	plan.Pinned = append(slices.Clone(plan.Pinned), kept...)
+	plan.Placeholders, plan.Held = nil, kept
 	return afterrun.RemovePlaceholders(gone)
 }
 
-// handOver adds each placeholder that lies in a write area of another
-// check not yet begun (its command may still run, its view mounted) to
-// that check's own, and returns those left to remove, those handed
-// over, and the records of the checks that took some.
+// handOver adds each placeholder that is still one (an empty folder, no
+// link) and lies in a write area of another check not yet begun (its
+// command may still run, its view mounted) to that check's own, and
+// returns those left to remove (or to report: no longer empty), those
+// handed over, and the records of the checks that took some.
 func (o *owedChecks) handOver(self string, placeholders []string) (gone, kept []string, heirs []owedRecord) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	took := map[*owedCheck]bool{}
 	for _, p := range placeholders {
 		c := o.notBegunOver(self, p)
-		if c == nil {
+		if c == nil || !afterrun.StillPlaceholder(p) {
 			gone = append(gone, p)
 			continue
 		}

@@ -37,3 +37,10 @@ func emptyDir(p string) bool {
 	es, err := os.ReadDir(p)
 	return err == nil && len(es) == 0
 }
+
+// StillPlaceholder reports whether p is still what a view's placeholder
+// is: an empty folder, not a link to one.
+func StillPlaceholder(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir() && emptyDir(p)
+}

@@ -40,6 +40,10 @@ type Plan struct {
 	// Placeholders are the empty places the view held for absent
 	// protected members, removed before the check.
 	Placeholders []string `json:"placeholders,omitempty"`
+	// Held are placeholders the daemon keeps for another command's view
+	// that may mount them: left alone while each is still an empty
+	// folder, checked like any other name once it is not.
+	Held []string `json:"held,omitempty"`
 }
 
 // Begin plans the check of a command about to start in writeAreas. It
@@ -99,9 +103,12 @@ func pinnedIn(area string) []string {
 // check failed, and the workspace may hold a plant.
 func Check(p Plan) (Report, error) {
 	v := newVerifier(p.Areas, p.Since, p.Open)
-	v.pinned = map[string]bool{}
+	v.pinned, v.held = map[string]bool{}, map[string]bool{}
 	for _, pin := range p.Pinned {
 		v.pinned[pin] = true
+	}
+	for _, h := range p.Held {
+		v.held[h] = true
 	}
 	for _, l := range RemovePlaceholders(p.Placeholders) {
 		v.r.add(l.Path, l.Action)
@@ -145,8 +152,10 @@ type verifier struct {
 	fresh map[string]bool // of them, those checked as reached fresh (gitDir)
 	// pinned are members the view kept read-only (Plan.Pinned).
 	pinned map[string]bool
-	uid    int
-	r      Report
+	// held are placeholders kept for another command's view (Plan.Held).
+	held map[string]bool
+	uid  int
+	r    Report
 }
 
 // walk lists dir (restoring the access a listing needs) and checks each
@@ -191,7 +200,7 @@ func (v *verifier) entry(path string, d fs.DirEntry) bool {
 		// and the agents on a case-sensitive file system, walked on.
 		return d.IsDir() && name != ".git"
 	}
-	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && v.changed(path) {
+	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && !(v.held[path] && StillPlaceholder(path)) && v.changed(path) {
 		v.quarantine(path, "a protected "+m.Key+" made during the command ("+m.Why+"): moved aside")
 		return false
 	}
