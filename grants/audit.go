@@ -60,12 +60,13 @@ var kindLabels = map[Kind]string{
 	KindRevoke: "revoked", KindUse: "used", KindInvalidate: "invalidated", KindConflict: "conflict",
 	KindForged: "forged caller", KindCode: "wrong code", KindStale: "stale session", KindForeignDevice: "other device",
 	KindPrune: "pruned", KindTool: "tool call", KindRefuse: "refused", KindLift: "denial lifted",
+	KindAfterRun: "after-run check",
 }
 
 // Kinds lists every audit kind, in a stable order, for filters.
 func Kinds() []Kind {
 	return []Kind{KindRequest, KindApprove, KindDeny, KindRefuse, KindCode, KindForged, KindExpire, KindRevoke,
-		KindUse, KindLift, KindInvalidate, KindConflict, KindStale, KindForeignDevice, KindPrune, KindTool}
+		KindUse, KindLift, KindInvalidate, KindConflict, KindStale, KindForeignDevice, KindPrune, KindTool, KindAfterRun}
 }
 
 // Label is k as the person reads it.
