@@ -228,3 +228,43 @@ func TestPlaceholderOfARunningView(t *testing.T) {
 		t.Fatal("the second check is still owed")
 	}
 }
+
+// TestSwappedWorkspaceIsNotWalked: an outer session's command swaps the
+// inner session's workspace for a link to a folder of the person's,
+// outside every workspace. The inner command's check does not walk
+// where the link leads (it would move the person's files aside): it
+// fails, saying why.
+func TestSwappedWorkspaceIsNotWalked(t *testing.T) {
+	o := newOwedEnv(t)
+	e, _ := o.engine(t)
+	victim := filepath.Join(filepath.Dir(filepath.Dir(o.ws)), "victim-"+filepath.Base(filepath.Dir(o.ws)))
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(victim) })
+	_, p := holder(t)
+	id, err := e.owe("inner", afterrun.Begin([]string{o.ws}, true), p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	// the person edits their own project's MCP servers while the command runs
+	mine := filepath.Join(victim, ".mcp.json")
+	if err := os.WriteFile(mine, []byte(`{"mcpServers":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the outer session's command (its view writes the inner workspace's parent)
+	if err := os.Rename(o.ws, o.ws+".orig"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, o.ws); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.runOwed(e.owed.get(id), false); err == nil || !strings.Contains(err.Error(), "replaced during the command") {
+		t.Errorf("the check of a swapped workspace: %v; want it failed, saying the workspace was replaced", err)
+	}
+	if _, err := os.Lstat(mine); err != nil {
+		es, _ := os.ReadDir(victim)
+		t.Errorf("the person's %s, outside every workspace, was moved by the check: %v (now %v)", mine, err, es)
+	}
+}

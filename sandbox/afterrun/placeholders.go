@@ -2,6 +2,7 @@ package afterrun
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -22,6 +23,8 @@ func RemovePlaceholders(paths []string) []Finding {
 		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
+		case linkOnTheWay(p):
+			out = append(out, Finding{p, "a folder on the way to a placeholder the view made is now a link: left alone"})
 		case fi.Mode().IsRegular() && fi.Size() == 0, fi.IsDir() && emptyDir(p):
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				out = append(out, Finding{p, "a placeholder the view made could not be removed: " + err.Error()})
@@ -36,6 +39,15 @@ func RemovePlaceholders(paths []string) []Finding {
 func emptyDir(p string) bool {
 	es, err := os.ReadDir(p)
 	return err == nil && len(es) == 0
+}
+
+// linkOnTheWay reports whether a folder on the way to p is a link now
+// (a placeholder is recorded as the view made it, links resolved): the
+// removal would follow it, out of the workspace.
+func linkOnTheWay(p string) bool {
+	dir := filepath.Dir(p)
+	real, err := filepath.EvalSymlinks(dir)
+	return err != nil || real != dir
 }
 
 // StillPlaceholder reports whether p is still what a view's placeholder

@@ -117,7 +117,11 @@ func Check(p Plan) (Report, error) {
 }
 
 func newVerifier(writeAreas []string, since time.Time, open []string) *verifier {
-	v := &verifier{since: since, areas: cleanAll(writeAreas), seen: map[string]bool{}, fresh: map[string]bool{}, uid: os.Getuid()}
+	areas := make([]string, 0, len(writeAreas))
+	for _, a := range writeAreas {
+		areas = append(areas, filepath.Clean(a)) // as Begin resolved them: never again (run)
+	}
+	v := &verifier{since: since, areas: areas, seen: map[string]bool{}, fresh: map[string]bool{}, uid: os.Getuid()}
 	for _, k := range open {
 		if m, ok := protected.Named(k); ok {
 			v.open = append(v.open, m.Key)
@@ -126,10 +130,19 @@ func newVerifier(writeAreas []string, since time.Time, open []string) *verifier 
 	return v
 }
 
+// run walks each area. An area is the path Begin resolved, links and
+// all: one that now leads elsewhere (the command, or another session's
+// command over a folder holding it, put a link in its place or on its
+// way) is not walked, since the walk would move and re-mode the files of
+// wherever it leads, and the check fails.
 func (v *verifier) run() (Report, error) {
 	for _, a := range v.areas {
 		if _, err := os.Lstat(a); err != nil {
 			v.r.fail(a, "the workspace could not be checked: "+err.Error())
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(a); err != nil || real != a {
+			v.r.fail(a, fmt.Sprintf("the workspace was replaced during the command (it now leads to %s, %v): not checked, nothing there moved", real, err))
 			continue
 		}
 		v.walk(a)
