@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRemovePlaceholdersFollowsNoLink: a placeholder below the top (a
@@ -27,5 +28,37 @@ func TestRemovePlaceholdersFollowsNoLink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(victim, ".git", "hooks")); err != nil {
 		t.Errorf("the person's folder outside the workspace was removed: %v", err)
+	}
+}
+
+// TestHeldPlaceholdersLeftAlone: the placeholders a check keeps for
+// another command's view (Plan.Held), made during the command, are left
+// where they are while they are empty folders, a git member's among
+// them (.git/config.worktree, which the walk of the git directory
+// would otherwise move aside); one a command filled is moved aside.
+func TestHeldPlaceholdersLeftAlone(t *testing.T) {
+	ws, _ := workspace(t)
+	plan := Begin([]string{ws}, true)
+	time.Sleep(testSlack)
+	held := []string{filepath.Join(ws, ".git", "config.worktree"), filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".vscode")}
+	for _, p := range held {
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".vscode", "tasks.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan.Held = held
+	if _, err := Check(plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range held[:2] {
+		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+			t.Errorf("the held placeholder %s was moved: %v", p, err)
+		}
+	}
+	if _, err := os.Lstat(held[2]); err == nil {
+		t.Error("a held placeholder a command filled was left in place")
 	}
 }

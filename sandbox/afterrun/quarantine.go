@@ -21,6 +21,9 @@ const quarantineTries = 8
 // permissions); anything else is a failure of the check. What lies
 // outside the write areas through a link is left alone (inside).
 func (v *verifier) quarantine(path, why string) bool {
+	if v.held[path] && StillPlaceholder(path) {
+		return false // an empty folder another command's view mounts (Plan.Held): nothing in it, and moving it would unmount it there
+	}
 	switch in, err := v.where(path); {
 	case err != nil:
 		v.r.fail(path, why+"; where it lies could not be told: "+err.Error())

@@ -213,7 +213,7 @@ func (v *verifier) entry(path string, d fs.DirEntry) bool {
 		// and the agents on a case-sensitive file system, walked on.
 		return d.IsDir() && name != ".git"
 	}
-	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && !(v.held[path] && StillPlaceholder(path)) && v.changed(path) {
+	if m, ok := protected.AnywhereNamed(name); ok && !v.opened(m.Key) && !v.pinned[path] && v.changed(path) {
 		v.quarantine(path, "a protected "+m.Key+" made during the command ("+m.Why+"): moved aside")
 		return false
 	}
