@@ -184,51 +184,6 @@ func TestFailedCheckRefusesTheNextCommand(t *testing.T) {
 	waitOwed(t, e)
 }
 
-// TestPlaceholderOfARunningView: a command's check does not remove a
-// placeholder that lies in the workspace of another command still
-// running (its view may mount it, as the protected member it holds: a
-// folder removed from under a mount is unmounted in every namespace).
-// It hands it to that command's check, in the store too, which removes
-// it; nothing is reported as a plant on the way.
-func TestPlaceholderOfARunningView(t *testing.T) {
-	o := newOwedEnv(t)
-	e, _ := o.engine(t)
-	place := filepath.Join(o.ws, ".mcp.json") // as bubblewrap makes it for the first command's view
-	first := afterrun.Begin([]string{o.ws}, true)
-	if err := os.Mkdir(place, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	first.Placeholders = []string{place}
-	a, err := e.owe("a", first, e.self, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fe, p := holder(t) // the second command, of another session over the same workspace, still running
-	b, err := e.owe("b", afterrun.Begin([]string{o.ws}, true), p, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lines, err := e.runOwed(e.owed.get(a), false); err != nil || len(lines) != 0 {
-		t.Fatalf("the first check: %v, %q; want it to pass, saying nothing", err, lines)
-	}
-	if fi, err := os.Lstat(place); err != nil || !fi.IsDir() {
-		t.Fatalf("the placeholder a running view may mount was removed (or moved): %v", err)
-	}
-	recs, err := e.cfg.Store.AfterRuns()
-	if err != nil || !strings.Contains(string(recs[b]), place) {
-		t.Fatalf("the second check's record in the store (what a restarted daemon runs): %s, %v; want it to hold the placeholder", recs[b], err)
-	}
-	fe.Process.Kill()
-	fe.Wait()
-	waitOwed(t, e)
-	if _, err := os.Lstat(place); err == nil {
-		t.Fatal("the placeholder was never removed")
-	}
-	if e.owed.get(b) != nil {
-		t.Fatal("the second check is still owed")
-	}
-}
-
 // TestSwappedWorkspaceIsNotWalked: an outer session's command swaps the
 // inner session's workspace for a link to a folder of the person's,
 // outside every workspace. The inner command's check does not walk
