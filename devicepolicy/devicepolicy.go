@@ -2,8 +2,9 @@
 // on what every session on this machine may reach beyond its workspace:
 // $XDG_CONFIG_HOME/pathgrant/policy.toml (or policy.json). It says which
 // roots are eligible for read-only approval, which toolchains and caches
-// confined commands may use, whether commands are confined at all, and how
-// long the audit log is kept.
+// confined commands may use, whether commands are confined at all, how
+// long the audit log is kept, and what confined commands may reach over
+// the network.
 //
 // The file can widen what a session reaches, so some places are never
 // accepted in it, whatever it says: the folders that hold credentials
@@ -78,6 +79,8 @@ type Policy struct {
 	// every workspace, for a person who wants sessions to edit them.
 	// None by default. The agents' hook settings are never opened.
 	AllowProtected []string `toml:"allow_protected" json:"allow_protected"`
+	// Network is what confined commands may reach over the network.
+	Network Network `toml:"network" json:"network"`
 }
 
 // Env is where the defaults are rooted: the home folder and the user's
@@ -90,7 +93,8 @@ type Env struct {
 // Defaults is the policy with no file: Downloads eligible, the common
 // toolchains and caches under the home folder, git's configuration
 // readable, other MCP servers' tools left to the client, unmapped tools
-// denied, confinement on, no ssh agent, 90 days of audit.
+// denied, confinement on, no ssh agent, 90 days of audit, public
+// network destinations reached (private ones asked).
 func Defaults(env Env) Policy {
 	h := func(rel string) string { return filepath.Join(env.Home, rel) }
 	return Policy{
@@ -104,6 +108,7 @@ func Defaults(env Env) Policy {
 		Confinement:   true,
 		HoldOpens:     true,
 		RetentionDays: DefaultRetentionDays,
+		Network:       Network{Mode: NetAllowPublic},
 	}
 }
 
@@ -182,7 +187,7 @@ func (p Policy) check(home string, at func(value string) string) error {
 	if p.RetentionDays < 1 {
 		return fmt.Errorf("%sretention_days: %d, want 1 or more", at(fmt.Sprint(p.RetentionDays)), p.RetentionDays)
 	}
-	return nil
+	return p.Network.check(at)
 }
 
 // forbiddenOverlap returns the folder of forbidden path is, lies in or

@@ -29,6 +29,8 @@ func TestDefaults(t *testing.T) {
 		{"confinement on", p.Confinement},
 		{"no ssh agent", !p.SSHAgent},
 		{"90 days", p.RetentionDays == 90},
+		{"public network destinations reached", p.Network.Mode == NetAllowPublic},
+		{"no network pattern or range", len(p.Network.Allow)+len(p.Network.Refuse)+len(p.Network.AllowRanges) == 0},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {

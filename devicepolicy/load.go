@@ -108,6 +108,7 @@ func Parse(name string, data []byte, env Env) (Policy, error) {
 	if err := p.check(env.Home, at); err != nil {
 		return Policy{}, fmt.Errorf("device policy %s: %w", name, err)
 	}
+	p.Network.normalize()
 	return p, nil
 }
 
