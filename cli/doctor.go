@@ -154,6 +154,7 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 	}
 	add(checkStore(env, storeFlag, up))
 	add(confinementChecks(env)...)
+	add(networkChecks(env)...)
 	add(rootPlaceChecks(env, socket, up)...)
 	add(privacyChecks(env)...)
 	add(checkBus(env, "notifications", "org.freedesktop.Notifications",
