@@ -77,19 +77,18 @@ func networkModeCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 }
 
 // namespaceWayOut says what the proxy lets a namespaced command reach in
-// mode, and what the file adds to it.
+// mode, and the private ranges the file opens (they count in
+// allow-public only: ask asks every destination no pattern allows).
 func namespaceWayOut(n devicepolicy.Network) string {
-	var s string
 	switch n.Mode {
 	case devicepolicy.NetOff:
 		return "it has no way out (mode off): nothing is reached over the network"
 	case devicepolicy.NetAsk:
-		s = "it goes out only through pathgrant's proxy (mode ask: every new destination is a request)"
-	default:
-		s = "it goes out only through pathgrant's proxy (mode allow-public: public destinations are reached, private addresses asked, this machine's own refused)"
+		return "it goes out only through pathgrant's proxy (mode ask: every new destination is a request)"
 	}
+	s := "it goes out only through pathgrant's proxy (mode allow-public: public destinations are reached, private addresses asked, this machine's own refused)"
 	if len(n.AllowRanges) > 0 {
-		s += "; reached without asking: " + strings.Join(n.AllowRanges, ", ")
+		s += "; private addresses reached without asking: " + strings.Join(n.AllowRanges, ", ")
 	}
 	return s
 }

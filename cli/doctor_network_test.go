@@ -43,28 +43,31 @@ func TestDoctorNetworkMode(t *testing.T) {
 		name, goos, policy string
 		facts              sandbox.Facts
 		want               doctorLine
+		lacks              string // not in the line
 	}{
 		{"default: allow-public", "linux", "", fullLevel, doctorLine{doctorOK, []string{
 			"each confined command has a network namespace of its own; it goes out only through pathgrant's proxy (mode allow-public",
-			"public destinations are reached, private addresses asked, this machine's own refused"}}},
+			"public destinations are reached, private addresses asked, this machine's own refused"}}, ""},
 		{"ask", "linux", "[network]\nmode = \"ask\"\n", fullLevel, doctorLine{doctorOK, []string{
-			"network namespace of its own", "only through pathgrant's proxy (mode ask: every new destination is a request)"}}},
+			"network namespace of its own", "only through pathgrant's proxy (mode ask: every new destination is a request)"}}, ""},
 		{"off", "linux", "[network]\nmode = \"off\"\n", fullLevel, doctorLine{doctorOK, []string{
-			"network namespace of its own; it has no way out (mode off)"}}},
+			"network namespace of its own; it has no way out (mode off)"}}, ""},
 		{"ranges allowed are named", "linux", "[network]\nallow_ranges = [\"10.20.0.0/16\"]\n", fullLevel, doctorLine{doctorOK, []string{
-			"reached without asking: 10.20.0.0/16"}}},
+			"private addresses reached without asking: 10.20.0.0/16"}}, ""},
+		{"ranges count in allow-public only", "linux", "[network]\nmode = \"ask\"\nallow_ranges = [\"10.20.0.0/16\"]\n", fullLevel, doctorLine{doctorOK, []string{
+			"every new destination is a request)"}}, "10.20.0.0/16"},
 		{"host", "linux", "[network]\nmode = \"host\"\n", fullLevel, doctorLine{doctorWarn, []string{
 			`mode = "host": confined commands share this machine's network: every service listening on it (an X server on TCP, Docker's API, a database) is one connect away`,
-			`set mode = "allow-public"`, "under [network] in HOME/.config/pathgrant/policy.toml"}}},
-		{"host on macOS", "darwin", "[network]\nmode = \"host\"\n", seatbeltLevel, doctorLine{doctorWarn, []string{`mode = "host"`}}},
+			`set mode = "allow-public"`, "under [network] in HOME/.config/pathgrant/policy.toml"}}, ""},
+		{"host on macOS", "darwin", "[network]\nmode = \"host\"\n", seatbeltLevel, doctorLine{doctorWarn, []string{`mode = "host"`}}, ""},
 		{"Landlock only", "linux", "", landlockLevel, doctorLine{doctorWarn, []string{
-			"no network namespace at the Landlock-only level", `mode = "allow-public" is not enforced`, "nothing holds instead", "install bubblewrap"}}},
-		{"Landlock only, mode off", "linux", "[network]\nmode = \"off\"\n", landlockLevel, doctorLine{doctorWarn, []string{`mode = "off" is not enforced`}}},
+			"no network namespace at the Landlock-only level", `mode = "allow-public" is not enforced`, "nothing holds instead", "install bubblewrap"}}, ""},
+		{"Landlock only, mode off", "linux", "[network]\nmode = \"off\"\n", landlockLevel, doctorLine{doctorWarn, []string{`mode = "off" is not enforced`}}, ""},
 		{"macOS", "darwin", "[network]\nmode = \"ask\"\n", seatbeltLevel, doctorLine{doctorInfo, []string{
-			"no network namespace on macOS", "connect to any address", `mode = "ask" is not enforced`}}},
-		{"confinement off in the file", "linux", "confinement = false\n", fullLevel, doctorLine{doctorInfo, []string{"not confined", "share this machine's network"}}},
-		{"no confinement on the machine", "linux", "", noLevel, doctorLine{doctorInfo, []string{"not confined"}}},
-		{"a refused file", "linux", "[network]\nmode = \"open\"\n", fullLevel, doctorLine{doctorInfo, []string{"unknown: the device policy does not load"}}},
+			"no network namespace on macOS", "connect to any address", `mode = "ask" is not enforced`}}, ""},
+		{"confinement off in the file", "linux", "confinement = false\n", fullLevel, doctorLine{doctorInfo, []string{"not confined", "share this machine's network"}}, ""},
+		{"no confinement on the machine", "linux", "", noLevel, doctorLine{doctorInfo, []string{"not confined"}}, ""},
+		{"a refused file", "linux", "[network]\nmode = \"open\"\n", fullLevel, doctorLine{doctorInfo, []string{"unknown: the device policy does not load"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +78,9 @@ func TestDoctorNetworkMode(t *testing.T) {
 				want.has = append(want.has, strings.ReplaceAll(s, "HOME", env.Getenv("HOME")))
 			}
 			checkNetworkLine(t, c, "network", want)
+			if tt.lacks != "" && strings.Contains(c.Detail, tt.lacks) {
+				t.Errorf("network: %q says %q", c.Detail, tt.lacks)
+			}
 		})
 	}
 }
