@@ -76,7 +76,7 @@ func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Con
 	if err != nil {
 		return nil, d, err
 	}
-	c, err := s.dialChecked(ctx, d)
+	c, _, err := s.dialChecked(ctx, d)
 	return c, d, err
 }
 
@@ -163,8 +163,9 @@ func (s *Server) resolve(ctx context.Context, host string) ([]netip.Addr, error)
 	return addrs, nil
 }
 
-// dialChecked dials the checked addresses in turn until one answers.
-func (s *Server) dialChecked(ctx context.Context, d Destination) (net.Conn, error) {
+// dialChecked dials the checked addresses in turn until one answers, and
+// says which did.
+func (s *Server) dialChecked(ctx context.Context, d Destination) (net.Conn, netip.Addr, error) {
 	dial := s.Dial
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: dialTimeout}).DialContext
@@ -173,11 +174,11 @@ func (s *Server) dialChecked(ctx context.Context, d Destination) (net.Conn, erro
 	for _, a := range d.Addrs {
 		c, err := dial(ctx, "tcp", netip.AddrPortFrom(a, d.Port).String())
 		if err == nil {
-			return c, nil
+			return c, a, nil
 		}
 		errs = append(errs, err)
 		if ctx.Err() != nil {
-			return nil, &connectError{kind: failGone, dest: d, reason: context.Cause(ctx).Error(), err: ctx.Err()}
+			return nil, netip.Addr{}, &connectError{kind: failGone, dest: d, reason: context.Cause(ctx).Error(), err: ctx.Err()}
 		}
 	}
 	err := errors.Join(errs...)
@@ -186,7 +187,7 @@ func (s *Server) dialChecked(ctx context.Context, d Destination) (net.Conn, erro
 		kind = failConnRefused
 	}
 	s.log().Info("netproxy: dial failed", "dest", d.String(), "addrs", d.Addrs, "err", err)
-	return nil, &connectError{kind: kind, dest: d, reason: oneLine(err.Error()), err: err}
+	return nil, netip.Addr{}, &connectError{kind: kind, dest: d, reason: oneLine(err.Error()), err: err}
 }
 
 func (s *Server) policy() Policy {

@@ -103,12 +103,17 @@ type upstream struct {
 	addr netip.Addr
 }
 
-func newUpstream(c net.Conn, d Destination) *upstream {
-	up := &upstream{conn: c, br: bufio.NewReader(c), dest: d.String()}
-	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
-		up.addr = ap.Addr().Unmap()
+func newUpstream(c net.Conn, d Destination, addr netip.Addr) *upstream {
+	return &upstream{conn: c, br: bufio.NewReader(c), dest: d.String(), addr: addr}
+}
+
+// dialUpstream dials d's checked addresses for forwarding.
+func (s *Server) dialUpstream(ctx context.Context, d Destination) (*upstream, error) {
+	c, addr, err := s.dialChecked(ctx, d)
+	if err != nil {
+		return nil, err
 	}
-	return up
+	return newUpstream(c, d, addr), nil
 }
 
 // serves reports whether the kept connection may carry a request just
@@ -147,13 +152,11 @@ func (s *Server) forward(ctx context.Context, cl *client, req *http.Request, upp
 	if !reused {
 		(*upp).close()
 		*upp = nil
-		var c net.Conn
-		cl.whileWaiting(ctx, func(ctx context.Context) { c, err = s.dialChecked(ctx, d) })
+		cl.whileWaiting(ctx, func(ctx context.Context) { *upp, err = s.dialUpstream(ctx, d) })
 		if err != nil {
 			answerFailure(cl.conn, err)
 			return false
 		}
-		*upp = newUpstream(c, d)
 	}
 	clientClose := req.Close
 	if !prepareOutgoing(cl.conn, req) {
@@ -165,9 +168,7 @@ func (s *Server) forward(ctx context.Context, cl *client, req *http.Request, upp
 		// same checked addresses, for a request with nothing to resend.
 		(*upp).close()
 		*upp = nil
-		var c net.Conn
-		if c, err = s.dialChecked(ctx, d); err == nil {
-			*upp = newUpstream(c, d)
+		if *upp, err = s.dialUpstream(ctx, d); err == nil {
 			resp, err = roundTrip(*upp, req)
 		}
 	}

@@ -161,9 +161,10 @@ func (s *Server) serve(ctx context.Context, c net.Conn, busy bool) {
 	}
 	if first[0] == socksVersion {
 		s.serveSOCKS(ctx, cl, busy)
-		return
+	} else {
+		s.serveHTTP(ctx, cl, busy)
 	}
-	s.serveHTTP(ctx, cl, busy)
+	cl.linger()
 }
 
 func (s *Server) log() *slog.Logger {
@@ -212,6 +213,23 @@ func (cl *client) beginHead() {
 func (cl *client) endHead() {
 	cl.budget.unlimit()
 	cl.conn.SetReadDeadline(time.Time{})
+}
+
+// lingerTime bounds the wait for a client to take the last answer: see
+// linger.
+const lingerTime = time.Second
+
+// linger ends the proxy's side and reads what the client still sends, for
+// at most lingerTime: a connection closed with unread bytes is reset, and a
+// reset can destroy the answer (a 400, a SOCKS reply) before the client
+// reads it.
+func (cl *client) linger() {
+	cw, ok := cl.conn.(closeWriter)
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	cl.conn.SetReadDeadline(time.Now().Add(lingerTime))
+	io.CopyN(io.Discard, cl.conn, HeadLimit)
 }
 
 // errHungUp is the cause of a wait's ctx ending because the client left.
