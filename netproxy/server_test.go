@@ -422,3 +422,34 @@ func waitFor(t *testing.T, ch <-chan struct{}, what string) {
 		t.Fatalf("no %s within %s", what, testTimeout)
 	}
 }
+
+// TestPolicyReadPerConnection: a policy change applies to the next
+// connection, and to the next request on a kept one.
+func TestPolicyReadPerConnection(t *testing.T) {
+	var mode atomic.Value
+	mode.Store(AllowPublic)
+	h := newHarness(t, func(s *Server) {
+		s.Policy = func() Policy { return Policy{Mode: mode.Load().(Mode)} }
+	})
+	c := h.client(t)
+	br := bufio.NewReader(c)
+	for _, tc := range []struct {
+		mode Mode
+		want int
+	}{{AllowPublic, http.StatusOK}, {Off, http.StatusForbidden}} {
+		mode.Store(tc.mode)
+		fmt.Fprintf(c, "GET http://upstream.test:%d/ HTTP/1.1\r\nHost: upstream.test\r\n\r\n", h.httpPort)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != tc.want {
+			t.Errorf("mode %s: %s, want %d", tc.mode, resp.Status, tc.want)
+		}
+	}
+	mode.Store(AllowPublic)
+	if _, _, resp := h.connect(t, fmt.Sprintf("upstream.test:%d", h.echoPort)); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the reload back: %s", resp.Status)
+	}
+}
