@@ -55,8 +55,11 @@ type doorWalk struct {
 	other wire.SessionResponse
 	mcp   *sdk.ClientSession
 	x11   string
-	mu    sync.Mutex
-	n     int
+	// tcpX is the walk's X server on TCP (tcpDisplay), started once.
+	tcpX        sync.Once
+	tcpXDisplay string
+	mu          sync.Mutex
+	n           int
 }
 
 // doorRunner runs script (bash text) through one door, in the workspace.
@@ -437,7 +440,7 @@ func (w *doorWalk) escapes(t *testing.T) []escape {
 			return "mkdir -p " + filepath.Dir(f) + " 2>/dev/null; echo '{}' > " + f + ok, absent(path)
 		}})
 	}
-	return append(es, w.afterRunEscapes()...)
+	return slices.Concat(es, w.afterRunEscapes(), w.netEscapes(t))
 }
 
 // linkedAgentFolder makes the workspace's .claude a link to a folder
@@ -516,6 +519,7 @@ func (w *doorWalk) realWork(t *testing.T) []realWork {
 			" && git init -q && echo a > a && git add a && git commit -qm first && git branch topic && git checkout -q topic", []string{"git"}},
 		{"python venv", "/usr/bin/python3 -m venv --without-pip " + venv + " && " + venv + "/bin/python -c 'print(1)'", []string{"python3"}},
 		{"npm", "export PATH=/usr/local/bin:/usr/bin:/bin; npm --version", []string{"npm"}},
+		ownLoopbackServer,
 	}
 }
 

@@ -64,6 +64,9 @@ func runExecWith(args []string, stdout, stderr io.Writer, d execDeps) int {
 	if len(args) == 2 && args[0] == innerFlag {
 		return runInner(args[1], stderr)
 	}
+	if len(args) == 3 && args[0] == connectFlag {
+		return launch.Connect(launch.ProxyPort, args[1], args[2], os.Stdin, stdout, stderr)
+	}
 	a, err := parseExecArgs(args, d.getenv)
 	if err != nil {
 		return parseFailed("exec", execUsageText, err, stdout, stderr)
@@ -207,6 +210,11 @@ func (r *execRun) runUnconfined(path string, ans wire.Answer, why error) int {
 // bubblewrap starts inside the view. It reads the job (rules and command)
 // from FD, restricts itself with Landlock and execs the command.
 const innerFlag = "--inner"
+
+// connectFlag runs the connect helper inside a confined command's network
+// namespace: `pathgrant exec --connect HOST PORT`, git's ssh's
+// ProxyCommand where no pathgrant-confine is installed (launch.Connect).
+const connectFlag = "--connect"
 
 // runInner is `pathgrant exec --inner FD`: the inner step where no
 // pathgrant-confine is installed. It never returns when the command runs.

@@ -251,7 +251,12 @@ func dbusSend(t *testing.T, addr string) string {
 
 // startXvfb starts an X server (its sockets are /tmp/.X11-unix/XN and the
 // abstract @/tmp/.X11-unix/XN) and returns its display.
-func startXvfb(t *testing.T) string {
+func startXvfb(t *testing.T) string { return startXvfbWith(t, "-nolisten", "tcp") }
+
+// startXvfbWith is startXvfb with the server's listening options (a
+// person's server may listen on TCP with no access control: -listen tcp
+// -ac).
+func startXvfbWith(t *testing.T, listen ...string) string {
 	t.Helper()
 	need(t, "Xvfb")
 	// Xvfb picks a free display itself (-displayfd): a fixed number can be
@@ -262,7 +267,7 @@ func startXvfb(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", append([]string{"-displayfd", "3"}, listen...)...)
 	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Start()
 	w.Close()

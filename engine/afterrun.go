@@ -314,13 +314,14 @@ func (s *Engine) checkBefore(session string) *Error {
 // process in it), and returns what to tell the agent; a failure is said
 // too, and holds the session's next command.
 func (s *Engine) finishCheck(id string, killed bool) []string {
+	said := s.netLines.take(id)
 	c := s.owed.get(id)
 	if c == nil {
-		return nil // ran already: its front end was seen gone first
+		return said // ran already: its front end was seen gone first
 	}
 	lines, err := s.runOwed(c, killed)
 	if err != nil {
 		lines = append(lines, "pathgrant: "+errCheckFailed(err).Error())
 	}
-	return lines
+	return append(said, lines...)
 }

@@ -62,7 +62,7 @@ func codeDigest(requestID, code string) [32]byte {
 // own, so a code never authorises more than its one choice.
 func choicesFor(sug guard.Scope, offerable func(op guard.Op, path string, tree bool) bool) []wire.Choice {
 	scopes := []grants.Scope{grants.ScopeOnce, grants.ScopeSession}
-	if sug.Op == guard.OpRead {
+	if sug.Op == guard.OpRead || sug.Op == guard.OpConnect {
 		scopes = append(scopes, grants.ScopeDevice)
 	}
 	kinds := []guard.GrantKind{sug.Kind}

@@ -30,6 +30,10 @@ const (
 	// kind presented more than once, for the opens of that command, and
 	// spent like any other when presented to another route.
 	CapHold CapKind = "hold"
+	// CapNet is a command's net ticket (PathNet, network.go): its front
+	// end hands the daemon the way out of the command's network
+	// namespace with it, once.
+	CapNet CapKind = "net"
 )
 
 // CapabilityTTL is how long an exec capability stays usable: the time

@@ -167,6 +167,9 @@ func (s *Engine) publishUses(session string, ids []string) {
 // through the one door anyway (ExecAnyway), is a denial the kernel
 // confines rather than a refusal.
 func (s *Engine) Check(ctx context.Context, c Call, req wire.CheckRequest) (wire.Answer, *Error) {
+	if req.Op == guard.OpConnect {
+		return wire.Answer{}, errorf(BadRequest, "", "a connection is asked by pathgrant's proxy alone, never by a check")
+	}
 	s.markAgent(c.caller, c.sess.ID)
 	ans, err := s.check(ctx, c.sess, req, "")
 	if err != nil && err.Code == BadRequest && req.ExecAnyway && req.Command != "" {

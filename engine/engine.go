@@ -132,6 +132,7 @@ type Engine struct {
 	agents   *agentSet
 	caps     *capStore
 	holds    *heldCount
+	netLines *netLines // each command's connection refusals (network.go)
 	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
@@ -159,7 +160,7 @@ func New(cfg Config) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), holds: newHeldCount(), procs: procs,
-		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), ctx: ctx, cancel: cancel,
+		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), netLines: newNetLines(), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), owed: newOwedChecks(), self: selfProc(),
 	}
 }

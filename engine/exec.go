@@ -117,6 +117,10 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
 			denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	}
+	if n := l.Prepared.Net; n != nil {
+		n.Ticket = s.caps.issue(capEntry{kind: CapNet, session: c.sess.ID, command: c.cap.command, check: check,
+			holder: holder, expires: s.now().Add(CapabilityTTL)}, s.now())
+	}
 	return l.Prepared, nil
 }
 

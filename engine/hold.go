@@ -175,11 +175,10 @@ func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAn
 }
 
 // holdAsker is what a prepared command's supervisor asks through in
-// process, or nil when its opens are not held.
-func (s *Engine) holdAsker(sess *session, p wire.Prepared) supervise.Asker {
+// process, as the command by, or nil when its opens are not held.
+func (s *Engine) holdAsker(sess *session, p wire.Prepared, by raiser) supervise.Asker {
 	if p.Hold == nil {
 		return nil
 	}
-	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
 	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots, by: by}
 }

@@ -51,8 +51,17 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
+	netEnd, stopNet, err := s.toolNet(t.sess, check, by, l.Prepared)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "pathgrant exec: no way out of the command's network namespace (%v): it reaches its own loopback only\n", err)
+	}
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
-		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared)})
+		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared, by),
+		Net: netEnd})
+	if stopNet != nil {
+		stopNet()
+	}
 	for _, line := range slices.Concat(res.Held, s.finishCheck(check, res.Killed)) {
 		fmt.Fprintln(c.Stderr, line)
 	}

@@ -131,6 +131,9 @@ func (n NewGrant) validate() error {
 	if _, err := ParseScope(string(n.Scope)); err != nil {
 		return err
 	}
+	if n.Op == guard.OpConnect {
+		return n.validateConnect()
+	}
 	if _, err := guard.ParseOp(string(n.Op)); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
@@ -150,6 +153,30 @@ func (n NewGrant) validate() error {
 		return fmt.Errorf("%w: a %s grant needs a session", ErrInvalid, n.Scope)
 	}
 	return checkCanonical(n.Path)
+}
+
+// validateConnect refuses a connection grant that names anything but one
+// destination in its one spelling (guard.Destination), or a folder; it
+// may last as a file grant may, at device scope too (a connection
+// changes nothing on the machine).
+func (n NewGrant) validateConnect() error {
+	if n.Kind != guard.KindFile {
+		return fmt.Errorf("%w: a connection grant names one destination, not a %s", ErrInvalid, n.Kind)
+	}
+	if n.For < 0 || n.For > 0 && n.Scope == ScopeOnce {
+		return fmt.Errorf("%w: a %s grant cannot last %s", ErrInvalid, n.Scope, n.For)
+	}
+	if n.Spent && n.Scope != ScopeOnce {
+		return fmt.Errorf("%w: only a once grant is spent by its approval", ErrInvalid)
+	}
+	if n.Scope != ScopeDevice && n.Session == "" {
+		return fmt.Errorf("%w: a %s grant needs a session", ErrInvalid, n.Scope)
+	}
+	d, err := guard.Destination(n.Path)
+	if err != nil || d != n.Path {
+		return fmt.Errorf("%w: %q is not a destination as pathgrant spells it (host:port)", ErrInvalid, n.Path)
+	}
+	return nil
 }
 
 // checkCanonical refuses a path that is not already canonical (relative,

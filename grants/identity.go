@@ -13,7 +13,10 @@ import (
 // identityOf records the device and inode of the canonical path at
 // approval. Lstat, not Stat: a canonical path has no symlink in it, so a
 // symlink found there later is a swap, even one pointing at the same file.
-func identityOf(path string, kind guard.GrantKind) (Identity, error) {
+func identityOf(path string, kind guard.GrantKind, op guard.Op) (Identity, error) {
+	if op == guard.OpConnect { // a destination has no file identity
+		return Identity{}, nil
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return Identity{}, fmt.Errorf("identity of %s: %w", path, err)
@@ -42,6 +45,9 @@ func (g Grant) Replaced() (string, error) { return replaced(g) }
 // or an error when it cannot tell, which the caller treats as no match
 // without invalidating (a transient EACCES is not a replacement).
 func replaced(g Grant) (string, error) {
+	if g.Op == guard.OpConnect {
+		return "", nil
+	}
 	fi, err := os.Lstat(g.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):

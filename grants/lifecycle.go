@@ -63,7 +63,7 @@ func (s *Store) newGrant(n NewGrant) (Grant, error) {
 	if n.Scope == ScopeDevice && s.binding == "" {
 		return Grant{}, ErrNoDeviceIdentity
 	}
-	id, err := identityOf(n.Path, n.Kind)
+	id, err := identityOf(n.Path, n.Kind, n.Op)
 	if err != nil {
 		return Grant{}, err
 	}

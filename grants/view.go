@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -68,7 +69,7 @@ func (v *View) find(tx *bolt.Tx, op guard.Op, path string, tree bool, now time.T
 	var once string
 	var suspects []string
 	idx := tx.Bucket(bucketIndex).Cursor()
-	for p := range guard.Ancestors(path) {
+	for p := range lookupPaths(op, path) {
 		prefix := indexPrefix(p, op)
 		for k, _ := idx.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = idx.Next() {
 			g, err := getGrant(tx, lastPart(k))
@@ -211,4 +212,13 @@ func consumed(gs []Grant) []Grant {
 		}
 	}
 	return out
+}
+
+// lookupPaths are the paths whose grants may cover op on path: its
+// ancestors for a file access, the destination itself for a connection.
+func lookupPaths(op guard.Op, path string) iter.Seq[string] {
+	if op == guard.OpConnect {
+		return func(yield func(string) bool) { yield(path) }
+	}
+	return guard.Ancestors(path)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"pathgrant/guard"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
@@ -140,6 +141,9 @@ func (s *Store) liveGrants() ([]Grant, error) {
 }
 
 func watchPaths(g Grant) []string {
+	if g.Op == guard.OpConnect { // a destination: nothing on disk to watch
+		return nil
+	}
 	if dir := filepath.Dir(g.Path); dir != g.Path {
 		return []string{g.Path, dir}
 	}

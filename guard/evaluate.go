@@ -90,6 +90,13 @@ func Evaluate(p *Compiled, g Grants, req Request) (Decision, error) {
 			return Decision{}, err
 		}
 		found = a
+	case req.Op == OpConnect:
+		a, err := analyzeConnect(req.Path)
+		if err != nil {
+			return Decision{}, err
+		}
+		judgeConnect(g, &a.accesses[0])
+		return decide(a), nil
 	default:
 		a, err := analyzePath(p, req.Op, req.Path)
 		if err != nil {

@@ -141,8 +141,13 @@ func (s rootSet) overlaps(p string) bool {
 
 // Offerable reports whether a read grant on path (its subtree when tree) may
 // be offered for approval: a read, under an eligible read-only root, that
-// reaches no protected path. Nothing else is ever offered.
+// reaches no protected path; or a connection through pathgrant's proxy to
+// one destination. Nothing else is ever offered.
 func (c *Compiled) Offerable(op Op, path string, tree bool) bool {
+	if op == OpConnect { // one destination, as the proxy spelt it
+		d, err := Destination(path)
+		return !tree && err == nil && d == path
+	}
 	if op != OpRead || !c.eligible.contains(path) {
 		return false
 	}

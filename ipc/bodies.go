@@ -36,6 +36,14 @@ func (*holdBody) sessionIDs() (body, env, client string) { return "", "", "" }
 
 func newHoldBody() sessionBody { return &holdBody{} }
 
+// netBody is PathNet's body: empty; the connection itself is what the
+// route takes.
+type netBody struct{}
+
+func (*netBody) sessionIDs() (body, env, client string) { return "", "", "" }
+
+func newNetBody() sessionBody { return &netBody{} }
+
 func (*execBody) sessionIDs() (body, env, client string) { return "", "", "" }
 
 func (*reportBody) sessionIDs() (body, env, client string) { return "", "", "" }

@@ -76,6 +76,7 @@ func (s *Server) routes() []route {
 		capRoute("POST "+wire.PathExec, engine.CapExec, newExecBody, s.handleExec),
 		capRoute("POST "+wire.PathReport, engine.CapReport, newReportBody, s.handleExecReport),
 		capRoute("POST "+wire.PathHold, engine.CapHold, newHoldBody, s.handleHold),
+		capRoute("POST "+wire.PathNet, engine.CapNet, newNetBody, s.handleNet),
 		toolRoute("POST /v1/tools/{tool}", toolSources, s.handleTool),
 		toolRoute("POST /s/{session}/v1/tools/{tool}", engine.SrcURL|toolSources, s.handleTool),
 		acting("GET /s/{session}/v1/requests", ownSources, s.handleOwnRequests),

@@ -18,13 +18,15 @@ import (
 
 // Choice labels, as the user reads them.
 const (
-	LabelOnce        = "Allow once"
-	LabelSession     = "Allow for this session"
-	LabelDevice      = "Always allow read-only on this device"
-	LabelDeny        = "Deny"
-	LabelDenySession = "Deny for this session"
-	LabelFile        = "This file"
-	LabelFolder      = "Its folder"
+	LabelOnce    = "Allow once"
+	LabelSession = "Allow for this session"
+	LabelDevice  = "Always allow read-only on this device"
+	// LabelDeviceConnect is the device choice of a connection.
+	LabelDeviceConnect = "Always allow on this device"
+	LabelDeny          = "Deny"
+	LabelDenySession   = "Deny for this session"
+	LabelFile          = "This file"
+	LabelFolder        = "Its folder"
 )
 
 // Row labels of what the dialog shows about the request's origin.
@@ -99,8 +101,11 @@ func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 	d.Once = d.allowButton(LabelOnce, "once")
 	d.Once.Importance = widget.HighImportance
 	d.Session = d.allowButton(LabelSession, "session")
-	if req.Op == guard.OpRead {
+	switch req.Op {
+	case guard.OpRead:
 		d.Device = d.allowButton(LabelDevice, "device")
+	case guard.OpConnect:
+		d.Device = d.allowButton(LabelDeviceConnect, "device")
 	}
 	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(wire.Decision{Scope: "deny"}) })
 	d.Deny.Importance = widget.DangerImportance

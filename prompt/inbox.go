@@ -183,7 +183,7 @@ const NotifyTitle = "pathgrant: approval needed"
 // NotifyText is the body of r's notification: who wants what, never the
 // code.
 func NotifyText(r wire.Request) string {
-	return fmt.Sprintf("%s wants to %s %s", AgentName(r.Agent), r.Op, Tilde(r.Path, home()))
+	return fmt.Sprintf("%s wants to %s %s", AgentName(r.Agent), Verb(r), Tilde(r.Path, home()))
 }
 
 func (p *Prompter) notify(r wire.Request) { p.send(r.ID, NotifyTitle, NotifyText(r)) }

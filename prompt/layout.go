@@ -16,7 +16,7 @@ import (
 func (d *Dialog) layout() fyne.CanvasObject {
 	r := d.Request
 	nav := container.NewBorder(nil, nil, d.Position, container.NewHBox(d.Prev, d.Next, d.DenyAll))
-	head := widget.NewLabel(fmt.Sprintf("%s wants to %s", AgentName(r.Agent), r.Op))
+	head := widget.NewLabel(fmt.Sprintf("%s wants to %s", AgentName(r.Agent), Verb(r)))
 	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: Heading(r)})
 	name.Wrapping = fyne.TextWrapBreak
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))

@@ -137,10 +137,22 @@ func Recursive(r wire.Request) bool {
 // Target says what r is about, for the line under the heading: the
 // folder of a file, or everything under a folder for a recursive one.
 func Target(r wire.Request, home string) string {
+	if r.Op == wire.OpConnect {
+		return "over the network, through pathgrant's proxy"
+	}
 	if Recursive(r) {
 		return "everything under " + Tilde(r.Path, home) + " (recursive)"
 	}
 	return "in " + Tilde(filepath.Dir(r.Path), home)
+}
+
+// Verb is what r's agent wants to do, as the window and notifications
+// say it: "read", "connect to".
+func Verb(r wire.Request) string {
+	if r.Op == wire.OpConnect {
+		return "connect to"
+	}
+	return string(r.Op)
 }
 
 // Heading is the prominent name of what r touches: the file's name, or
@@ -186,6 +198,10 @@ func WaitingText(r wire.Request, now time.Time) string {
 // file, waiting for the person, and which program opened it; "" when no
 // command waits that way.
 func PausedText(r wire.Request) string {
+	if r.Op == wire.OpConnect {
+		return "The command is paused, waiting for you: it is connecting to this host. " +
+			"Allow, and the connection goes through (nothing runs again); deny, and it is refused."
+	}
 	if r.Held == "" {
 		return ""
 	}

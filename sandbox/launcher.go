@@ -110,6 +110,10 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 			in.ByMount, in.PrivateTmp = view.ByMount, true
 			rs, err = Build(in, fsys)
 			p.Bwrap, p.Args, p.Placeholders = l.Confinement.Bwrap, view.Options(os.Geteuid() == 0), view.Placeholders
+			p.Args = append(p.Args, netOptions(file.Network.Mode)...)
+			if wayOut(file.Network.Mode) {
+				p.Net, job.Net, job.NetPort = &wire.Net{Port: launch.ProxyPort}, launch.NetFD, launch.ProxyPort
+			}
 		}
 	}
 	if err != nil {
@@ -214,4 +218,21 @@ func ConfineBinary(exe string) string {
 		return ""
 	}
 	return c
+}
+
+// netOptions are bubblewrap's options for the device policy's network
+// mode: a network namespace of the command's own (its own loopback, no
+// other interface; abstract Unix sockets are per namespace too), except
+// in mode "host", which shares the machine's.
+func netOptions(mode string) []string {
+	if mode == devicepolicy.NetHost {
+		return nil
+	}
+	return []string{"--unshare-net"}
+}
+
+// wayOut reports whether a command's namespace has pathgrant's proxy as
+// its way out: every mode but "off" (none) and "host" (no namespace).
+func wayOut(mode string) bool {
+	return mode != devicepolicy.NetHost && mode != devicepolicy.NetOff
 }

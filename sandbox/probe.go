@@ -97,8 +97,11 @@ const (
 	GapNoLandlock = "no kernel confinement: the command can read and write everything the user can"
 	GapNoScopes   = "Landlock ABI below 6: a confined command can signal processes outside and connect to abstract Unix sockets (X11, D-Bus)"
 	GapNoView     = "no mount view (bubblewrap or user namespaces missing): what a command starts can outlive it (no PID namespace; it stays in the command's process group, which counts as the agent's); a command can make no Unix socket at all, so the ssh agent cannot be shared and programs that talk over one (D-Bus, X11, tmux, docker) fail; the processes it starts cannot open their own /proc files; no file can be created at the top of a workspace that holds protected paths; toolchains outside the rules cannot start"
-	GapNetwork    = "the network is not restricted"
-	GapMetadata   = "file metadata (chmod, chown, timestamps) in readable places is not restricted by Landlock"
+	// GapNetwork is where no network namespace can be had; at the full
+	// level each command has one (the device policy's mode "host" aside,
+	// which doctor's network line shows).
+	GapNetwork  = "no network namespace: a confined command reaches the network, and every service listening on this machine, as the user does"
+	GapMetadata = "file metadata (chmod, chown, timestamps) in readable places is not restricted by Landlock"
 )
 
 // Assess turns facts into a level and its gaps: Landlock first (with the
@@ -129,12 +132,12 @@ func Assess(f Facts) Confinement {
 		c.Level = LevelFull
 	default:
 		c.Level = LevelLandlock
-		c.Gaps = append(c.Gaps, GapNoView)
+		c.Gaps = append(c.Gaps, GapNoView, GapNetwork)
 	}
 	if f.LandlockABI < ScopeLandlockABI {
 		c.Gaps = append(c.Gaps, GapNoScopes)
 	}
-	c.Gaps = append(c.Gaps, GapNetwork, GapMetadata)
+	c.Gaps = append(c.Gaps, GapMetadata)
 	c.Hold = f.HoldErr == nil
 	return c
 }

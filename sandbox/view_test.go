@@ -21,8 +21,9 @@ func TestAssess(t *testing.T) {
 		level Level
 		gap   string // among the gaps
 	}{
-		{"bwrap and landlock 7", Facts{LandlockABI: 7, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelFull, GapNetwork},
+		{"bwrap and landlock 7", Facts{LandlockABI: 7, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelFull, GapMetadata},
 		{"no bwrap", Facts{LandlockABI: 7}, LevelLandlock, GapNoView},
+		{"no bwrap: no network namespace", Facts{LandlockABI: 7}, LevelLandlock, GapNetwork},
 		{"no user namespaces", Facts{LandlockABI: 7, Bwrap: "/usr/bin/bwrap"}, LevelLandlock, GapNoView},
 		{"landlock 5: no scopes", Facts{LandlockABI: 5, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelFull, GapNoScopes},
 		{"landlock too old", Facts{LandlockABI: 4, Bwrap: "/usr/bin/bwrap", UserNS: true}, LevelNone, GapNoLandlock},
@@ -34,6 +35,9 @@ func TestAssess(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Assess(tt.facts)
+			if c.Level == LevelFull && slices.Contains(c.Gaps, GapNetwork) {
+				t.Errorf("the full level has a network namespace per command, but says %q", GapNetwork)
+			}
 			if c.Level != tt.level || !slices.Contains(c.Gaps, tt.gap) {
 				t.Errorf("Assess = %+v; want level %s with gap %q", c, tt.level, tt.gap)
 			}

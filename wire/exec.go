@@ -64,6 +64,20 @@ type Prepared struct {
 	Hold *Hold `json:"hold,omitempty"`
 	// Seatbelt is the command's Seatbelt profile (SBPL) at LevelSeatbelt.
 	Seatbelt string `json:"seatbelt,omitempty"`
+	// Net, when set, is the command's network namespace's way out: the
+	// inner step listens on its own loopback at Net.Port and hands the
+	// listener to the daemon's proxy (PathNet); nil shares the machine's
+	// network (the device policy's mode "host", or no namespace here).
+	Net *Net `json:"net,omitempty"`
+}
+
+// Net is how a confined command in a network namespace of its own goes
+// out (Prepared.Net): through pathgrant's proxy, reached at Port on the
+// namespace's own loopback, whose listener the front end hands to the
+// daemon presenting Ticket.
+type Net struct {
+	Port   int    `json:"port"`
+	Ticket string `json:"ticket,omitempty"`
 }
 
 // SandboxExec is macOS's own runner of a command under a Seatbelt

@@ -35,6 +35,11 @@ const (
 	PathExec   = "/v1/exec"
 	PathReport = "/v1/exec/report"
 	PathHold   = "/v1/exec/hold"
+	// PathNet hands the daemon a confined command's way out of its
+	// network namespace (identity: the net ticket, Net.Ticket): the
+	// connection is the daemon's from its answer on, and the command's
+	// inner step sends its loopback listener over it (Client.Take).
+	PathNet = "/v1/exec/net"
 )
 
 // OwnPrefix is the prefix of a session's own routes: /s/{session}.

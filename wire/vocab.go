@@ -15,6 +15,10 @@ const (
 	OpMove    Op = "move"
 	OpDelete  Op = "delete"
 	OpExecute Op = "execute"
+	// OpConnect is a confined command's connection through pathgrant's
+	// proxy; its "path" is the destination, HOST:PORT (guard.Destination).
+	// Only the daemon's proxy asks it: no check route takes it.
+	OpConnect Op = "connect"
 )
 
 // Mutates reports whether op changes the file system at its path.

@@ -78,6 +78,9 @@ func Exec(socket, cap string, argv []string, stderr io.Writer) int {
 	if p.Hold != nil {
 		c.Hold = holdAsker{socket: socket, ticket: p.Hold.Ticket, text: launch.CommandText(argv)}
 	}
+	if c.Net, err = OpenNet(socket, p, argv); err != nil {
+		fmt.Fprintf(stderr, "pathgrant exec: no way out of the command's network namespace (%v): it reaches its own loopback only\n", err)
+	}
 	return RunExplained(socket, c)
 }
 

@@ -76,6 +76,12 @@ type Child struct {
 	// holds (Prepared.Hold): over the socket with the hold ticket for a
 	// front end process, in process for the daemon's own tool calls.
 	Hold supervise.Asker
+	// Net is the way out of the command's network namespace
+	// (Prepared.Net): a Unix socket whose other end is the daemon's
+	// proxy, handed to the inner step at launch.NetFD, which sends its
+	// loopback listener over it. Run closes it once the sandbox started;
+	// nil: the command has its own loopback only.
+	Net *os.File
 }
 
 // LandlockOnly is what every door says on the stderr of a command that
@@ -141,8 +147,11 @@ func start(ctx context.Context, c Child) Result {
 		wait.drain()
 		return Result{Err: err}
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: sv.files(files), Sys: c.procAttr()})
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: c.netFiles(sv.files(files)), Sys: c.procAttr()})
 	wait.started()
+	if c.Net != nil {
+		c.Net.Close() // the sandbox has its own copy; the caller's end is the daemon's
+	}
 	sv.start(ctx)
 	if err != nil {
 		wait.drain()
@@ -180,7 +189,7 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
-	env := launch.ConfinedEnv(c.Env, p.TmpDir, p.SSHAgent)
+	env := launch.ConfinedEnv(c.Env, p.TmpDir, p.SSHAgent, netEnv(p))
 	inner := slices.Concat(p.Inner, []string{fmt.Sprint(launch.JobFD)})
 	if p.Bwrap == "" { // Landlock alone: the inner step restricts itself
 		fmt.Fprintln(c.Stderr, LandlockOnly)

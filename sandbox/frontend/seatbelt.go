@@ -20,7 +20,7 @@ func seatbeltCommand(p wire.Prepared, path string, argv, environ []string) (stri
 		return "", nil, nil, nil, fmt.Errorf("the daemon prepared no Seatbelt profile for %q", argv)
 	}
 	args := slices.Concat([]string{"sandbox-exec", "-p", p.Seatbelt, "--", path}, argv[1:])
-	return wire.SandboxExec, args, launch.ConfinedEnv(environ, p.TmpDir, p.SSHAgent), nil, nil
+	return wire.SandboxExec, args, launch.ConfinedEnv(environ, p.TmpDir, p.SSHAgent, launch.Net{}), nil, nil
 }
 
 // procAttr is how the sandbox's first process starts. Under Seatbelt it

@@ -35,6 +35,11 @@ func RunInner(fdArg string, environ []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pathgrant exec: sandbox job: no command")
 		return ExitRefused
 	}
+	if job.Net != 0 {
+		if err := HandOutListener(job.Net, job.NetPort); err != nil {
+			fmt.Fprintf(stderr, "pathgrant exec: no way out of this command's network namespace (%v): it reaches its own loopback only\n", err)
+		}
+	}
 	rs, err := NewRuleset(job.Rules)
 	if err != nil {
 		fmt.Fprintf(stderr, "pathgrant exec: %v: not running %s\n", err, job.Argv[0])

@@ -3,6 +3,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -44,3 +45,6 @@ func JobFile([]byte) (*os.File, error) {
 func ReadJob(int) (rules.Job, error) {
 	return rules.Job{}, fmt.Errorf("%w: no Landlock on %s", ErrUnavailable, runtime.GOOS)
 }
+
+// HandOutListener is Linux's: no network namespace is made elsewhere.
+func HandOutListener(int, int) error { return errors.New("no network namespace on this system") }

@@ -118,4 +118,10 @@ type Job struct {
 	// Landlock-only level sets it, where no mount view hides pathgrant's
 	// socket and no PID namespace holds what the command starts.
 	Isolate bool `json:"isolate,omitempty"`
+	// Net, when not 0, is the descriptor of the Unix socket the inner
+	// step hands its network namespace's loopback listener(s) out on,
+	// listening at NetPort: the namespace's one way out, served by the
+	// daemon's proxy outside the sandbox (wire.Prepared.Net).
+	Net     int `json:"net,omitempty"`
+	NetPort int `json:"net_port,omitempty"`
 }
