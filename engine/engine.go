@@ -132,7 +132,7 @@ type Engine struct {
 	agents   *agentSet
 	caps     *capStore
 	holds    *heldCount
-	netLines *netLines // each command's connection refusals (network.go)
+	netLines *netLines   // each command's connection refusals (network.go)
 	procs    procWatcher // when bound processes exit (lifecycle.go)
 	paused   atomic.Bool
 	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper

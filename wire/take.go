@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
