@@ -18,8 +18,9 @@ const OpConnect = wire.OpConnect
 
 // Destination is HOST:PORT in the one spelling grants, requests and the
 // person see: the host lowercased without a trailing dot, an IPv6
-// literal in brackets, the port in decimal 1–65535. It refuses anything
-// else: a grant must name exactly what the proxy connects to.
+// literal in brackets and without a zone, the port in decimal 1–65535.
+// It refuses anything else: a grant must name exactly what the proxy
+// connects to.
 func Destination(hostport string) (string, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
@@ -31,6 +32,13 @@ func Destination(hostport string) (string, error) {
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if a, err := netip.ParseAddr(host); err == nil {
+		// A zone is free text after '%' that netip takes whole: in a
+		// request it would be words of the command's choosing beside the
+		// address, and it names no other destination (the proxy reaches
+		// no link-local address, where alone it would matter).
+		if a.Zone() != "" {
+			return "", fmt.Errorf("destination %q: an address with a zone (%%%s) is not a destination", hostport, a.Zone())
+		}
 		return net.JoinHostPort(a.Unmap().String(), port), nil
 	}
 	if !validHostname(host) {

@@ -208,10 +208,13 @@ func (s *Server) ownFunc() func(netip.Addr) bool {
 // validHost accepts an IP literal or a DNS name: letters, digits, '-',
 // '_' and dots, labels of 1 to 63 bytes, at most 253 in all. Anything
 // else would reach the patterns and the resolver as a string no one wrote
-// a rule for.
+// a rule for. An IPv6 literal with a zone ("fd00::1%eth0") is neither:
+// netip takes any text after '%' as the zone, spaces and all, which would
+// reach the person's request as words of the command's choosing, and a
+// zone only matters for link-local addresses, which are never reached.
 func validHost(h string) bool {
-	if _, err := netip.ParseAddr(h); err == nil {
-		return true
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Zone() == ""
 	}
 	if h == "" || len(h) > 253 {
 		return false
