@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -121,7 +123,7 @@ func (a connectAsker) AskConnect(ctx context.Context, d netproxy.Destination) er
 	}
 	s := a.s
 	ans, aerr := s.check(ctx, a.sess, wire.CheckRequest{Op: guard.OpConnect, Path: dest, Tool: ConnectTool,
-		WaitMS: int(s.cfg.MaxWait.Milliseconds())}, a.by)
+		Input: resolvedTo(d), WaitMS: int(s.cfg.MaxWait.Milliseconds())}, a.by)
 	if ans.Pending != "" && ctx.Err() != nil {
 		s.withdraw(ans.Pending, a.by)
 	}
@@ -134,6 +136,23 @@ func (a connectAsker) AskConnect(ctx context.Context, d netproxy.Destination) er
 		return fmt.Errorf("no decision in time: request %s stays pending in pathgrant's window; approve it there, then run the command again", ans.Pending)
 	}
 	return errors.New(oneLine(ans.Reason))
+}
+
+// resolvedTo is what a name was resolved to, each address with its
+// class, for the person's eyes (the request's input); "" for an address.
+// A name is asked about because of an address the name alone does not
+// show (a private one, in the default mode): "build.example.com:443"
+// may be a host on the person's own network, which they must see to
+// judge it.
+func resolvedTo(d netproxy.Destination) string {
+	if _, err := netip.ParseAddr(d.Host); err == nil || len(d.Addrs) == 0 {
+		return ""
+	}
+	shown := make([]string, len(d.Addrs))
+	for i, a := range d.Addrs {
+		shown[i] = fmt.Sprintf("%s (%s)", a, netproxy.Classify(a, nil))
+	}
+	return d.Host + " resolves to " + strings.Join(shown, ", ")
 }
 
 // netLines keeps each command's connection refusals (by its owed check)

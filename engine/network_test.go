@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -145,5 +146,38 @@ func TestCheckRefusesConnect(t *testing.T) {
 	}
 	if ps := e.Pending(); len(ps) != 0 {
 		t.Fatalf("a check raised a connection request: %+v", ps)
+	}
+}
+
+// TestConnectRequestShowsAddresses: a request about a name shows what
+// the proxy resolved it to, each address with its class, since the name
+// alone does not say why it is asked: a public-looking name the
+// command chose may be a host on the person's own network. An address
+// shows itself.
+func TestConnectRequestShowsAddresses(t *testing.T) {
+	tests := []struct {
+		name string
+		dest netproxy.Destination
+		want string
+	}{
+		{"a name resolving to a private address", netproxy.Destination{Host: "build.example.com", Port: 443,
+			Addrs: []netip.Addr{netip.MustParseAddr("192.168.1.1")}}, "build.example.com resolves to 192.168.1.1 (private)"},
+		{"a name resolving to several", netproxy.Destination{Host: "mixed.example.com", Port: 22,
+			Addrs: []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("fd00::7")}},
+			"mixed.example.com resolves to 93.184.216.34 (public), fd00::7 (private)"},
+		{"an address", netproxy.Destination{Host: "10.1.2.3", Port: 22, Addrs: []netip.Addr{netip.MustParseAddr("10.1.2.3")}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, a := connectSession(t)
+			r, done := askInBackground(t, e, a, tt.dest)
+			if r.Input != tt.want {
+				t.Errorf("request input %q, want %q", r.Input, tt.want)
+			}
+			if _, err := e.Decide(r.ID, wire.Decision{Scope: "deny"}); err != nil {
+				t.Fatal(err)
+			}
+			answer(t, done)
+		})
 	}
 }
