@@ -79,7 +79,7 @@ type Child struct {
 	// Net is the way out of the command's network namespace
 	// (Prepared.Net): a Unix socket whose other end is the daemon's
 	// proxy, handed to the inner step at launch.NetFD, which sends its
-	// loopback listener over it. Run closes it once the sandbox started;
+	// loopback listener over it. Run closes it once the command ended;
 	// nil: the command has its own loopback only.
 	Net *os.File
 }
@@ -129,6 +129,12 @@ func Run(ctx context.Context, c Child) Result {
 
 // start runs c and waits for it.
 func start(ctx context.Context, c Child) Result {
+	if c.Net != nil {
+		// The daemon serves the way out until every copy of this end is
+		// closed, and bubblewrap and the inner step close theirs before
+		// the command runs: this one keeps it open until the command ends.
+		defer c.Net.Close()
+	}
 	path, argv, env, job, err := c.command()
 	if err != nil {
 		return Result{Err: err}
@@ -149,9 +155,6 @@ func start(ctx context.Context, c Child) Result {
 	}
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: c.netFiles(sv.files(files)), Sys: c.procAttr()})
 	wait.started()
-	if c.Net != nil {
-		c.Net.Close() // the sandbox has its own copy; the caller's end is the daemon's
-	}
 	sv.start(ctx)
 	if err != nil {
 		wait.drain()
