@@ -22,6 +22,11 @@ import (
 // command that prints it reached the machine.
 const hostMarker = escaped
 
+// proxyRefused begins the line pathgrant's proxy leaves for each
+// destination it refused: a row through the proxy that has it was
+// refused by the proxy, not by a proxy that was never there.
+const proxyRefused = "pathgrant: connect to "
+
 // netEscapes are the network rows of the walk's escapes; walkT is the
 // walk's own test, which its X server on TCP lives as long as.
 func (w *doorWalk) netEscapes(walkT *testing.T) []escape {
@@ -31,17 +36,17 @@ func (w *doorWalk) netEscapes(walkT *testing.T) []escape {
 		{name: "net: the machine's loopback, directly", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyTCP(w.hostListener(t, "127.0.0.1"), hostMarker), nil
 		}},
-		{name: "net: the machine's loopback through the proxy (HTTP)", setup: func(t *testing.T) (string, func(t *testing.T)) {
-			return curlVia("-x "+proxy, "http://"+w.hostListener(t, "127.0.0.1")+"/") + ok, nil
+		{name: "net: the machine's loopback through the proxy (HTTP)", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
+			return curlVia("--noproxy '' -x "+proxy, "http://"+w.hostListener(t, "127.0.0.1")+"/") + ok, nil
 		}},
-		{name: "net: the machine's loopback through the proxy (CONNECT)", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "net: the machine's loopback through the proxy (CONNECT)", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyTunnel(w.hostListener(t, "127.0.0.1")) + ok, nil
 		}},
-		{name: "net: localhost by name through the proxy (CONNECT)", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "net: localhost by name through the proxy (CONNECT)", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			_, port, _ := net.SplitHostPort(w.hostListener(t, "127.0.0.1"))
 			return pyTunnel("localhost:"+port) + ok, nil
 		}},
-		{name: "net: localhost by name through the proxy (SOCKS5)", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "net: localhost by name through the proxy (SOCKS5)", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			_, port, _ := net.SplitHostPort(w.hostListener(t, "127.0.0.1"))
 			return pySocks("localhost", port) + ok, nil
 		}},
@@ -54,19 +59,23 @@ func (w *doorWalk) netEscapes(walkT *testing.T) []escape {
 			need(t, "xdotool")
 			return "DISPLAY=127.0.0.1" + w.tcpDisplay(walkT) + " xdotool getmouselocation" + ok, nil
 		}},
-		{name: "net: an X server listening on TCP, through the proxy", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "net: an X server listening on TCP, through the proxy", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			need(t, "xdotool")
 			port := fmt.Sprint(6000 + w.tcpDisplayNumber(walkT))
 			return "{ " + pyTunnel("127.0.0.1:"+port) + " || " + pySocks("localhost", port) + "; }" + ok, nil
 		}},
-		{name: "net: the cloud metadata address through the proxy", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		{name: "net: the cloud metadata address through the proxy", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return curlVia("-x "+proxy, "http://169.254.169.254/latest/meta-data/") + ok, nil
+		}},
+		{name: "net: around the proxy, said why", said: launch.NoRouteLine, setup: func(t *testing.T) (string, func(t *testing.T)) {
+			addr := w.hostListener(t, ownAddresses(t)[0].String())
+			return curlVia("--noproxy '*'", "http://"+addr+"/") + ok, nil
 		}},
 	}
 	for _, a := range ownAddresses(walkT) {
 		es = append(es, escape{name: "net: the machine's own address " + a.String() + ", directly", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyTCP(w.hostListener(t, a.String()), hostMarker), nil
-		}}, escape{name: "net: the machine's own address " + a.String() + " through the proxy", setup: func(t *testing.T) (string, func(t *testing.T)) {
+		}}, escape{name: "net: the machine's own address " + a.String() + " through the proxy", said: proxyRefused, setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyTunnel(w.hostListener(t, a.String())) + ok, nil
 		}})
 	}
@@ -110,9 +119,10 @@ func pySocks(host, port string) string {
 	return "/usr/bin/python3 -c " + shellWord(py)
 }
 
-// curlVia fetches url with curl's proxy options opts, printing the body.
+// curlVia fetches url with curl's proxy options opts, printing the body;
+// it fails on an HTTP error (the proxy's refusal is a 403).
 func curlVia(opts, url string) string {
-	return "curl -sS --max-time 10 " + opts + " " + shellWord(url)
+	return "curl -fsS --max-time 10 " + opts + " " + shellWord(url)
 }
 
 // hostListener is a listener of the machine's on host (a free port),

@@ -62,7 +62,7 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	if stopNet != nil {
 		stopNet()
 	}
-	for _, line := range slices.Concat(res.Held, s.finishCheck(check, res.Killed)) {
+	for _, line := range slices.Concat(res.Notes(), s.finishCheck(check, res.Killed)) {
 		fmt.Fprintln(c.Stderr, line)
 	}
 	switch {

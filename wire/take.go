@@ -60,7 +60,7 @@ func takeAnswer(ctx context.Context, f *os.File, deadline time.Time, req []byte)
 	if _, err := f.Write(req); err != nil {
 		return response{}, err
 	}
-	return readResponse(bufio.NewReaderSize(oneByte{f}, 16), MaxAnswer)
+	return readResponse(bufio.NewReaderSize(oneByte{f}, 4096), MaxAnswer)
 }
 
 // oneByte reads at most one byte at a time, so a bufio.Reader over it

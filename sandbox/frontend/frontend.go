@@ -95,7 +95,7 @@ func RunExplained(socket string, c Child) int {
 	if res.Err != nil {
 		fmt.Fprintf(c.Stderr, "pathgrant exec: run %s: %v\n", c.Argv[0], res.Err)
 	}
-	for _, l := range res.Held {
+	for _, l := range res.Notes() {
 		fmt.Fprintln(c.Stderr, l)
 	}
 	var refused []string

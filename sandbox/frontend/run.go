@@ -100,6 +100,19 @@ type Result struct {
 	Refused []string
 	// Held are the supervisor's lines, one per held open that failed.
 	Held []string
+	// NoRoute: the command has a network namespace of its own and its
+	// stderr said a connection or a name found no way out (NetNote).
+	NoRoute bool
+}
+
+// Notes are the lines every door adds to a command's stderr at its end:
+// the supervisor's, and for a failed command that found no way out of
+// its network namespace, why (launch.NoRouteLine).
+func (r Result) Notes() []string {
+	if r.NoRoute && !r.Succeeded() {
+		return append(slices.Clone(r.Held), launch.NoRouteLine)
+	}
+	return r.Held
 }
 
 // Succeeded reports whether the command ran and exited 0.
@@ -168,6 +181,7 @@ func start(ctx context.Context, c Child) Result {
 	wait.drain()
 	held, refused := sv.stop()
 	res.Held, res.Refused = held, unsaid(scan.Lines(), refused)
+	res.NoRoute = c.Prepared.Net != nil && scan.Offline()
 	return res
 }
 

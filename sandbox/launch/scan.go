@@ -31,6 +31,9 @@ type Scanner struct {
 	line  []byte
 	long  bool // the line being read passed MaxLineBytes: ignored
 	lines []string
+	// offline: a line said the network or a name could not be reached
+	// (NoRoute).
+	offline bool
 }
 
 // Write splits p into lines and keeps the ones naming a refusal.
@@ -62,6 +65,9 @@ func (s *Scanner) endLine() {
 	if !s.long && len(s.lines) < MaxRefusalLines && namesRefusal(string(s.line)) {
 		s.lines = append(s.lines, string(s.line))
 	}
+	if !s.long && !s.offline {
+		s.offline = saysOffline(string(s.line))
+	}
 	s.line, s.long = s.line[:0], false
 }
 
@@ -74,6 +80,33 @@ func (s *Scanner) Lines() []string {
 	}
 	return slices.Clone(s.lines)
 }
+
+// Offline reports whether a line said the network, or a name, could not
+// be reached: in a network namespace of its own, what a tool that ignores
+// the proxy variables says.
+func (s *Scanner) Offline() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.offline || !s.long && saysOffline(string(s.line))
+}
+
+// offlineMessages are what tools say when they find no route or no name
+// server: the C library, curl, wget, git, Python, Node, Go.
+var offlineMessages = []string{"network is unreachable", "could not resolve host", "temporary failure in name resolution",
+	"name or service not known", "unable to resolve host address", "failed to resolve", "getaddrinfo enotfound",
+	"getaddrinfo eai_again", "no such host", "couldn't connect to server"}
+
+// saysOffline reports whether line holds one of offlineMessages.
+func saysOffline(line string) bool {
+	l := strings.ToLower(line)
+	return slices.ContainsFunc(offlineMessages, func(m string) bool { return strings.Contains(l, m) })
+}
+
+// NoRouteLine is what pathgrant adds to the output of a command in a
+// network namespace of its own whose tool found no route or no name
+// server: it went around pathgrant's proxy, which the environment names.
+const NoRouteLine = "pathgrant: this command has a network of its own and goes out only through pathgrant's proxy " +
+	"(HTTPS_PROXY, HTTP_PROXY, ALL_PROXY are set): a tool that ignores them cannot connect; use one that takes a proxy"
 
 // Paths are the distinct absolute paths the remembered lines name, in
 // order.

@@ -73,3 +73,34 @@ func FuzzRefusedPaths(f *testing.F) {
 		}
 	})
 }
+
+// TestScannerOffline: what tools say when they find no route or no name
+// server marks the command as offline; a refusal of a path, or an
+// ordinary line, does not.
+func TestScannerOffline(t *testing.T) {
+	tests := []struct {
+		name, out string
+		want      bool
+	}{
+		{"curl, no name", "curl: (6) Could not resolve host: example.com\n", true},
+		{"curl, no route", "curl: (7) Failed to connect to 93.184.215.14 port 443 after 0 ms: Network is unreachable\n", true},
+		{"curl 8, no route", "curl: (7) Failed to connect to 192.0.2.2 port 46149 after 0 ms: Couldn't connect to server\n", true},
+		{"git", "fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com\n", true},
+		{"wget", "wget: unable to resolve host address 'example.com'\n", true},
+		{"python", "socket.gaierror: [Errno -3] Temporary failure in name resolution\n", true},
+		{"node", "Error: getaddrinfo EAI_AGAIN registry.npmjs.org\n", true},
+		{"go", "dial tcp: lookup proxy.golang.org on 127.0.0.53:53: dial udp 127.0.0.53:53: connect: no such host\n", true},
+		{"the last line, unfinished", "ssh: connect to host example.com port 22: Network is unreachable", true},
+		{"a path refused", "cat: /home/u/.ssh/id_rsa: Permission denied\n", false},
+		{"nothing of the network", "make: *** [all] Error 1\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Scanner
+			s.Write([]byte(tt.out))
+			if got := s.Offline(); got != tt.want {
+				t.Errorf("Offline after %q = %v, want %v", tt.out, got, tt.want)
+			}
+		})
+	}
+}
