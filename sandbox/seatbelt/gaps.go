@@ -11,6 +11,6 @@ const (
 	GapSpelling  = "denies fold ASCII letter case only: another Unicode spelling of a hidden or protected name that the volume takes as the same name is not refused"
 )
 
-// Gaps are the gaps above (the network, unrestricted on Linux too, is the
-// caller's to add).
+// Gaps are the gaps above (the network, which Seatbelt leaves open, is
+// the caller's to add: sandbox.GapNetwork).
 func Gaps() []string { return []string{GapProcesses, GapHold, GapTmp, GapIPC, GapSpelling} }

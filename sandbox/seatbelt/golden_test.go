@@ -80,7 +80,7 @@ type goldenCase struct {
 //     kern.procargs (other processes' environment); named semaphores and
 //     shared memory; five mach services (names, membership, resolver,
 //     certificate trust) and no other (no pasteboard, open, keychain);
-//     the network open as on Linux, DNS through mDNSResponder's socket
+//     the network open (no namespace, unlike Linux), DNS through mDNSResponder's socket
 //     alone of the system's sockets; /bin, /sbin, /usr, /System and three
 //     /Library folders read and run, never written; /System/Volumes out
 //     but its cryptexes; /private/etc and the few /private/var files read

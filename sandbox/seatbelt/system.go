@@ -81,7 +81,7 @@ func systemRules() []rule {
 			"allow", []string{"ipc-posix-sem", "ipc-posix-shm"}, nil},
 		{"User and group names, group membership, the resolver's configuration, TLS certificate trust; no other service.",
 			"allow", []string{"mach-lookup"}, globalNames(machServices)},
-		{"The network is not restricted, as on Linux; names resolve through mDNSResponder's socket.",
+		{"The network is not restricted (no network namespace here, unlike Linux); names resolve through mDNSResponder's socket.",
 			"allow", []string{"system-socket"}, nil},
 		{"", "allow", []string{"network-outbound"}, []string{`(remote ip "*:*")`}},
 		{"", "allow", []string{"network-bind", "network-inbound"}, []string{`(local ip "*:*")`}},
