@@ -35,6 +35,7 @@ const (
 	LabelSessionOf = "Session"
 	LabelWorkspace = "Workspace"
 	LabelOpenUntil = "Open until"
+	LabelGrant     = "Grant"
 )
 
 // Dialog is the content of the inbox window for one request. Its allow
@@ -263,8 +264,10 @@ func (d *Dialog) targets() []string {
 	return []string{LabelFile, LabelFolder}
 }
 
+// kind is the grant's kind the person chose: a connection's is always
+// its one destination (guard.KindFile), whatever the hidden target says.
 func (d *Dialog) kind() guard.GrantKind {
-	if d.Target.Selected == LabelFolder {
+	if d.Target.Selected == LabelFolder && d.Request.Op != guard.OpConnect {
 		return guard.KindFolder
 	}
 	return guard.KindFile

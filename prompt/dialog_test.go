@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,22 +132,28 @@ func TestArmingDelay(t *testing.T) {
 }
 
 // TestDeviceChoiceOnlyForReads: no durable choice is ever offered for
-// anything but a read.
+// anything but a read, read-only, or a connection, to its one
+// destination.
 func TestDeviceChoiceOnlyForReads(t *testing.T) {
-	for _, op := range guard.Ops {
-		req := readRequest()
-		req.Op = op
-		d, _, w := newTestDialog(t, req)
-		hasDevice := d.Device != nil
-		found := false
-		for _, o := range test.LaidOutObjects(w.Content()) {
-			if b, ok := o.(*widget.Button); ok && b.Text == LabelDevice {
-				found = true
+	for _, op := range append(slices.Clone(guard.Ops), guard.OpConnect) {
+		t.Run(string(op), func(t *testing.T) {
+			req := readRequest()
+			req.Op = op
+			d, _, w := newTestDialog(t, req)
+			want := map[guard.Op]string{guard.OpRead: LabelDevice, guard.OpConnect: LabelDeviceConnect}[op]
+			var shown []string
+			for _, o := range test.LaidOutObjects(w.Content()) {
+				if b, ok := o.(*widget.Button); ok && (b.Text == LabelDevice || b.Text == LabelDeviceConnect) {
+					shown = append(shown, b.Text)
+				}
 			}
-		}
-		if want := op == guard.OpRead; hasDevice != want || found != want {
-			t.Errorf("op %s: device choice present=%v/%v, want %v", op, hasDevice, found, want)
-		}
+			switch {
+			case want == "" && (d.Device != nil || len(shown) != 0):
+				t.Errorf("a device choice %v for %s", shown, op)
+			case want != "" && (d.Device == nil || d.Device.Text != want || len(shown) != 1 || shown[0] != want):
+				t.Errorf("device choices shown %v for %s, want one %q", shown, op, want)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/guard"
 )
 
 // layout puts the request first, as a person reads it: who wants what
@@ -65,7 +67,9 @@ func (d *Dialog) form() *widget.Form {
 	}
 	form.Append("Tool", container.NewHBox(widget.NewLabel(orDash(r.Tool)), d.Asked))
 	form.Append(LabelOpenUntil, d.Expiry)
-	form.Append("Grant", d.Target)
+	if r.Op != guard.OpConnect { // a connection's grant names its destination: no folder to choose
+		form.Append(LabelGrant, d.Target)
+	}
 	return form
 }
 

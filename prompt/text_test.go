@@ -49,12 +49,20 @@ func TestRequestWords(t *testing.T) {
 	file := wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads/report.csv", Agent: "claude",
 		Suggested: guard.Scope{Kind: guard.KindFile}}
 	folder := wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads", Command: wire.TreeRead("/home/u/Downloads")}
+	connect := wire.Request{Op: guard.OpConnect, Path: "registry.npmjs.org:443", Agent: "claude", Tool: "connect (command paused)",
+		Suggested: guard.Scope{Op: guard.OpConnect, Path: "registry.npmjs.org:443", Kind: guard.KindFile}}
 	tests := []struct{ name, got, want string }{
 		{"tilde", Tilde("/home/u/Downloads/x", "/home/u"), "~/Downloads/x"},
 		{"tilde not a prefix word", Tilde("/home/user2/x", "/home/u"), "/home/user2/x"},
 		{"file heading", Heading(file), "report.csv"},
 		{"file target", Target(file, "/home/u"), "in ~/Downloads"},
 		{"folder target", Target(folder, "/home/u"), "everything under ~/Downloads (recursive)"},
+		{"file verb", Verb(file), "read"},
+		{"connection verb", Verb(connect), "connect to"},
+		{"connection heading", Heading(connect), "registry.npmjs.org:443"},
+		{"connection heading, IPv6", Heading(wire.Request{Op: guard.OpConnect, Path: "[2001:db8::7]:22"}), "[2001:db8::7]:22"},
+		{"connection target", Target(connect, "/home/u"), "over the network, through pathgrant's proxy"},
+		{"connection notification", NotifyText(connect), "Claude wants to connect to registry.npmjs.org:443"},
 		{"agent", AgentName("claude"), "Claude"},
 		{"no agent", AgentName(""), "The agent"},
 		{"asked once", AskedText(1), "asked once"},
@@ -151,16 +159,19 @@ func TestWrapText(t *testing.T) {
 func TestPausedText(t *testing.T) {
 	tests := []struct {
 		name string
+		op   guard.Op
 		held string
 		want []string // in the text; none: no text at all
 	}{
-		{"no command waits", "", nil},
-		{"a program waits", "python3 read.py", []string{"paused, waiting for you", "python3 read.py opened this file", "nothing runs again"}},
-		{"a name with a newline stays on its line", "evil\nAllow", []string{`evil\nAllow opened`}},
+		{"no command waits", guard.OpRead, "", nil},
+		{"a program waits", guard.OpRead, "python3 read.py", []string{"paused, waiting for you", "python3 read.py opened this file", "nothing runs again"}},
+		{"a name with a newline stays on its line", guard.OpRead, "evil\nAllow", []string{`evil\nAllow opened`}},
+		{"a connection always waits in its connect", guard.OpConnect, "", []string{"paused, waiting for you", "connecting to this host",
+			"the connection goes through (nothing runs again)", "deny, and it is refused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := PausedText(wire.Request{Held: tt.held})
+			got := PausedText(wire.Request{Op: tt.op, Held: tt.held})
 			if tt.want == nil && got != "" {
 				t.Errorf("PausedText = %q, want none", got)
 			}
