@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
+	"pathgrant/guard"
 	"pathgrant/prompt"
 	"pathgrant/wire"
 )
@@ -18,7 +19,7 @@ import (
 func (s *Settings) grantColumns() []column[grants.Grant] {
 	return []column[grants.Grant]{
 		{title: "Path", width: 260, text: func(g grants.Grant) string { return s.tilde(g.Path) }},
-		{title: "Op", width: 90, text: func(g grants.Grant) string { return string(g.Op) + " " + string(g.Kind) }},
+		{title: "Op", width: 90, text: grantOp},
 		{title: "Scope", width: 75, text: func(g grants.Grant) string { return string(g.Scope) }},
 		{title: "State", width: 95, text: func(g grants.Grant) string { return g.State(time.Now()) }},
 		{title: "Expires", width: 105, text: expires, order: byTime(func(g grants.Grant) time.Time { return g.Expires })},
@@ -28,6 +29,16 @@ func (s *Settings) grantColumns() []column[grants.Grant] {
 			order: byTime(func(g grants.Grant) time.Time { return g.LastUsed })},
 		{title: "Session", width: 200, text: s.grantSession},
 	}
+}
+
+// grantOp says what a grant allows: the op and whether of a file or a
+// folder; a connection's grant names one destination, its "path", and
+// is of neither.
+func grantOp(g grants.Grant) string {
+	if g.Op == guard.OpConnect {
+		return string(g.Op)
+	}
+	return string(g.Op) + " " + string(g.Kind)
 }
 
 // grantSession labels the session a grant was approved in; a grant with
