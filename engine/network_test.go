@@ -181,3 +181,40 @@ func TestConnectRequestShowsAddresses(t *testing.T) {
 		})
 	}
 }
+
+// TestNetChannelTakesItsTicket: the way out of a command's namespace is
+// handed over only with that command's net ticket, by the front end it
+// was issued to; another kind of ticket, none, or another process's
+// presentation is forged.
+func TestNetChannelTakesItsTicket(t *testing.T) {
+	e, a := connectSession(t)
+	me := newLineage(int32(os.Getpid()))
+	self, ok := me.Peer()
+	if !ok {
+		t.Fatal("cannot read this process")
+	}
+	other := self
+	other.PID++
+	tests := []struct {
+		name string
+		cap  *capEntry
+		ok   bool
+	}{
+		{"its own front end, its net ticket", &capEntry{kind: CapNet, session: a.sess.ID, holder: self}, true},
+		{"no ticket", nil, false},
+		{"a hold ticket", &capEntry{kind: CapHold, session: a.sess.ID, holder: self}, false},
+		{"a report ticket", &capEntry{kind: CapReport, session: a.sess.ID, holder: self}, false},
+		{"another process's net ticket", &capEntry{kind: CapNet, session: a.sess.ID, holder: other}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			serve, err := e.NetChannel(Call{sess: a.sess, caller: newLineage(int32(os.Getpid())), cap: tt.cap})
+			if got := err == nil && serve != nil; got != tt.ok {
+				t.Fatalf("NetChannel: %v (serve %v); want taken %v", err, serve != nil, tt.ok)
+			}
+			if err != nil && err.Code != Forbidden {
+				t.Errorf("refused with %v, want forbidden", err.Code)
+			}
+		})
+	}
+}
