@@ -72,6 +72,7 @@ func (w *doorWalk) netEscapes(walkT *testing.T) []escape {
 			return curlVia("--noproxy '*'", "http://"+addr+"/") + ok, nil
 		}},
 	}
+	es = append(es, w.netSpellingEscapes()...)
 	for _, a := range ownAddresses(walkT) {
 		es = append(es, escape{name: "net: the machine's own address " + a.String() + ", directly", setup: func(t *testing.T) (string, func(t *testing.T)) {
 			return pyTCP(w.hostListener(t, a.String()), hostMarker), nil
