@@ -164,7 +164,7 @@ func confirmApproval(client *apiclient.Client, a approveArgs, c confirmer) error
 		return fmt.Errorf("approval request %s is already %s", r.ID, r.State)
 	}
 	fmt.Fprintf(c.out, "Request %s from session %s (agent %s, tool %s)\n", r.ID, r.Session, orDash(shown(r.Agent)), orDash(shown(r.Tool)))
-	ok, err := c.ask(fmt.Sprintf("Allow %s %s %s?", r.Op, grantedPath(r.Suggested, a.folder), lasting(a.scope, a.lasting)))
+	ok, err := c.ask(fmt.Sprintf("Allow %s %s %s?", opShown(r.Op), grantedPath(r.Suggested, a.folder), lasting(a.scope, a.lasting)))
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func decide(client *apiclient.Client, sock, id string, d wire.Decision, stdout i
 	if err != nil {
 		return daemonError(sock, err)
 	}
-	fmt.Fprintf(stdout, "%s %s: %s %s", r.ID, r.State, r.Op, shown(r.Path))
+	fmt.Fprintf(stdout, "%s %s: %s %s", r.ID, r.State, opShown(r.Op), shown(r.Path))
 	switch {
 	case r.Grant != "":
 		fmt.Fprintf(stdout, " (scope %s, grant %s, %s)", r.Scope, r.Grant, lasting(r.Scope, parseLasting(d.For)))

@@ -80,7 +80,7 @@ func writeDenialsTable(w io.Writer, list []wire.Denial, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSESSION\tAGENT\tOP\tPATH\tDENIED\tAGE")
 	for _, d := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, shortID(d.Session), orDash(shown(d.Agent)), d.Op, shown(d.Path), d.Hits, age(now.Sub(d.Created)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, shortID(d.Session), orDash(shown(d.Agent)), opShown(d.Op), shown(d.Path), d.Hits, age(now.Sub(d.Created)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write denials: %w", err)

@@ -16,6 +16,7 @@ import (
 	"pathgrant/appdirs"
 	"pathgrant/grants"
 	"pathgrant/grantsadmin"
+	"pathgrant/guard"
 )
 
 const (
@@ -160,13 +161,22 @@ func writeGrantsTable(w io.Writer, b grantsadmin.Admin, gs []grants.Grant) error
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tOP\tKIND\tSTATE\tUSES\tEXPIRES\tSESSION\tPATH")
 	for _, g := range gs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", g.ID, g.Scope, g.Op, g.Kind,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", g.ID, g.Scope, opShown(g.Op), grantKind(g),
 			b.State(g), g.UseCount, cliTime(g.Expires), orDash(g.Session), shown(g.Path))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write grants: %w", err)
 	}
 	return nil
+}
+
+// grantKind is whether g is of a file or a folder; "-" for a
+// connection's, which names one destination and is of neither.
+func grantKind(g grants.Grant) string {
+	if g.Op == guard.OpConnect {
+		return "-"
+	}
+	return string(g.Kind)
 }
 
 func grantsRevoke(args []string, stdout io.Writer) error {
@@ -272,7 +282,7 @@ func writeAuditTable(w io.Writer, b grantsadmin.Admin, f grants.AuditFilter) err
 	fmt.Fprintln(tw, "TIME\tKIND\tSESSION\tOP\tPATH\tSCOPE\tGRANT\tREASON")
 	err := b.EachAudit(f, func(r grants.Record) error {
 		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cliTime(r.Time), r.Kind.Label(),
-			orDash(r.Session), orDash(string(r.Op)), orDash(shown(r.Path)), orDash(string(r.Scope)),
+			orDash(r.Session), orDash(opShown(r.Op)), orDash(shown(r.Path)), orDash(string(r.Scope)),
 			orDash(r.Grant), shown(r.Reason))
 		return err
 	})

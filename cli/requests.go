@@ -156,12 +156,22 @@ func writeRequestsTable(w io.Writer, reqs []wire.Request, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSESSION\tOP\tPATH\tCOUNT\tWAITING\tAGE")
 	for _, r := range reqs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, shortID(r.Session), r.Op, shown(r.Path), r.Count, waiting(r, now), age(now.Sub(r.Created)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, shortID(r.Session), opShown(r.Op), shown(r.Path), r.Count, waiting(r, now), age(now.Sub(r.Created)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write requests: %w", err)
 	}
 	return nil
+}
+
+// opShown is op as a person reads it before its path: a connection's
+// "path" is its destination (HOST:PORT), which the command connects to,
+// so its row reads "connect to HOST:PORT".
+func opShown(op wire.Op) string {
+	if op == wire.OpConnect {
+		return "connect to"
+	}
+	return string(op)
 }
 
 // shortID is the first 8 characters of an id, enough to tell sessions apart.
