@@ -17,7 +17,7 @@ const (
 	ClassLoopback  Class = "loopback"   // 127/8, ::1, and IPv4-mapped forms
 	ClassOwn       Class = "own"        // one of this machine's interface addresses
 	ClassLinkLocal Class = "link-local" // 169.254/16, fe80::/10
-	ClassMetadata  Class = "metadata"   // 169.254.169.254, fd00:ec2::254, 100.100.100.200, 168.63.129.16 (cloud metadata / wire servers)
+	ClassMetadata  Class = "metadata"   // 169.254.169.254, fd00:ec2::254, fd00:ec2::23, 100.100.100.200, 168.63.129.16 (cloud metadata, credential and wire servers)
 	ClassSpecial   Class = "special"    // unspecified, multicast, broadcast, 0.0.0.0/8, reserved, documentation ranges; IPv4-mapped/NAT64/6to4 forms are unmapped first
 )
 
@@ -26,6 +26,7 @@ const (
 var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, …
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+	netip.MustParseAddr("fd00:ec2::23"),    // AWS EKS Pod Identity Agent over IPv6 (a pod's credentials); its IPv4 169.254.170.23 is link-local
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
 	netip.MustParseAddr("168.63.129.16"),   // Azure wire server
 }

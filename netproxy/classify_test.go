@@ -47,6 +47,7 @@ func TestClassify(t *testing.T) {
 
 		{"169.254.169.254", ClassMetadata},
 		{"fd00:ec2::254", ClassMetadata},
+		{"fd00:ec2::23", ClassMetadata}, // not a private address to ask about: it hands out credentials
 		{"100.100.100.200", ClassMetadata},
 		{"168.63.129.16", ClassMetadata},
 		{"::ffff:169.254.169.254", ClassMetadata},
