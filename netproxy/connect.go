@@ -82,11 +82,26 @@ func (s *Server) connect(ctx context.Context, host string, port uint16) (net.Con
 
 // decide resolves a destination once, judges it and asks the person when
 // the policy says so. The Destination it returns carries the addresses
-// the check covered; only those may be dialled.
+// the check covered; only those may be dialled. A name the policy
+// decides by its spelling alone (Policy.JudgeName) is decided before it
+// is resolved: resolving is itself a query that leaves the machine, and
+// a name is words of the command's choosing (data to smuggle out to a
+// name server it controls), which a refused name, or one in mode ask
+// the person has not yet allowed, must not carry out.
 func (s *Server) decide(ctx context.Context, host string, port uint16) (Destination, error) {
 	d := Destination{Host: canonicalHost(host), Port: port}
 	if port == 0 || !validHost(d.Host) {
 		return d, &connectError{kind: failBad, dest: d, reason: "not a host and port"}
+	}
+	asked := false
+	if verdict, reason, ok := s.policy().JudgeName(d.Host); ok {
+		if verdict == Refused {
+			return d, s.refuse(d, reason)
+		}
+		if err := s.ask(ctx, d, reason); err != nil {
+			return d, err
+		}
+		asked = true
 	}
 	addrs, err := s.resolve(ctx, d.Host)
 	if err != nil {
@@ -102,6 +117,9 @@ func (s *Server) decide(ctx context.Context, host string, port uint16) (Destinat
 		s.log().Debug("netproxy: allowed", "dest", d.String(), "addrs", addrs, "reason", reason)
 		return d, nil
 	case Asking:
+		if asked { // the person allowed the name; its addresses passed the classes
+			return d, nil
+		}
 		return d, s.ask(ctx, d, reason)
 	}
 	return d, s.refuse(d, reason)

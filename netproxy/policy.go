@@ -100,6 +100,43 @@ func (p Policy) Judge(host string, addrs []netip.Addr, own func(netip.Addr) bool
 	return Allowed, "a public address"
 }
 
+// JudgeName decides a name (host as Judge takes it, not an IP literal)
+// by its spelling alone, before it is resolved: ok is false when only
+// its addresses can decide. A mode that lets nothing through, or a
+// Refuse pattern naming it, refuses it; in mode ask a name no Allow
+// pattern names is asked, unless Allow lists an IP literal, which a
+// name resolving to it may be allowed by (Judge). Judge still judges
+// the addresses afterwards: loopback and the machine's own are refused
+// whatever was decided here.
+func (p Policy) JudgeName(host string) (Verdict, string, bool) {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return Refused, "", false
+	}
+	switch p.Mode {
+	case Off:
+		return Refused, "the device policy's network mode is off: nothing goes out", true
+	case Host:
+		return Refused, "the device policy's network mode is host: nothing goes through this proxy", true
+	case "", AllowPublic, Ask:
+	default:
+		return Refused, fmt.Sprintf("the device policy's network mode %q is unknown", string(p.Mode)), true
+	}
+	for _, pat := range p.Refuse {
+		if hostMatches(pat, host) {
+			return Refused, fmt.Sprintf("refused by the device policy (refuse = [%q])", pat), true
+		}
+	}
+	if p.Mode != Ask {
+		return Refused, "", false
+	}
+	for _, pat := range p.Allow {
+		if _, isAddr := patternAddr(pat); isAddr || hostMatches(pat, host) {
+			return Refused, "", false
+		}
+	}
+	return Asking, "the device policy asks for every destination: asked", true
+}
+
 // refuseMatch finds the first Refuse pattern naming host or, for an IP
 // literal pattern, any of its addresses: refusing an address refuses every
 // name for it.
