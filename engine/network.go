@@ -159,21 +159,34 @@ func resolvedTo(d netproxy.Destination) string {
 // until its end says them.
 type netLines struct {
 	mu    sync.Mutex
-	lines map[string][]string
+	lines map[string][]netLine
 }
 
-func newNetLines() *netLines { return &netLines{lines: map[string][]string{}} }
+// netLine is one destination's refusal line.
+type netLine struct {
+	dest, line string
+}
 
-// add keeps one line per destination, at most maxNetLines per command.
+func newNetLines() *netLines { return &netLines{lines: map[string][]netLine{}} }
+
+// add keeps one line per destination, at most maxNetLines per command. A
+// destination refused again for another reason (a tool that retries,
+// denied once and then for the session) keeps its place and says the
+// latest reason: what holds now, which is what the agent acts on.
 func (n *netLines) add(check, dest, why string) {
-	line := fmt.Sprintf("pathgrant: connect to %s refused: %s", wire.Printable(dest), oneLine(why))
+	dest = wire.Printable(dest)
+	line := fmt.Sprintf("pathgrant: connect to %s refused: %s", dest, oneLine(why))
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	ls := n.lines[check]
-	if len(ls) >= maxNetLines || slices.ContainsFunc(ls, func(l string) bool { return l == line }) {
+	if i := slices.IndexFunc(ls, func(l netLine) bool { return l.dest == dest }); i >= 0 {
+		ls[i].line = line
 		return
 	}
-	n.lines[check] = append(ls, line)
+	if len(ls) >= maxNetLines {
+		return
+	}
+	n.lines[check] = append(ls, netLine{dest: dest, line: line})
 }
 
 // take returns and forgets check's lines.
@@ -182,7 +195,14 @@ func (n *netLines) take(check string) []string {
 	defer n.mu.Unlock()
 	ls := n.lines[check]
 	delete(n.lines, check)
-	return ls
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, l.line)
+	}
+	return out
 }
 
 // toolNet is the way out of the network namespace of one of the daemon's
