@@ -296,17 +296,18 @@ func (r *netRun) wait() (int, string) {
 	return -1, r.out.String()
 }
 
-// awaitRequest polls the daemon until a request is pending, and returns
-// the first; it fails when the run ends first or ctx does.
-func (e *netEnv) awaitRequest(ctx context.Context, r *netRun) wire.Request {
+// awaitRequest polls the daemon until a request other than those
+// decided is pending, and returns it; it fails when the run ends first
+// or ctx does.
+func (e *netEnv) awaitRequest(ctx context.Context, r *netRun, decided ...string) wire.Request {
 	e.tb.Helper()
 	for {
 		reqs, err := e.client.Pending(ctx)
 		if err != nil {
 			e.tb.Fatalf("pending: %v\n%s", err, e.log())
 		}
-		if len(reqs) > 0 {
-			return reqs[0]
+		if i := slices.IndexFunc(reqs, func(q wire.Request) bool { return !slices.Contains(decided, q.ID) }); i >= 0 {
+			return reqs[i]
 		}
 		select {
 		case <-r.done:

@@ -137,6 +137,45 @@ func TestNetworkTools(t *testing.T) {
 			}
 		})
 	}
+	t.Run("pip3 retrying, denied once then for the session", func(t *testing.T) {
+		t.Parallel()
+		netRequireTools(t, []string{"pip3"})
+		deniedTwice(t, bin, h)
+	})
+}
+
+// deniedTwice: pip retries a refused connection. The person denies its
+// first request once and the one its retry raises for the session: pip
+// fails, and its output holds one refusal line for the host, the one
+// that holds now (the session's denial), though two reasons refused it.
+func deniedTwice(t *testing.T, bin string, h *testhost.Host) {
+	e := newNetEnv(t, bin, h, netPolicy("allow-public", h, false))
+	ctx, cancel := context.WithTimeout(context.Background(), netRowTimeout)
+	defer cancel()
+	run := e.start(ctx, h, "pip3 download "+testhost.PyPIProject+"=="+testhost.PyPIVersion+" --no-deps -d dl")
+	first := e.awaitRequest(ctx, run)
+	e.deny(first.ID, false)
+	second := e.awaitRequest(ctx, run, first.ID)
+	e.deny(second.ID, true)
+	code, out := run.wait()
+	if ctx.Err() != nil {
+		t.Fatalf("pip did not finish in %v:\n%s\ndaemon:\n%s", netRowTimeout, out, e.log())
+	}
+	dest := net.JoinHostPort(h.Addr.String(), "443")
+	for _, r := range []wire.Request{first, second} {
+		if r.Path != dest {
+			t.Errorf("request %+v, want one for %s", r, dest)
+		}
+	}
+	if raised := e.requestsRaised(); !slices.Equal(raised, []string{first.ID, second.ID}) {
+		t.Errorf("requests %v raised, want %s then %s", raised, first.ID, second.ID)
+	}
+	refusals := netRefusalLines(out)
+	want := "pathgrant: connect to " + dest + " refused: denied by the person for this session"
+	if code == 0 || len(refusals) != 1 || !strings.HasPrefix(refusals[0], want) {
+		t.Fatalf("exit %d, refusals %q, want a failure and one line %q…:\n%s", code, refusals, want, out)
+	}
+	t.Logf("exit %d, %s", code, refusals[0])
 }
 
 // runNetTool runs row once under mode m and checks what the person saw
