@@ -121,6 +121,11 @@ func (p Policy) JudgeName(host string) (Verdict, string, bool) {
 	default:
 		return Refused, fmt.Sprintf("the device policy's network mode %q is unknown", string(p.Mode)), true
 	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		// loopback by name (RFC 6761): refused without a lookup, and
+		// never asked of the person only to be refused afterwards
+		return Refused, host + " is this machine's loopback", true
+	}
 	for _, pat := range p.Refuse {
 		if hostMatches(pat, host) {
 			return Refused, fmt.Sprintf("refused by the device policy (refuse = [%q])", pat), true

@@ -43,6 +43,10 @@ func TestNameDecidedBeforeResolved(t *testing.T) {
 			"upstream.test", nil, http.StatusOK, 0, true, ""},
 		{"allow-public: a name only its addresses decide is resolved", Policy{Mode: AllowPublic}, "private.test", errNo,
 			http.StatusForbidden, 1, true, errNo.Error()},
+		{"mode ask, localhost: refused by name, never asked", Policy{Mode: Ask}, "localhost", nil, http.StatusForbidden, 0, false, "loopback"},
+		{"mode ask, a .localhost name: refused by name", Policy{Mode: Ask}, "app.localhost", nil, http.StatusForbidden, 0, false, "loopback"},
+		{"allow-public, localhost even if allowed: refused by name", Policy{Mode: AllowPublic, Allow: []string{"localhost"}}, "localhost", nil,
+			http.StatusForbidden, 0, false, "loopback"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
