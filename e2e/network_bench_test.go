@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"pathgrant/e2e/testhost"
+	"pathgrant/sandbox"
 )
 
 // The network namespace's costs, each beside its baseline in the same
@@ -25,6 +26,7 @@ const benchRunTimeout = 60 * time.Second
 // namespace, the baseline). Each has a daemon of its own; the session's
 // registration is set-up, not timed.
 func BenchmarkConfinedTrue(b *testing.B) {
+	needNamespaces(b)
 	bin := netBinaries(b)
 	for _, m := range []struct{ name, mode string }{{"namespace", "allow-public"}, {"host", "host"}} {
 		e := newNetEnv(b, bin, nil, netPolicy(m.mode, nil, false))
@@ -44,6 +46,7 @@ const bigBytes = 100 << 20
 // (the baseline); "proxy" inside a confined command, through the
 // daemon's proxy (CONNECT), the host's range allowed.
 func BenchmarkProxiedDownload(b *testing.B) {
+	needNamespaces(b)
 	h := testhost.Start(b)
 	bin := netBinaries(b)
 	e := newNetEnv(b, bin, h, netPolicy("allow-public", h, true))
@@ -66,6 +69,15 @@ func BenchmarkProxiedDownload(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// needNamespaces skips b where confined commands get no network
+// namespace (no bubblewrap, or no user namespaces): there is nothing to
+// measure.
+func needNamespaces(b *testing.B) {
+	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
+		b.Skipf("confinement here is %q, not %q: no network namespace", c.Level, sandbox.LevelFull)
 	}
 }
 
