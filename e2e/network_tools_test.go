@@ -126,6 +126,9 @@ func netModes() []netMode {
 // TestNetworkTools runs every row in every mode, rows in parallel: each
 // run has a daemon (and so a queue of requests) of its own.
 func TestNetworkTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: real tools run in the full test step, not with -short")
+	}
 	h := testhost.Start(t)
 	bin := netBinaries(t)
 	for _, row := range netToolRows() {

@@ -98,6 +98,9 @@ func toolRows() []toolRow {
 
 // TestTools runs each real tool against one host.
 func TestTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the real tools run in the full test step, not with -short")
+	}
 	h := Start(t)
 	for _, row := range toolRows() {
 		t.Run(row.name, func(t *testing.T) { runTool(t, h, row) })
