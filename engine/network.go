@@ -207,7 +207,8 @@ func (n *netLines) take(check string) []string {
 
 // toolNet is the way out of the network namespace of one of the daemon's
 // own tool commands (p): the sandbox's end of a socket pair, whose other
-// end the daemon serves until stop. Both nil when p has none.
+// end the daemon serves until stop; no file and a stop that does nothing
+// when p has none.
 func (s *Engine) toolNet(sess *session, check string, by raiser, p wire.Prepared) (*os.File, context.CancelFunc, error) {
 	if p.Net == nil {
 		return nil, func() {}, nil

@@ -101,7 +101,7 @@ type Result struct {
 	// Held are the supervisor's lines, one per held open that failed.
 	Held []string
 	// NoRoute: the command has a network namespace of its own and its
-	// stderr said a connection or a name found no way out (NetNote).
+	// stderr said a connection or a name found no way out (Notes).
 	NoRoute bool
 }
 
