@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -205,6 +206,12 @@ func (n *netLines) take(check string) []string {
 	return out
 }
 
+// drainUntilClosed reads uc until every other end is closed: descriptors
+// sent later are never taken (the kernel closes them), bytes discarded.
+func drainUntilClosed(uc *net.UnixConn) {
+	_, _ = io.Copy(io.Discard, uc)
+}
+
 // toolNet is the way out of the network namespace of one of the daemon's
 // own tool commands (p): the sandbox's end of a socket pair, whose other
 // end the daemon serves until stop; no file and a stop that does nothing
@@ -213,7 +220,7 @@ func (s *Engine) toolNet(sess *session, check string, by raiser, p wire.Prepared
 	if p.Net == nil {
 		return nil, func() {}, nil
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	pair, err := socketPair()
 	if err != nil {
 		return nil, nil, fmt.Errorf("the command's way out: %w", err)
 	}

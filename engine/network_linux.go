@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"time"
@@ -151,8 +150,7 @@ func closeAll(fds []int) {
 	}
 }
 
-// drainUntilClosed reads uc until every other end is closed: descriptors
-// sent later are never taken (the kernel closes them), bytes discarded.
-func drainUntilClosed(uc *net.UnixConn) {
-	_, _ = io.Copy(io.Discard, uc)
+// socketPair is a connected pair of Unix stream sockets, closed on exec.
+func socketPair() ([2]int, error) {
+	return unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package testhost
 
 // What the host serves, named for tests outside this package that run

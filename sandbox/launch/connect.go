@@ -79,10 +79,11 @@ func tunnelAnswer(br *bufio.Reader) (string, error) {
 
 // dialLoopback connects a TCP socket to 127.0.0.1:port, blocking.
 func dialLoopback(port int) (*os.File, error) {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, err
 	}
+	syscall.CloseOnExec(fd) // the helper starts nothing: no race to close it in
 	for {
 		err = syscall.Connect(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
 		if err != syscall.EINTR {
