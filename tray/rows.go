@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
-	"pathgrant/guard"
 	"pathgrant/prompt"
 	"pathgrant/wire"
 )
@@ -35,7 +34,7 @@ func (s *Settings) grantColumns() []column[grants.Grant] {
 // folder; a connection's grant names one destination, its "path", and
 // is of neither.
 func grantOp(g grants.Grant) string {
-	if g.Op == guard.OpConnect {
+	if g.Op == wire.OpConnect {
 		return string(g.Op)
 	}
 	return string(g.Op) + " " + string(g.Kind)
