@@ -124,7 +124,7 @@ func (p Policy) JudgeName(host string) (Verdict, string, bool) {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		// loopback by name (RFC 6761): refused without a lookup, and
 		// never asked of the person only to be refused afterwards
-		return Refused, host + " is this machine's loopback", true
+		return Refused, host + " is a loopback address of this machine (by its name)", true
 	}
 	for _, pat := range p.Refuse {
 		if hostMatches(pat, host) {
