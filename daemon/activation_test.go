@@ -139,11 +139,18 @@ func startActivated(t *testing.T, root, sock string, handed *os.File, otherPID b
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of the test's own, not StdoutPipe: Wait closes that one as
+	// soon as the daemon exits, which a daemon that refuses and exits at
+	// once does before its line is read.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	t.Cleanup(func() { stdout.Close() })
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	handed.Close()
