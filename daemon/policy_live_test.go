@@ -75,8 +75,11 @@ func TestPolicyLive(t *testing.T) {
 			ans := l.check(t, wire.CheckRequest{Command: "ls", Cwd: l.work})
 			return ans.Exec != nil && ans.Exec.Level == wire.LevelOff && !ans.Exec.Confine
 		}},
+		{`unmapped_tools = "ask-client" makes the hook leave a tool it cannot map to the client`, `unmapped_tools = "ask-client"`, func(t *testing.T) bool {
+			return l.runHook(t, "Skill") == "{}\n"
+		}},
 		{`unknown_tools = "deny" makes the hook deny another server's tool`, `unknown_tools = "deny"`, func(t *testing.T) bool {
-			return strings.Contains(l.runHook(t), `"permissionDecision":"deny"`)
+			return strings.Contains(l.runHook(t, "mcp__other__fetch"), `"permissionDecision":"deny"`)
 		}},
 	}
 	for _, tt := range tests {
@@ -92,7 +95,7 @@ func TestPolicyLive(t *testing.T) {
 	t.Run("a refused file keeps the last good policy", func(t *testing.T) {
 		l.write(t, "ssh_agent = true\ntoolchains = [\"~/.ssh\"]\n")
 		eventually(t, "the refusal logged", func() bool { return strings.Contains(l.log.Log(), "never allowed") })
-		if l.policy(t).SSHAgent || !strings.Contains(l.runHook(t), `"permissionDecision":"deny"`) {
+		if l.policy(t).SSHAgent || !strings.Contains(l.runHook(t, "mcp__other__fetch"), `"permissionDecision":"deny"`) {
 			t.Fatalf("the refused file's settings are in force, or the last good one is not")
 		}
 		if n := strings.Count(l.log.Log(), "the changed file is refused"); n != 1 {
@@ -230,14 +233,18 @@ func (l *liveDaemon) pruned(t *testing.T, reason string) bool {
 	return slices.ContainsFunc(recs, func(r grants.Record) bool { return strings.Contains(r.Reason, reason) })
 }
 
-// runHook runs `pathgrant-hook claude` on a call of another MCP server's
-// tool, in the daemon's environment, and returns what it answered.
-func (l *liveDaemon) runHook(t *testing.T) string {
+// runHook runs `pathgrant-hook claude` on a call of tool (another MCP
+// server's, or one the hook cannot map) in the daemon's environment, and
+// returns what it answered.
+func (l *liveDaemon) runHook(t *testing.T, tool string) string {
 	t.Helper()
 	cmd := exec.Command(l.hook, "claude")
-	cmd.Env = []string{"HOME=" + l.home, "XDG_CONFIG_HOME=" + l.root + "/config", "PATHGRANT_SOCKET=" + l.sock}
+	// The registered session's id and token: the hook runs as this test's
+	// child, that is the daemon's, whose own new sessions it refuses.
+	cmd.Env = []string{"HOME=" + l.home, "XDG_CONFIG_HOME=" + l.root + "/config", "PATHGRANT_SOCKET=" + l.sock,
+		"PATHGRANT_SESSION=" + l.client.Session, "PATHGRANT_TOKEN=" + l.client.Token}
 	cmd.Stdin = strings.NewReader(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"` + l.work + `","permission_mode":"default",` +
-		`"hook_event_name":"PreToolUse","tool_name":"mcp__other__fetch","tool_input":{},"tool_use_id":"toolu_1"}`)
+		`"hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":{},"tool_use_id":"toolu_1"}`)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("pathgrant-hook: %v: %s", err, out)

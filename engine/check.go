@@ -18,11 +18,8 @@ const retryHint = "approval pending: retry after approving"
 // eligible denial queue an approval, raised by by, and (interactive
 // sessions only) wait for it up to wait_ms.
 func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest, by raiser) (wire.Answer, *Error) {
-	if req.Unmapped {
-		if req.Tool == "" || req.Command != "" || req.Op != "" || req.Path != "" {
-			return wire.Answer{}, errorf(BadRequest, "", "an unmapped check names its tool and nothing else")
-		}
-		return s.unmapped(sess, req), nil
+	if req.Unmapped || req.OtherMCP {
+		return s.unlisted(sess, req)
 	}
 	if (req.Command == "") == (req.Op == "" && req.Path == "") {
 		return wire.Answer{}, errorf(BadRequest, "", "give either a command or an op and a path")

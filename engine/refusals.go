@@ -109,13 +109,3 @@ func (s *Engine) refused(sess *session, req wire.CheckRequest, ans wire.Answer) 
 	}
 	s.Audit(rec)
 }
-
-// unmapped answers a check for a tool the hook could not map to the files
-// it touches: denied, and recorded as a refusal.
-func (s *Engine) unmapped(sess *session, req wire.CheckRequest) wire.Answer {
-	ans := wire.Answer{Decision: guard.Deny, Session: sess.ID, Workflow: sess.Workflow, Execution: req.Execution,
-		Tool: req.Tool, RequestID: req.RequestID, Rule: wire.RuleUnmapped,
-		Reason: fmt.Sprintf("the files the tool %q touches cannot be known before it runs, so it is denied (the device policy's unmapped_tools = \"ask-client\" leaves such tools to the client's own permission flow)", req.Tool)}
-	s.refused(sess, req, ans)
-	return ans
-}

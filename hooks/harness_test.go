@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"pathgrant/apiclient"
+	"pathgrant/devicepolicy"
 	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -107,7 +108,7 @@ type daemon struct {
 	person               ipctest.Person // reads each request's approval code off the daemon's log
 }
 
-func newDaemon(t testing.TB) *daemon {
+func newDaemon(t testing.TB, opts ...func(*ipc.Config)) *daemon {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -123,7 +124,7 @@ func newDaemon(t testing.TB) *daemon {
 	for _, rel := range []string{".claude/settings.json", ".gemini/settings.json", ".codex/hooks.json", ".cursor/hooks.json", ".pi/agent/extensions"} {
 		protected = append(protected, filepath.Join(d.home, rel))
 	}
-	d.srv = ipc.New(ipc.Config{HooksBelow: true,
+	cfg := ipc.Config{HooksBelow: true,
 		Store: d.store, Home: d.home, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Device:   guard.DevicePolicy{EligibleReadOnly: []string{d.dl}, Protected: protected},
 		Approver: d.person.Approver(),
@@ -131,10 +132,33 @@ func newDaemon(t testing.TB) *daemon {
 		// pending after its stand-in agent exits; sessionend_test.go
 		// watches the real processes.
 		ProcAlive: func(engine.Proc) bool { return true },
-	})
+	}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	d.srv = ipc.New(cfg)
 	ipctest.Serve(t, d.srv, d.sock)
 	d.client = apiclient.New(d.sock)
 	return d
+}
+
+// toolSettings gives a daemon a device policy file of the defaults but
+// its unknown_tools and unmapped_tools ("" for the default), the two
+// settings the daemon answers a hook's other-MCP and unmapped checks
+// from.
+func toolSettings(unknown, unmapped string) func(*ipc.Config) {
+	return func(c *ipc.Config) {
+		p := devicepolicy.Policy{Confinement: true, HoldOpens: true, UnknownTools: devicepolicy.AskClient,
+			UnmappedTools: devicepolicy.DenyTool, RetentionDays: devicepolicy.DefaultRetentionDays,
+			EligibleReadOnly: c.Device.EligibleReadOnly}
+		if unknown != "" {
+			p.UnknownTools = unknown
+		}
+		if unmapped != "" {
+			p.UnmappedTools = unmapped
+		}
+		c.DeviceFile = func() devicepolicy.Policy { return p }
+	}
 }
 
 // register registers a session as a launcher (`pathgrant run`) would.

@@ -8,20 +8,12 @@ import (
 	"strings"
 
 	"pathgrant/appdirs"
-	"pathgrant/devicepolicy"
 	"pathgrant/wire"
 )
 
 // BridgeServer is the name pathgrant's MCP bridge is registered under in
 // every client's MCP configuration (`pathgrant install-mcp`).
 const BridgeServer = "pathgrant"
-
-// The values of the device policy's unknown_tools setting: what a hook
-// does with another server's MCP tool, whose file accesses it cannot know.
-const (
-	AskClient = devicepolicy.AskClient // no decision: the client's own permission flow decides
-	DenyTool  = devicepolicy.DenyTool  // refuse it
-)
 
 // mcpTool marks c as a call of an MCP tool: of pathgrant's own bridge
 // when bridge (which only the exact rule of bridgeTool may decide), else
@@ -40,16 +32,16 @@ func mcpTool(c *Call, server string, bridge bool) {
 // session exists (and is the hook's) before the bridge's first call, the
 // hook first checks a read of the client's cwd, which registers a
 // hook-only client's session and binds it to the agent process; a daemon
-// that does not answer denies. Any other server's tool gets no decision
-// from pathgrant (the client asks its user as it would without the hook),
-// without asking the daemon, unless the device policy says
-// unknown_tools = "deny"; a policy file that cannot be read denies.
+// that does not answer denies. Any other server's tool is asked of the
+// daemon as an other-MCP check, which it answers from the device
+// policy's unknown_tools: left to the client (the client asks its user as
+// it would without the hook) under "ask-client", the default, else
+// denied; a daemon that does not answer denies.
 func mcpVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []wire.Answer, error) {
 	if c.Bridge {
 		return bridgeVerdict(ctx, c, getenv, socket)
 	}
-	v, err := otherMCPVerdict(c, getenv)
-	return v, nil, err
+	return otherMCPVerdict(ctx, c, getenv, socket)
 }
 
 // bridgeVerdict lets a call of pathgrant's own bridge through once the
@@ -68,34 +60,19 @@ func bridgeVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket st
 		Reason: "pathgrant: " + c.Tool + " is pathgrant's own MCP tool: its bridge checks and confines each call"}, answers, nil
 }
 
-// otherMCPVerdict answers another server's MCP tool from the device
-// policy's unknown_tools setting.
-func otherMCPVerdict(c Call, getenv appdirs.Getenv) (Verdict, error) {
+// otherMCPVerdict answers another server's MCP tool with the daemon's
+// reading of the device policy's unknown_tools setting.
+func otherMCPVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket string) (Verdict, []wire.Answer, error) {
 	what := fmt.Sprintf("MCP tool %q", c.Tool)
 	if c.MCPServer != "" {
 		what += fmt.Sprintf(" of server %q", c.MCPServer)
 	}
-	setting, err := UnknownTools(getenv)
-	switch {
-	case err != nil:
-		return Verdict{Reason: "pathgrant: " + what + " denied: " + err.Error()}, err
-	case setting == DenyTool:
-		return Verdict{Reason: "pathgrant: " + what + " is not one pathgrant can check, and the device policy says unknown_tools = \"deny\""}, nil
-	}
-	return Verdict{Defer: true, Reason: "pathgrant: " + what + " is left to " + c.Client + "'s own permission flow (unknown_tools = \"ask-client\")"}, nil
-}
-
-// UnknownTools reads the device policy's unknown_tools setting from
-// $XDG_CONFIG_HOME/pathgrant/policy.toml (or policy.json), parsed and
-// checked by package devicepolicy as the daemon does: no file means the
-// default, AskClient. A file the daemon would refuse is an error, on which
-// the caller denies.
-func UnknownTools(getenv appdirs.Getenv) (string, error) {
-	p, err := devicepolicy.Read(getenv)
-	if err != nil {
-		return "", err
-	}
-	return p.UnknownTools, nil
+	req := unlistedRequest(c, getenv)
+	req.OtherMCP, req.MCPServer = true, c.MCPServer
+	return unlistedVerdict(ctx, c, getenv, socket, req, unlistedTerms{
+		leftReason:   "pathgrant: " + what + " is left to " + c.Client + "'s own permission flow (unknown_tools = \"ask-client\")",
+		deniedReason: what + " is not one pathgrant can check, so it is denied",
+	})
 }
 
 // tomlStringValue reads one basic or literal TOML string followed by nothing

@@ -2,22 +2,24 @@ package hooks_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/hooks"
+	"pathgrant/wire"
 )
 
 // TestMCPTools: pathgrant's own MCP tools are let through (its bridge
 // checks them) once the hook's check of the cwd bound the session, and
-// denied when no daemon answers; another server's defer to the client's
-// own permission flow unless the device policy says unknown_tools =
-// "deny", and a policy file that cannot be read denies. Another server's
-// tool never reaches the daemon.
+// denied when no daemon answers; another server's are asked of the
+// daemon (an other-MCP check, never an allow), which leaves them to the
+// client's own permission flow unless its device policy says
+// unknown_tools = "deny"; with no daemon answering they are denied.
 func TestMCPTools(t *testing.T) {
-	d := newDaemon(t)
+	daemons := map[string]*daemon{"": newDaemon(t), devicepolicy.DenyTool: newDaemon(t, toolSettings(devicepolicy.DenyTool, "")),
+		devicepolicy.AskClient: newDaemon(t, toolSettings(devicepolicy.AskClient, ""))}
 	const (
 		claudeOwn   = `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"mcp__pathgrant__execute_shell_command","tool_input":{"command":"cat ~/.ssh/id_rsa"}}`
 		claudeOther = `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/w","tool_name":"mcp__fs__read","tool_input":{}}`
@@ -31,48 +33,42 @@ func TestMCPTools(t *testing.T) {
 		cursorOther = `{"hook_event_name":"beforeMCPExecution","conversation_id":"c","workspace_roots":["/w"],"tool_name":"q","tool_input":"{}","url":"http://x"}`
 	)
 	tests := []struct {
-		name, client, input, policy string // policy: "policy.toml=…" or "policy.json=…"
-		want                        string // stdout, or a substring of it when wantSub
-		wantSub                     bool
-		daemon                      bool // the daemon answers (and the hook must ask it)
+		name, client, input string
+		unknown             string // the daemon's unknown_tools, "" for the default
+		want                string // stdout, or a substring of it when wantSub
+		wantSub             bool
+		down                bool // no daemon answers
+		bridge              bool // pathgrant's own tool: the hook binds the session with a check of the cwd
 	}{
-		{name: "claude own tool allowed", client: "claude", input: claudeOwn, want: `"permissionDecision":"allow"`, wantSub: true, daemon: true},
-		{name: "claude own tool without a daemon", client: "claude", input: claudeOwn, want: "pathgrant is not running", wantSub: true},
+		{name: "claude own tool allowed", client: "claude", input: claudeOwn, want: `"permissionDecision":"allow"`, wantSub: true, bridge: true},
+		{name: "claude own tool without a daemon", client: "claude", input: claudeOwn, want: "pathgrant is not running", wantSub: true, down: true},
 		{name: "claude other server defers", client: "claude", input: claudeOther, want: "{}\n"},
-		{name: "claude other server denied by policy", client: "claude", input: claudeOther,
-			policy: "policy.toml=# mine\nunknown_tools = \"deny\" # no MCP\n", want: `"permissionDecision":"deny"`, wantSub: true},
-		{name: "codex own tool: no objection", client: "codex", input: codexOwn, want: "", daemon: true},
+		{name: "claude other server denied by policy", client: "claude", input: claudeOther, unknown: devicepolicy.DenyTool,
+			want: `"permissionDecision":"deny"`, wantSub: true},
+		{name: "claude other server without a daemon", client: "claude", input: claudeOther, want: "pathgrant is not running", wantSub: true, down: true},
+		{name: "codex own tool: no objection", client: "codex", input: codexOwn, want: "", bridge: true},
 		{name: "codex other server defers", client: "codex", input: codexOther, want: ""},
-		{name: "codex other server denied by json policy", client: "codex", input: codexOther,
-			policy: `policy.json={"unknown_tools": "deny"}`, want: `"behavior":"deny"`, wantSub: true},
-		{name: "gemini own tool allowed", client: "gemini", input: geminiOwn, want: `{"decision":"allow"}` + "\n", daemon: true},
+		{name: "codex other server denied by policy", client: "codex", input: codexOther, unknown: devicepolicy.DenyTool,
+			want: `"behavior":"deny"`, wantSub: true},
+		{name: "codex other server without a daemon", client: "codex", input: codexOther, want: `"behavior":"deny"`, wantSub: true, down: true},
+		{name: "gemini own tool allowed", client: "gemini", input: geminiOwn, want: `{"decision":"allow"}` + "\n", bridge: true},
 		{name: "gemini name alone is another server's", client: "gemini", input: geminiNoCtx, want: "{}\n"},
 		{name: "gemini other server defers", client: "gemini", input: geminiOther, want: "{}\n"},
-		{name: "gemini explicit ask-client", client: "gemini", input: geminiOther, policy: "policy.toml=unknown_tools = 'ask-client'\n", want: "{}\n"},
-		{name: "cursor own bridge allowed", client: "cursor", input: cursorOwn, want: `{"permission":"allow"}` + "\n", daemon: true},
+		{name: "gemini explicit ask-client", client: "gemini", input: geminiOther, unknown: devicepolicy.AskClient, want: "{}\n"},
+		{name: "cursor own bridge allowed", client: "cursor", input: cursorOwn, want: `{"permission":"allow"}` + "\n", bridge: true},
 		{name: "cursor other command is not the bridge", client: "cursor", input: cursorFake, want: `"permission":"ask"`, wantSub: true},
 		{name: "cursor remote server defers", client: "cursor", input: cursorOther, want: `"permission":"ask"`, wantSub: true},
-		{name: "unreadable policy denies", client: "claude", input: claudeOther, policy: "policy.toml=unknown_tools = \"allow\"\n",
-			want: `"permissionDecision":"deny"`, wantSub: true},
-		{name: "policy with a table denies", client: "cursor", input: cursorOther, policy: "policy.toml=[mcp]\nunknown_tools = \"ask-client\"\n",
+		{name: "cursor remote server denied by policy", client: "cursor", input: cursorOther, unknown: devicepolicy.DenyTool,
 			want: `"permission":"deny"`, wantSub: true},
+		{name: "cursor remote server without a daemon", client: "cursor", input: cursorOther, want: `"permission":"deny"`, wantSub: true, down: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			if name, body, ok := strings.Cut(tt.policy, "="); ok {
-				dir := filepath.Join(home, ".config", "pathgrant")
-				if err := os.MkdirAll(dir, 0o700); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			env := map[string]string{"HOME": home}
-			sock, input := filepath.Join(home, "no.sock"), tt.input
-			if tt.daemon {
-				sock, input = d.sock, strings.ReplaceAll(input, `"/w"`, `"`+d.work+`"`)
+			d := daemons[tt.unknown]
+			env := map[string]string{"HOME": t.TempDir()}
+			sock, input := d.sock, strings.ReplaceAll(tt.input, `"/w"`, `"`+d.work+`"`)
+			if tt.down {
+				sock = filepath.Join(env["HOME"], "no.sock")
 			}
 			res := hooks.Run(context.Background(), hooks.Options{Client: tt.client, Stdin: strings.NewReader(input),
 				Getenv: func(k string) string { return env[k] }, Socket: sock})
@@ -81,65 +77,14 @@ func TestMCPTools(t *testing.T) {
 				t.Fatalf("stdout %q exit %d (stderr %q), want %q", got, res.Exit, res.Stderr, tt.want)
 			}
 			switch {
-			case tt.daemon && (len(res.Answers) != 1 || res.Answers[0].Path != d.work):
+			case tt.down && len(res.Answers) != 0:
+				t.Fatalf("answers with no daemon: %+v", res.Answers)
+			case tt.down:
+			case tt.bridge && (len(res.Answers) != 1 || res.Answers[0].Path != d.work):
 				t.Fatalf("the hook did not bind the session with a check of the cwd: %+v", res.Answers)
-			case !tt.daemon && len(res.Answers) != 0:
-				t.Fatalf("asked the daemon: %+v", res.Answers)
-			}
-		})
-	}
-}
-
-// TestUnknownToolsSetting reads the one key the hook needs from the
-// device policy file as the daemon reads the whole file (devicepolicy), and
-// refuses every file the daemon would refuse.
-func TestUnknownToolsSetting(t *testing.T) {
-	tests := []struct {
-		name, file, body, want, err string
-	}{
-		{name: "no file", want: hooks.AskClient},
-		{name: "toml without the key", file: "policy.toml", body: "confinement = true\n", want: hooks.AskClient},
-		{name: "toml deny", file: "policy.toml", body: "  unknown_tools   =   \"deny\"\n", want: hooks.DenyTool},
-		{name: "toml literal string with comment", file: "policy.toml", body: "unknown_tools = 'ask-client' # default\n", want: hooks.AskClient},
-		{name: "key inside a list is not the key", file: "policy.toml", body: "caches = [\n \"/x\", # unknown_tools = \"deny\"\n]\n", want: hooks.AskClient},
-		{name: "toml twice", file: "policy.toml", body: "unknown_tools = \"deny\"\nunknown_tools = \"deny\"\n", err: "twice"},
-		{name: "toml bad value", file: "policy.toml", body: "unknown_tools = \"allow\"\n", err: "neither"},
-		{name: "toml not a string", file: "policy.toml", body: "unknown_tools = true\n", err: "line 1 (last key \"unknown_tools\"): incompatible types"},
-		{name: "toml junk after", file: "policy.toml", body: "unknown_tools = \"deny\" x\n", err: "line 1: expected a top-level item to end"},
-		{name: "json deny", file: "policy.json", body: `{"unknown_tools": "deny", "confinement": true}`, want: hooks.DenyTool},
-		{name: "json not a string", file: "policy.json", body: `{"unknown_tools": 1}`, err: "cannot unmarshal number into Go struct field Policy.unknown_tools"},
-		{name: "a forbidden root elsewhere in the file", file: "policy.toml", body: "unknown_tools = \"ask-client\"\ntoolchains = [\"~/.ssh\"]\n", err: "line 2: toolchains"},
-		{name: "an unknown field", file: "policy.toml", body: "unknown_tools = \"deny\"\nconfinment = false\n", err: `line 2: unknown field "confinment"`},
-		{name: "a table", file: "policy.toml", body: "[x]\nunknown_tools = \"deny\"\n", err: "unknown field"},
-		{name: "json malformed", file: "policy.json", body: `{`, err: "policy.json"},
-		{name: "both files", file: "both", err: "both"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			dir := filepath.Join(home, "cfg", "pathgrant")
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			files := map[string]string{tt.file: tt.body}
-			if tt.file == "both" {
-				files = map[string]string{"policy.toml": "", "policy.json": "{}"}
-			}
-			for name, body := range files {
-				if name == "" {
-					continue
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "cfg")}
-			got, err := hooks.UnknownTools(func(k string) string { return env[k] })
-			switch {
-			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-				t.Fatalf("error %v, want one saying %q", err, tt.err)
-			case tt.err == "" && (err != nil || got != tt.want):
-				t.Fatalf("%q, %v; want %q", got, err, tt.want)
+			case !tt.bridge && (len(res.Answers) != 1 || res.Answers[0].Rule != wire.RuleUnknownMCP || res.Answers[0].Allowed() ||
+				res.Answers[0].LeftToClient != (tt.unknown != devicepolicy.DenyTool)):
+				t.Fatalf("want the daemon's other-MCP answer under unknown_tools %q: %+v", tt.unknown, res.Answers)
 			}
 		})
 	}

@@ -2,14 +2,13 @@ package hooks_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/hooks"
+	"pathgrant/wire"
 )
 
 // mcpInputs build each client's hook input for a call of tool of the MCP
@@ -49,8 +48,9 @@ func claudeShape(event, tool, cwd string) string {
 // cwd, then lets the call through. Every look-alike (a server whose name
 // starts with, holds or resembles pathgrant's, another server's tool
 // named pathgrant, a tool the bridge does not have) is any other server's
-// tool: it never reaches the daemon, gets no allow, and is left to the
-// client under unknown_tools = "ask-client" or denied under "deny".
+// tool: it reaches the daemon only as an other-MCP check, gets no allow,
+// and is left to the client under unknown_tools = "ask-client" or denied
+// under "deny".
 func TestMCPBridgeNamesExact(t *testing.T) {
 	type name struct{ server, tool string }
 	var exact []name
@@ -72,6 +72,7 @@ func TestMCPBridgeNamesExact(t *testing.T) {
 		}
 	})
 	d := newDaemon(t)
+	daemons := map[string]*daemon{"": d, devicepolicy.DenyTool: newDaemon(t, toolSettings(devicepolicy.DenyTool, ""))}
 	for _, client := range hooks.Clients() {
 		input, ok := mcpInputs[client]
 		if !ok {
@@ -79,7 +80,7 @@ func TestMCPBridgeNamesExact(t *testing.T) {
 		}
 		for _, n := range exact {
 			t.Run(client+"/exact "+n.server+" "+n.tool, func(t *testing.T) {
-				res := runMCP(t, client, input(n.server, n.tool, d.work), d.sock, "")
+				res := runMCP(t, client, input(n.server, n.tool, d.work), d.sock)
 				switch {
 				case !res.Call.MCP || !res.Call.Bridge:
 					t.Fatalf("not taken for the bridge: %+v", res.Call)
@@ -91,19 +92,20 @@ func TestMCPBridgeNamesExact(t *testing.T) {
 			})
 		}
 		for _, n := range lookAlikes {
-			for _, policy := range []string{"", hooks.DenyTool} {
+			for _, policy := range []string{"", devicepolicy.DenyTool} {
 				t.Run(fmt.Sprintf("%s/look-alike %s %s unknown_tools=%s", client, n.server, n.tool, policy), func(t *testing.T) {
-					res := runMCP(t, client, input(n.server, n.tool, d.work), d.sock, policy)
+					pd := daemons[policy]
+					res := runMCP(t, client, input(n.server, n.tool, pd.work), pd.sock)
 					switch {
 					case !res.Call.MCP || res.Call.Bridge:
 						t.Fatalf("want another server's MCP tool: %+v", res.Call)
 					case res.Verdict.Allow || res.Verdict.Granted:
 						t.Fatalf("allowed: %+v (stdout %q)", res.Verdict, res.Stdout)
-					case len(res.Answers) != 0:
-						t.Fatalf("asked the daemon: %+v", res.Answers)
+					case len(res.Answers) != 1 || res.Answers[0].Rule != wire.RuleUnknownMCP || res.Answers[0].Path != "":
+						t.Fatalf("want one other-MCP check of the daemon: %+v", res.Answers)
 					case policy == "" && !res.Verdict.Defer:
 						t.Fatalf("verdict %+v, want it left to the client (ask-client)", res.Verdict)
-					case policy == hooks.DenyTool && (res.Verdict.Defer || !strings.Contains(res.Verdict.Reason, `unknown_tools = "deny"`)):
+					case policy == devicepolicy.DenyTool && (res.Verdict.Defer || !strings.Contains(res.Verdict.Reason, `unknown_tools = "deny"`)):
 						t.Fatalf("verdict %+v, want the policy's deny", res.Verdict)
 					}
 				})
@@ -130,7 +132,7 @@ func TestGeminiBridgeNeedsItsContext(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := runMCP(t, "gemini", strings.ReplaceAll(tc.input, `"/w"`, `"`+d.work+`"`), d.sock, "")
+			res := runMCP(t, "gemini", strings.ReplaceAll(tc.input, `"/w"`, `"`+d.work+`"`), d.sock)
 			if res.Call.Bridge != tc.bridge || res.Verdict.Allow != tc.bridge || !res.Call.MCP {
 				t.Fatalf("call %+v verdict %+v, want bridge %v", res.Call, res.Verdict, tc.bridge)
 			}
@@ -138,22 +140,10 @@ func TestGeminiBridgeNeedsItsContext(t *testing.T) {
 	}
 }
 
-// runMCP runs the hook of client on input against the daemon at sock,
-// with the device policy's unknown_tools set to policy when it is set.
-func runMCP(t *testing.T, client, input, sock, policy string) hooks.Result {
+// runMCP runs the hook of client on input against the daemon at sock.
+func runMCP(t *testing.T, client, input, sock string) hooks.Result {
 	t.Helper()
-	home := t.TempDir()
-	if policy != "" {
-		dir := filepath.Join(home, ".config", "pathgrant")
-		body, _ := json.Marshal(map[string]string{"unknown_tools": policy})
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "policy.json"), body, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := map[string]string{"HOME": home}
+	env := map[string]string{"HOME": t.TempDir()}
 	return hooks.Run(context.Background(), hooks.Options{Client: client, Stdin: strings.NewReader(input),
 		Getenv: func(k string) string { return env[k] }, Socket: sock})
 }

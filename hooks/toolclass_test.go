@@ -2,10 +2,10 @@ package hooks_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/hooks"
 )
@@ -30,10 +30,11 @@ func unmappedReason(tool string) string { return jsonText(unmappedText(tool)) }
 // classes that are neither a file access nor MCP. A tool known to touch no
 // local file is left to the client's own permission flow without asking
 // the daemon (so a daemon that is down changes nothing). A tool pathgrant
-// cannot map is reported to the daemon, which records a refusal, and
-// denied; with unmapped_tools = "ask-client" it is left to the client
-// without asking the daemon (blocked on Pi, which has no flow of its
-// own); a policy file the daemon would refuse denies, asking nothing.
+// cannot map is asked of the daemon, which answers from its device
+// policy: denied and recorded as a refusal, or, with unmapped_tools =
+// "ask-client", left to the client with nothing recorded (blocked on Pi,
+// which has no flow of its own); with the daemon down it is denied
+// whatever the policy.
 func TestToolClasses(t *testing.T) {
 	const (
 		claudeWebFetch = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://example.com/","prompt":"p"},"tool_use_id":"t1"}`
@@ -54,10 +55,10 @@ func TestToolClasses(t *testing.T) {
 		clineSkills    = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"deploy"}}}`
 		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
 	)
-	const askClient = "unmapped_tools = \"ask-client\"\n"
+	const askClient = devicepolicy.AskClient
 	tests := []struct {
 		name, client, input string
-		policy              string // policy.toml, when set
+		unmapped            string // the daemon's unmapped_tools, when not the default
 		down                bool   // no daemon on the socket
 		stdout              string // exact; $SOCK is the socket
 		refused             string // the tool a refusal is recorded for, "" for none
@@ -81,25 +82,24 @@ func TestToolClasses(t *testing.T) {
 		{name: "droid unmapped denied and recorded", client: "droid", input: droidSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
 		{name: "qwen unmapped denied and recorded", client: "qwen", input: qwenMonitor, stdout: qwenDeny(unmappedReason("monitor")), refused: "monitor"},
 		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
-		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, policy: askClient, down: true, stdout: `{}`},
+		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, unmapped: askClient, stdout: `{}`},
 		{name: "unmapped with the daemon down", client: "claude", input: claudeSkill, down: true, stdout: claudeDeny(daemonDown)},
-		{name: "explicit deny", client: "gemini", input: geminiPlan, policy: "unmapped_tools = \"deny\"\n",
+		{name: "unmapped ask-client with the daemon down", client: "claude", input: claudeSkill, unmapped: askClient, down: true, stdout: claudeDeny(daemonDown)},
+		{name: "explicit deny", client: "gemini", input: geminiPlan, unmapped: devicepolicy.DenyTool,
 			stdout: geminiDeny(unmappedReason("exit_plan_mode")), refused: "exit_plan_mode"},
 
-		{name: "claude unmapped ask-client defers", client: "claude", input: claudeSkill, policy: askClient, down: true, stdout: `{}`},
-		{name: "codex unmapped ask-client defers", client: "codex", input: codexImage, policy: askClient, down: true, stdout: ``},
-		{name: "gemini unmapped ask-client defers", client: "gemini", input: geminiPlan, policy: askClient, down: true, stdout: `{}`},
-		{name: "pi unmapped ask-client blocks", client: "pi", input: piDeploy, policy: askClient, down: true,
+		{name: "claude unmapped ask-client defers", client: "claude", input: claudeSkill, unmapped: askClient, stdout: `{}`},
+		{name: "codex unmapped ask-client defers", client: "codex", input: codexImage, unmapped: askClient, stdout: ``},
+		{name: "gemini unmapped ask-client defers", client: "gemini", input: geminiPlan, unmapped: askClient, stdout: `{}`},
+		{name: "pi unmapped ask-client blocks", client: "pi", input: piDeploy, unmapped: askClient,
 			stdout: piBlock(jsonText(`pathgrant: Pi has no permission flow of its own to leave this call to, so it is blocked (pi tool "deploy" is left to pi's own permission flow (unmapped_tools = "ask-client"))`))},
-		{name: "refused policy file denies", client: "claude", input: claudeSkill, policy: "# mine\nunmapped_tools = \"allow\"\n",
-			stdout: claudeDeny(jsonText(`pathgrant: claude tool "Skill" denied: device policy $HOME/.config/pathgrant/policy.toml: line 2: unmapped_tools: "allow" is neither "ask-client" nor "deny"`))},
 	}
 	t.Run("every client is walked", func(t *testing.T) {
 		for _, name := range hooks.Clients() {
 			c, _ := hooks.LookupClient(name)
 			var noFile, unmapped bool
 			for _, tt := range tests {
-				noFile = noFile || tt.client == name && tt.refused == "" && tt.policy == "" && tt.down
+				noFile = noFile || tt.client == name && tt.refused == "" && tt.unmapped == "" && tt.down
 				unmapped = unmapped || tt.client == name && tt.refused != ""
 			}
 			switch {
@@ -114,10 +114,7 @@ func TestToolClasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDaemon(t)
-			if tt.policy != "" {
-				writeFile(t, filepath.Join(d.home, ".config/pathgrant/policy.toml"), tt.policy)
-			}
+			d := newDaemon(t, toolSettings("", tt.unmapped))
 			sock := d.sock
 			if tt.down {
 				sock = d.root + "/nobody.sock"

@@ -29,6 +29,14 @@ type CheckRequest struct {
 	// refuses: the daemon denies and records it (Tool names it; no op,
 	// path or command).
 	Unmapped bool `json:"unmapped,omitempty"`
+	// OtherMCP reports another MCP server's tool (not pathgrant's
+	// bridge), whose file accesses the hook cannot know: the daemon
+	// answers it from the device policy in force (unknown_tools), so the
+	// hook need not read the policy file itself. Tool names it and
+	// MCPServer its server when the client says which; no op, path or
+	// command.
+	OtherMCP  bool   `json:"other_mcp,omitempty"`
+	MCPServer string `json:"mcp_server,omitempty"`
 	// ExecCommand is the shell text the caller will run under `pathgrant
 	// exec` if the command is allowed: it asks for an exec capability
 	// bound to that text (see ExecInfo).
@@ -69,6 +77,12 @@ type Answer struct {
 	Grants    []string `json:"grants,omitempty"`
 	// Exec is set for shell commands: whether and how they are confined.
 	Exec *ExecInfo `json:"exec,omitempty"`
+	// LeftToClient answers an Unmapped or OtherMCP check the device
+	// policy leaves to the client's own permission flow (unmapped_tools
+	// or unknown_tools = "ask-client"): the hook makes no decision. The
+	// decision is still Deny, so a caller that does not know the field
+	// refuses.
+	LeftToClient bool `json:"left_to_client,omitempty"`
 }
 
 // Allowed reports whether the daemon allowed the check.

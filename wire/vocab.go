@@ -52,6 +52,10 @@ const (
 	// RuleUnmapped: a tool the hook cannot map to the files it touches,
 	// refused unless the device policy lets the client ask (unmapped_tools).
 	RuleUnmapped Rule = "unmapped_tool"
+	// RuleUnknownMCP: another MCP server's tool, whose file accesses
+	// cannot be known, refused when the device policy says so
+	// (unknown_tools).
+	RuleUnknownMCP Rule = "unknown_mcp_tool"
 )
 
 // GrantKind says whether a grant covers one exact path or a folder's
