@@ -109,7 +109,7 @@ func unmappedLine(client hooks.Client, getenv appdirs.Getenv, policyFile string)
 	}
 	switch {
 	case err != nil:
-		return "the device policy is refused, so the hook denies every tool that needs it until it is fixed: " + err.Error()
+		return "the device policy is refused (a running daemon keeps the last good one, a new one does not start) until it is fixed: " + err.Error()
 	case client.NoOwnFlow:
 		return "tools pathgrant cannot map to files are blocked: " + client.Title + " has no permission flow of its own to leave them to"
 	case p.UnmappedTools == devicepolicy.AskClient:

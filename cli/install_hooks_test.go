@@ -690,7 +690,7 @@ func TestInstallHooksReport(t *testing.T) {
 		}},
 		{name: "a refused policy is said", client: "claude", policy: "# mine\nunmapped_tools = \"allow\"\n", steps: []step{
 			{false, []string{"installed the pathgrant hook for claude in $FILE", "hooks added: " + claudeHooks,
-				`the device policy is refused, so the hook denies every tool that needs it until it is fixed: device policy $POLICY: line 2: unmapped_tools: "allow" is neither "ask-client" nor "deny"`,
+				`the device policy is refused (a running daemon keeps the last good one, a new one does not start) until it is fixed: device policy $POLICY: line 2: unmapped_tools: "allow" is neither "ask-client" nor "deny"`,
 				"next: " + claudeNext + " so it loads the hook"}},
 		}},
 	}
