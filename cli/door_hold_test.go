@@ -221,6 +221,22 @@ func TestHeldOpenInterrupted(t *testing.T) {
 			go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
 			return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
 		}},
+		{"Ctrl-C to pathgrant-confine started with SIGINT ignored", func(t *testing.T, script string) (func(), <-chan walked) {
+			// as a background job of a script starts it: the front end
+			// must not start bubblewrap ignoring what it forwards
+			_, capability := w.hookCapability(t, "interrupt-ignored", script)
+			cmd := w.capCmd(w.bin, capability, script)
+			cmd.Args = append([]string{"sh", "-c", `trap "" INT; exec "$@"`, "sh", cmd.Path}, cmd.Args[1:]...)
+			cmd.Path = "/bin/sh"
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan walked, 1)
+			go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
+			return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
+		}},
 		{"a tool call's timeout", func(t *testing.T, script string) (func(), <-chan walked) {
 			done := make(chan walked, 1)
 			go func() {

@@ -166,6 +166,8 @@ func start(ctx context.Context, c Child) Result {
 		wait.drain()
 		return Result{Err: err}
 	}
+	sigs := c.takeSignals()
+	defer signal.Stop(sigs)
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: c.Dir, Env: env, Files: c.netFiles(sv.files(files)), Sys: c.procAttr()})
 	wait.started()
 	sv.start(ctx)
@@ -177,7 +179,7 @@ func start(ctx context.Context, c Child) Result {
 	if c.Started != nil {
 		c.Started(proc.Pid)
 	}
-	res := c.await(ctx, proc, sv)
+	res := c.await(ctx, proc, sv, sigs)
 	wait.drain()
 	held, refused := sv.stop()
 	res.Held, res.Refused = held, unsaid(scan.Lines(), refused)
@@ -215,19 +217,25 @@ func (c Child) command() (string, []string, []string, *os.File, error) {
 	return p.Bwrap, slices.Concat([]string{"bwrap"}, p.Args, []string{"--"}, inner), env, job, nil
 }
 
-// await waits for proc, killing it (and its group) when ctx ends first,
-// and forwarding signals when c asks; a signal that interrupts also ends
-// the waits of the opens sv holds.
-func (c Child) await(ctx context.Context, proc *os.Process, sv *supervision) Result {
-	var sigs chan os.Signal
-	if c.ForwardSignals {
-		// Taken over once the sandbox started, so that setting up their
-		// delivery overlaps it; one that comes before ends this process
-		// as it would have, and --die-with-parent the sandbox with it.
-		sigs = make(chan os.Signal, 8)
-		signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
-		defer signal.Stop(sigs)
+// takeSignals takes over the signals a front end process forwards (nil
+// when c forwards none), before the sandbox starts: a front end started
+// with SIGINT ignored (a background job of a script, some agents'
+// children) would otherwise start bubblewrap ignoring it too, and a
+// forwarded Ctrl-C would end nothing. Taken over, they are caught here,
+// and bubblewrap starts with their default action.
+func (c Child) takeSignals() chan os.Signal {
+	if !c.ForwardSignals {
+		return nil
 	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, append(slices.Clone(forwardedSignals), syscall.SIGPIPE)...)
+	return sigs
+}
+
+// await waits for proc, killing it (and its group) when ctx ends first,
+// and forwarding the signals sigs receives (takeSignals); a signal that
+// interrupts also ends the waits of the opens sv holds.
+func (c Child) await(ctx context.Context, proc *os.Process, sv *supervision, sigs chan os.Signal) Result {
 	waited := make(chan Result, 1)
 	go func() {
 		st, err := proc.Wait()
