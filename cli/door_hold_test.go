@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -211,15 +212,7 @@ func TestHeldOpenInterrupted(t *testing.T) {
 	}{
 		{"Ctrl-C to pathgrant-confine", func(t *testing.T, script string) (func(), <-chan walked) {
 			_, capability := w.hookCapability(t, "interrupt", script)
-			cmd := w.capCmd(w.bin, capability, script)
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan walked, 1)
-			go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
-			return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
+			return startInterruptible(t, w.capCmd(w.bin, capability, script))
 		}},
 		{"Ctrl-C to pathgrant-confine started with SIGINT ignored", func(t *testing.T, script string) (func(), <-chan walked) {
 			// as a background job of a script starts it: the front end
@@ -228,14 +221,7 @@ func TestHeldOpenInterrupted(t *testing.T) {
 			cmd := w.capCmd(w.bin, capability, script)
 			cmd.Args = append([]string{"sh", "-c", `trap "" INT; exec "$@"`, "sh", cmd.Path}, cmd.Args[1:]...)
 			cmd.Path = "/bin/sh"
-			var out strings.Builder
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan walked, 1)
-			go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
-			return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
+			return startInterruptible(t, cmd)
 		}},
 		{"a tool call's timeout", func(t *testing.T, script string) (func(), <-chan walked) {
 			done := make(chan walked, 1)
@@ -370,4 +356,18 @@ func (w *doorWalk) approveAll(t *testing.T) func() []string {
 		}
 	}()
 	return func() []string { close(done); return <-ended }
+}
+
+// startInterruptible starts cmd, a front end, and returns what sends it
+// Ctrl-C and where its end is told.
+func startInterruptible(t *testing.T, cmd *exec.Cmd) (func(), <-chan walked) {
+	t.Helper()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan walked, 1)
+	go func() { err := cmd.Wait(); done <- walked{out: out.String(), ran: err == nil} }()
+	return func() { _ = cmd.Process.Signal(os.Interrupt) }, done
 }

@@ -139,7 +139,14 @@ func (e *agentsEnv) startDaemon() {
 			t.Errorf("the daemon did not stop on SIGTERM\n%s", e.log())
 		}
 	})
-	c := apiclient.New(e.sock)
+	awaitHealthy(t, e.sock, exited, e.log)
+}
+
+// awaitHealthy waits until the daemon on sock answers its health route,
+// failing tb with its log when it exits first or stays silent 30 s.
+func awaitHealthy(tb testing.TB, sock string, exited <-chan error, log func() string) {
+	tb.Helper()
+	c := apiclient.New(sock)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -150,11 +157,11 @@ func (e *agentsEnv) startDaemon() {
 		}
 		select {
 		case err := <-exited:
-			t.Fatalf("the daemon exited: %v\n%s", err, e.log())
+			tb.Fatalf("the daemon exited: %v\n%s", err, log())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the daemon never answered: %v\n%s", err, e.log())
+			tb.Fatalf("the daemon never answered: %v\n%s", err, log())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

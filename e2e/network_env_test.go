@@ -189,25 +189,7 @@ func (e *netEnv) startDaemon(h *testhost.Host) {
 			tb.Errorf("the daemon did not stop on SIGTERM\n%s", e.log())
 		}
 	})
-	c := apiclient.New(e.sock)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Health(ctx)
-		cancel()
-		if err == nil {
-			return
-		}
-		select {
-		case err := <-exited:
-			tb.Fatalf("the daemon exited: %v\n%s", err, e.log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("the daemon never answered: %v\n%s", err, e.log())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitHealthy(tb, e.sock, exited, e.log)
 }
 
 // personEnv is the environment of the daemon and of the person's own
