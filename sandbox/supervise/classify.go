@@ -67,9 +67,9 @@ func hasDotDot(path string) bool {
 	return false
 }
 
-// covered reports whether a read grant of granted covers path: a file
+// Covered reports whether a read grant of granted covers path: a file
 // grant that one path, a folder grant everything under it.
-func covered(granted []wire.Scope, path string) bool {
+func Covered(granted []wire.Scope, path string) bool {
 	for _, g := range granted {
 		if g.Op == wire.OpRead && (g.Path == path || g.Kind == wire.KindFolder && under([]string{g.Path}, path) != "") {
 			return true

@@ -150,8 +150,8 @@ func TestCovered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := covered(granted, tt.path); got != tt.want {
-				t.Errorf("covered(%q) = %v, want %v", tt.path, got, tt.want)
+			if got := Covered(granted, tt.path); got != tt.want {
+				t.Errorf("Covered(%q) = %v, want %v", tt.path, got, tt.want)
 			}
 		})
 	}

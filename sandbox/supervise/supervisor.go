@@ -27,16 +27,14 @@ type Supervisor struct {
 	Ask     Asker
 	// Say writes one line to the command's stderr: why a held open
 	// failed.
-	Say    func(line string)
-	Limits Limits
+	Say func(line string)
+	// Gate bounds the calls held at once and asked per minute.
+	Gate Gate
 
 	rd      reader // Serve's alone
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	held    int       // calls held now
-	window  time.Time // the start of the current minute of asks
-	asked   int       // asks in that minute
-	refused []string  // the paths of held opens that failed, for the refusal scan
+	refused []string // the paths of held opens that failed, for the refusal scan
 	waiting map[uint64]context.CancelCauseFunc
 }
 
@@ -87,29 +85,42 @@ func orDefault(n, d int) int {
 	return d
 }
 
-// admit counts one more held call, or says which limit it is past.
-func (s *Supervisor) admit() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// Gate counts one command's held calls against its Limits: the seccomp
+// supervisor's and the FUSE view's (package heldfs) alike. Its zero
+// value has the default limits.
+type Gate struct {
+	Limits Limits
+
+	mu     sync.Mutex
+	held   int       // calls held now
+	window time.Time // the start of the current minute of asks
+	asked  int       // asks in that minute
+}
+
+// Admit counts one more held call, or says which limit it is past.
+func (g *Gate) Admit() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	now := time.Now()
-	if now.Sub(s.window) >= time.Minute {
-		s.window, s.asked = now, 0
+	if now.Sub(g.window) >= time.Minute {
+		g.window, g.asked = now, 0
 	}
 	switch {
-	case s.held >= s.Limits.held():
-		return fmt.Sprintf("%d opens of this command already wait for the person", s.held)
-	case s.asked >= s.Limits.perMinute():
-		return fmt.Sprintf("this command asked %d times within a minute", s.asked)
+	case g.held >= g.Limits.held():
+		return fmt.Sprintf("%d opens of this command already wait for the person", g.held)
+	case g.asked >= g.Limits.perMinute():
+		return fmt.Sprintf("this command asked %d times within a minute", g.asked)
 	}
-	s.held++
-	s.asked++
+	g.held++
+	g.asked++
 	return ""
 }
 
-func (s *Supervisor) release() {
-	s.mu.Lock()
-	s.held--
-	s.mu.Unlock()
+// Release counts one held call less.
+func (g *Gate) Release() {
+	g.mu.Lock()
+	g.held--
+	g.mu.Unlock()
 }
 
 // Refused are the paths of the held opens that failed: their refusal was

@@ -118,7 +118,7 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 		return held{}, false
 	}
 	abs, ok := join(string(base), string(path))
-	if !ok || under(s.Roots, abs) == "" || covered(s.Granted, abs) {
+	if !ok || under(s.Roots, abs) == "" || Covered(s.Granted, abs) {
 		return held{}, false
 	}
 	h.path, h.abs = string(path), abs
@@ -135,7 +135,7 @@ func (s *Supervisor) examine(listener int, n *notif) (held, bool) {
 // hold waits for the person's decision on h in a goroutine of its own,
 // within the limits: past them the call fails at once.
 func (s *Supervisor) hold(ctx context.Context, listener int, h held) {
-	if why := s.admit(); why != "" {
+	if why := s.Gate.Admit(); why != "" {
 		s.refuse(listener, h, fmt.Sprintf("pathgrant: %s: not held for approval: %s", wire.Printable(h.abs), why))
 		unix.Close(h.pinned)
 		return
@@ -143,7 +143,7 @@ func (s *Supervisor) hold(ctx context.Context, listener int, h held) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.release()
+		defer s.Gate.Release()
 		defer unix.Close(h.pinned)
 		s.decide(ctx, listener, h)
 	}()
@@ -157,7 +157,7 @@ func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
 	defer cancel(nil)
 	defer s.track(h.id, cancel)()
 	go watch(ctx, cancel, listener, h.id)
-	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: program(h.tid)})
+	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: Program(h.tid)})
 	switch {
 	case !valid(listener, h.id):
 		return // it went away: nothing waits for the answer

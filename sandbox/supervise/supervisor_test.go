@@ -412,7 +412,7 @@ func TestHeldLimits(t *testing.T) {
 	cmd, listener := start(t, w, []string{"sh", "-c", fmt.Sprintf("cat %s & sleep 0.3; cat %s; wait", files[0], files[1])})
 	var said []string
 	var mu sync.Mutex
-	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a, Limits: supervise.Limits{Held: 1},
+	sup := &supervise.Supervisor{Roots: []string{w.downloads}, Ask: a, Gate: supervise.Gate{Limits: supervise.Limits{Held: 1}},
 		Say: func(l string) { mu.Lock(); said = append(said, l); mu.Unlock() }}
 	stop := serve(t, sup, listener)
 	time.Sleep(time.Second)

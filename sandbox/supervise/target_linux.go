@@ -99,9 +99,9 @@ func procLink(tid int, dirfd int32) string {
 	return fmt.Sprintf("/proc/%d/fd/%d", tid, dirfd)
 }
 
-// program is what the prompt names as the program that opened the file:
+// Program is what the prompt names as the program that opened the file:
 // its command line, NULs as spaces, bounded.
-func program(tid int) string {
+func Program(tid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", tid))
 	if err != nil || len(b) == 0 {
 		b, _ = os.ReadFile(fmt.Sprintf("/proc/%d/comm", tid))

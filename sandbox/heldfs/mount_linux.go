@@ -1,0 +1,180 @@
+//go:build linux
+
+package heldfs
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// mountOptions are fusermount3's: read-only, no set-uid programs, devices
+// or programs run from it, and auto_unmount, with which fusermount3 stays
+// to unmount the file system when the daemon's descriptor closes, so a
+// killed daemon leaves no dead mount behind.
+const mountOptions = "ro,nosuid,nodev,noexec,auto_unmount,fsname=pathgrant,subtype=pathgrant"
+
+// mountTimeout bounds the wait for fusermount3's descriptor.
+const mountTimeout = 10 * time.Second
+
+// Server is the daemon's one mounted file system.
+type Server struct {
+	dir   string
+	fs    *fileSystem
+	srv   *fuse.Server
+	umnt  *exec.Cmd // fusermount3, staying for auto_unmount
+	close sync.Once
+}
+
+// Mount mounts pathgrant's file system at dir (made if missing, 0700; a
+// dead mount there is lazily unmounted first) and serves it until Close.
+func Mount(dir string, log *slog.Logger) (*Server, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	fd, cmd, err := fusermount(dir)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := newFileSystem(log)
+	if err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	srv, err := fuse.NewServer(fsys, fmt.Sprintf("/dev/fd/%d", fd), &fuse.MountOptions{
+		Name: "pathgrant", FsName: "pathgrant", DisableXAttrs: true, DisableReadDirPlus: true, MaxBackground: 64})
+	if err != nil {
+		unix.Close(fd)
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("serve the held-open file system: %w", err)
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		_ = unmount(dir)
+		return nil, fmt.Errorf("serve the held-open file system: %w", err)
+	}
+	return &Server{dir: dir, fs: fsys, srv: srv, umnt: cmd}, nil
+}
+
+// Dir is where the file system is mounted.
+func (s *Server) Dir() string { return s.dir }
+
+// Close unmounts the file system; the calls it was answering fail.
+func (s *Server) Close() error {
+	var err error
+	s.close.Do(func() {
+		err = unmount(s.dir)
+		done := make(chan struct{})
+		go func() { s.srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(mountTimeout):
+			err = errors.Join(err, errors.New("the held-open file system did not stop"))
+		}
+		_ = s.umnt.Wait()
+	})
+	return err
+}
+
+// prepareDir makes dir, or unmounts what a killed daemon left there.
+func prepareDir(dir string) error {
+	var st unix.Stat_t
+	switch err := unix.Stat(dir, &st); {
+	case errors.Is(err, unix.ENOTCONN):
+		if uerr := unmount(dir); uerr != nil {
+			return fmt.Errorf("a dead held-open file system at %s: %w", dir, uerr)
+		}
+	case errors.Is(err, unix.ENOENT):
+	case err != nil:
+		return fmt.Errorf("held-open mount point %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("held-open mount point: %w", err)
+	}
+	return nil
+}
+
+// fusermount runs fusermount3 to mount at dir and returns the /dev/fuse
+// descriptor it sends back (over _FUSE_COMMFD), and the fusermount3 that
+// stays to unmount it.
+func fusermount(dir string) (int, *exec.Cmd, error) {
+	bin, err := exec.LookPath("fusermount3")
+	if err != nil {
+		return -1, nil, fmt.Errorf("no fusermount3: %w", err)
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil, fmt.Errorf("fusermount3: socket pair: %w", err)
+	}
+	local, remote := os.NewFile(uintptr(pair[0]), "fuse-comm"), os.NewFile(uintptr(pair[1]), "fuse-comm-remote")
+	defer local.Close()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "-o", mountOptions, "--", dir)
+	cmd.Env = []string{"_FUSE_COMMFD=3", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.ExtraFiles, cmd.Stderr = []*os.File{remote}, &stderr
+	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true} // not in the daemon's group: a Ctrl-C there leaves the mount
+	err = cmd.Start()
+	remote.Close()
+	if err != nil {
+		return -1, nil, fmt.Errorf("fusermount3: %w", err)
+	}
+	fd, err := receiveFD(pair[0])
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return -1, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(stderr.String(), err))
+	}
+	return fd, cmd, nil
+}
+
+// receiveFD reads the one descriptor fusermount3 sends, within
+// mountTimeout.
+func receiveFD(sock int) (int, error) {
+	fds := []unix.PollFd{{Fd: int32(sock), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, int(mountTimeout/time.Millisecond)); err != nil || n == 0 {
+		return -1, errors.New("no descriptor from fusermount3 in time")
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, errors.New("fusermount3 sent no descriptor")
+	}
+	fds2, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds2) != 1 {
+		return -1, errors.New("fusermount3 sent no descriptor")
+	}
+	return fds2[0], nil
+}
+
+// unmount detaches the file system at dir (lazily: a command still in it
+// sees it fail).
+func unmount(dir string) error {
+	out, err := exec.Command("fusermount3", "-u", "-z", "--", dir).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("fusermount3 -u %s: %s", dir, firstLine(string(out), err))
+	}
+	return nil
+}
+
+// firstLine is the first line of a helper's output, or err's text.
+func firstLine(out string, err error) string {
+	if line, _, _ := strings.Cut(strings.TrimSpace(out), "\n"); line != "" {
+		return line
+	}
+	return err.Error()
+}
