@@ -13,7 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"pathgrant/appdirs"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // clientCommands are the commands each agent client is started with, to
@@ -33,8 +33,8 @@ func clientChecks(env doctorEnv) []doctorCheck {
 	}
 	hook, hookCheck := thisHook(env)
 	out := []doctorCheck{hookCheck}
-	for _, name := range hooks.Clients() {
-		c, err := hooks.LookupClient(name)
+	for _, name := range clientconfig.Clients() {
+		c, err := clientconfig.LookupClient(name)
 		if err != nil {
 			continue
 		}
@@ -103,7 +103,7 @@ func installedCheck(name, path string) doctorCheck {
 // hooksCheck reads the client's user settings for the pathgrant hook and
 // checks that it runs this build's pathgrant-hook. Missing hooks are a
 // problem only for a client that is installed.
-func hooksCheck(env doctorEnv, c hooks.Client, home string, installed bool, hook string) doctorCheck {
+func hooksCheck(env doctorEnv, c clientconfig.Client, home string, installed bool, hook string) doctorCheck {
 	d := doctorCheck{Name: c.Name + " hooks"}
 	fix := "run: pathgrant install-hooks " + c.Name
 	file := c.SettingsPath(env.Getenv, home, "")
@@ -142,7 +142,7 @@ func hookTarget(env doctorEnv, d doctorCheck, file string, argv []string, hook, 
 			return d
 		}
 	}
-	d.Status, d.Detail = doctorOK, fmt.Sprintf("installed in %s: %s", file, hooks.CommandLine(argv))
+	d.Status, d.Detail = doctorOK, fmt.Sprintf("installed in %s: %s", file, clientconfig.CommandLine(argv))
 	return d
 }
 
@@ -158,10 +158,10 @@ func installedHook(env doctorEnv, client, file string) ([]string, error) {
 	case client == "pi":
 		return piHookArgv(file, data)
 	case client == "cline":
-		if !strings.HasPrefix(string(data), hooks.ClineHookMarker) {
+		if !strings.HasPrefix(string(data), clientconfig.ClineHookMarker) {
 			return nil, nil
 		}
-		if argv := hooks.ClineHookArgv(string(data)); argv != nil {
+		if argv := clientconfig.ClineHookArgv(string(data)); argv != nil {
 			return argv, nil
 		}
 		return nil, fmt.Errorf("%s: no hook command in pathgrant's hook script", file)
@@ -179,7 +179,7 @@ func findHookCommand(v any, client string) []string {
 	switch v := v.(type) {
 	case map[string]any:
 		if cmd, ok := v["command"].(string); ok {
-			if w := hooks.CommandWords(cmd); len(w) >= 2 && filepath.Base(w[0]) == "pathgrant-hook" && w[1] == client {
+			if w := clientconfig.CommandWords(cmd); len(w) >= 2 && filepath.Base(w[0]) == "pathgrant-hook" && w[1] == client {
 				return w
 			}
 		}
@@ -201,7 +201,7 @@ func findHookCommand(v any, client string) []string {
 // piHookArgv reads the hook argv from pathgrant's Pi extension, where
 // install-hooks wrote it as a JSON array (`const HOOK = [...];`).
 func piHookArgv(file string, data []byte) ([]string, error) {
-	if !strings.HasPrefix(string(data), hooks.PiExtensionMarker) {
+	if !strings.HasPrefix(string(data), clientconfig.PiExtensionMarker) {
 		return nil, nil
 	}
 	for line := range strings.Lines(string(data)) {
@@ -221,7 +221,7 @@ func piHookArgv(file string, data []byte) ([]string, error) {
 // mcpCheck says whether the client's MCP configuration (where the client
 // table says it is) registers the pathgrant server, the bridge.
 // Informational: the hooks are what guards the client's own tools.
-func mcpCheck(env doctorEnv, c hooks.Client, home string) doctorCheck {
+func mcpCheck(env doctorEnv, c clientconfig.Client, home string) doctorCheck {
 	d := doctorCheck{Name: c.Name + " mcp", Status: doctorInfo}
 	file := c.MCPPath(env.Getenv, home, "")
 	if file == "" {
@@ -263,7 +263,7 @@ type switchAt struct {
 
 // hooksSwitchCheck says whether the client's user settings switch every
 // hook off; ok is false for a client without such a switch.
-func hooksSwitchCheck(env doctorEnv, c hooks.Client, home string) (d doctorCheck, ok bool) {
+func hooksSwitchCheck(env doctorEnv, c clientconfig.Client, home string) (d doctorCheck, ok bool) {
 	places, ok := hooksSwitch[c.Name]
 	if !ok {
 		return d, false
@@ -308,7 +308,7 @@ const codexRequirements = "/etc/codex/requirements.toml"
 // hooks feature is on (the user's config.toml and the administrator's
 // requirements), and whether config.toml trusts each pathgrant hook with
 // the hash of the hook as installed.
-func codexChecks(env doctorEnv, c hooks.Client, home string) []doctorCheck {
+func codexChecks(env doctorEnv, c clientconfig.Client, home string) []doctorCheck {
 	file := c.SettingsPath(env.Getenv, home, "")
 	if argv, err := installedHook(env, c.Name, file); err != nil || argv == nil {
 		return nil // the hooks line says what is wrong
@@ -380,12 +380,12 @@ func codexFeatureCheck(doc, req map[string]any, cfg string, reqErr error) doctor
 }
 
 // codexTrustCheck compares the hooks.state entries of config.toml with
-// the trust each installed pathgrant hook needs (hooks.CodexTrusts, the
+// the trust each installed pathgrant hook needs (clientconfig.CodexTrusts, the
 // keys and hashes install-hooks writes): a missing or stale entry makes
 // Codex skip the hook.
 func codexTrustCheck(doc map[string]any, hooksFile, cfg string) doctorCheck {
 	d := doctorCheck{Name: "codex hook trust", Status: doctorFail, Fix: "run: pathgrant install-hooks codex (it writes the trust entries into " + cfg + ")"}
-	want, err := hooks.CodexTrusts(hooksFile)
+	want, err := clientconfig.CodexTrusts(hooksFile)
 	if err != nil {
 		d.Detail = oneLine(err.Error())
 		return d

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
 	"pathgrant/sandbox"
@@ -419,7 +419,7 @@ func TestDoctorHooksSwitch(t *testing.T) {
 			env := f.env()
 			f.serve(t)
 			if tt.settings != "" {
-				c, err := hooks.LookupClient(tt.client)
+				c, err := clientconfig.LookupClient(tt.client)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"pathgrant/appdirs"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // installArgs are what install-hooks and install-mcp both take: one
@@ -22,20 +22,20 @@ type installHelp struct{ project, uninstall, socket string }
 
 // parseInstallArgs adds the shared flags to fs, parses args into a and
 // returns the one client they name.
-func parseInstallArgs(fs *flag.FlagSet, args []string, a *installArgs, help installHelp) (hooks.Client, error) {
+func parseInstallArgs(fs *flag.FlagSet, args []string, a *installArgs, help installHelp) (clientconfig.Client, error) {
 	fs.StringVar(&a.project, "project", "", help.project)
 	fs.BoolVar(&a.uninstall, "uninstall", false, help.uninstall)
 	fs.StringVar(&a.socket, "socket", "", help.socket)
 	pos, err := parseFlags(fs, args)
 	switch {
 	case err != nil:
-		return hooks.Client{}, err
+		return clientconfig.Client{}, err
 	case len(pos) != 1:
-		return hooks.Client{}, usagef("give exactly one client")
+		return clientconfig.Client{}, usagef("give exactly one client")
 	}
-	c, err := hooks.LookupClient(pos[0])
+	c, err := clientconfig.LookupClient(pos[0])
 	if err != nil {
-		return hooks.Client{}, usagef("%v", err)
+		return clientconfig.Client{}, usagef("%v", err)
 	}
 	a.client = pos[0]
 	return c, nil
@@ -43,14 +43,14 @@ func parseInstallArgs(fs *flag.FlagSet, args []string, a *installArgs, help inst
 
 // target is the client, the home folder its user configuration is found
 // from, and the --project folder ("" for the user's configuration).
-func (a installArgs) target(getenv appdirs.Getenv) (hooks.Client, string, string, error) {
-	client, err := hooks.LookupClient(a.client)
+func (a installArgs) target(getenv appdirs.Getenv) (clientconfig.Client, string, string, error) {
+	client, err := clientconfig.LookupClient(a.client)
 	if err != nil {
-		return hooks.Client{}, "", "", err
+		return clientconfig.Client{}, "", "", err
 	}
 	home, err := appdirs.Home(getenv)
 	if err != nil {
-		return hooks.Client{}, "", "", err
+		return clientconfig.Client{}, "", "", err
 	}
 	project, err := projectDir(a.project)
 	return client, home, project, err

@@ -11,7 +11,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 const installHooksUsageText = "usage: pathgrant install-hooks claude|cline|codex|copilot|cursor|droid|gemini|pi|qwen [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
@@ -87,7 +87,7 @@ func installHooks(a installHooksArgs, getenv appdirs.Getenv) (string, error) {
 // hooksChanged says which hooks the file now has (or no longer has) and
 // what the person does next: a client reads its hooks when it starts, so
 // one already running goes on without them until it is restarted.
-func hooksChanged(client hooks.Client, uninstall, changed bool) (hooksLine, next string) {
+func hooksChanged(client clientconfig.Client, uninstall, changed bool) (hooksLine, next string) {
 	switch {
 	case uninstall:
 		return "hooks removed: " + client.HookEvents, "next: " + client.Reload + " so it stops running the hook"
@@ -101,7 +101,7 @@ func hooksChanged(client hooks.Client, uninstall, changed bool) (hooksLine, next
 // unmappedLine says what the hook now does with the client's tools that
 // are not file accesses, as the device policy at policyFile says: the one
 // change a person notices that is not a prompt.
-func unmappedLine(client hooks.Client, getenv appdirs.Getenv, policyFile string) string {
+func unmappedLine(client clientconfig.Client, getenv appdirs.Getenv, policyFile string) string {
 	p, err := devicepolicy.Read(getenv)
 	noFile := ""
 	if len(client.NoFileTools) > 0 {

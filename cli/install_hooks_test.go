@@ -18,7 +18,7 @@ import (
 	"pathgrant/engine"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 	"pathgrant/ipc"
 	"pathgrant/wire"
 )
@@ -53,7 +53,7 @@ func newInstallHooksEnv(t *testing.T) installHooksEnv {
 // settingsPath is where install-hooks writes client's hook.
 func settingsPath(t *testing.T, client, home, project string) string {
 	t.Helper()
-	c, err := hooks.LookupClient(client)
+	c, err := clientconfig.LookupClient(client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func readHooksDoc(t *testing.T, client, path string) map[string]any {
 // settings file of every client whose hooks live in JSON (Pi's and
 // Cline's are files of pathgrant's own: TestInstallHooksOwnFile).
 func TestInstallHooksRoundTrip(t *testing.T) {
-	for _, client := range hooks.Clients() {
+	for _, client := range clientconfig.Clients() {
 		if _, own := ownFileHooks[client]; own {
 			continue
 		}
@@ -190,12 +190,12 @@ func TestInstallHooksRoundTrip(t *testing.T) {
 					t.Errorf("backup %v does not hold the previous file", b)
 				}
 				doc := readHooksDoc(t, client, path)
-				want := hooks.CommandLine([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
+				want := clientconfig.CommandLine([]string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"})
 				for _, ev := range hookEvents[client] {
 					if cmds := hookCommands(doc, ev); !slices.Contains(cmds, want) {
 						t.Errorf("hooks.%s: %v, want %q among them", ev, cmds, want)
 					}
-					if words := hooks.CommandWords(want); !slices.Equal(words, []string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"}) {
+					if words := clientconfig.CommandWords(want); !slices.Equal(words, []string{e.hook, client, "--socket", e.home + "/run/pathgrant.sock"}) {
 						t.Errorf("the command splits into %q", words)
 					}
 				}
@@ -412,8 +412,8 @@ func TestInstallHooksRefuses(t *testing.T) {
 var ownFileHooks = map[string]struct {
 	user, project, marker, runs string
 }{
-	"pi":    {".pi/agent/extensions/pathgrant.ts", ".pi/extensions/pathgrant.ts", hooks.PiExtensionMarker, `const HOOK = ["$HOOK","pi"];`},
-	"cline": {".cline/hooks/PreToolUse", ".cline/hooks/PreToolUse", hooks.ClineHookMarker, `out=$($HOOK cline) && [ -n "$out" ] ||`},
+	"pi":    {".pi/agent/extensions/pathgrant.ts", ".pi/extensions/pathgrant.ts", clientconfig.PiExtensionMarker, `const HOOK = ["$HOOK","pi"];`},
+	"cline": {".cline/hooks/PreToolUse", ".cline/hooks/PreToolUse", clientconfig.ClineHookMarker, `out=$($HOOK cline) && [ -n "$out" ] ||`},
 }
 
 // TestInstallHooksOwnFile: a client whose hook is a file of pathgrant's
@@ -492,7 +492,7 @@ func TestInstalledSettingsAreProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Session, c.Token = sess.ID, sess.Token
-	for _, client := range hooks.Clients() {
+	for _, client := range clientconfig.Clients() {
 		for _, project := range []string{"", e.project} {
 			args := []string{client, "--hook", e.hook}
 			if project != "" {
@@ -578,7 +578,7 @@ func TestInstallHooksUnknownClient(t *testing.T) {
 	e := newInstallHooksEnv(t)
 	code, out, errs := installHooksCmd("vim", "--hook", e.hook)
 	first, _, _ := strings.Cut(errs, "\n")
-	if code != 2 || out != "" || first != `pathgrant install-hooks: unknown client "vim" (want `+strings.Join(hooks.Clients(), ", ")+`)` {
+	if code != 2 || out != "" || first != `pathgrant install-hooks: unknown client "vim" (want `+strings.Join(clientconfig.Clients(), ", ")+`)` {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if entries, _ := os.ReadDir(e.home); len(entries) != 1 { // only the project folder

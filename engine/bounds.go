@@ -13,7 +13,7 @@ import (
 	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // A session's roots are what the daemon itself reads and writes for it
@@ -102,7 +102,7 @@ func (s *Engine) registrationBounds() []bound {
 	add(boundRuntime, ownBound(appdirs.Socket(getenv), home), appdirs.RuntimeDir(getenv))
 	add(boundConfig, appdirs.ConfigDir(getenv, home), appdirs.ConfigDir(noEnv, home))
 	add(boundAgent, agentHomes(getenv, home)...)
-	add(boundAgentFile, hooks.GlobalProtected(getenv, home)...)
+	add(boundAgentFile, clientconfig.GlobalProtected(getenv, home)...)
 	add(boundStarts, sessionStarts(getenv, home)...)
 	add(boundStarts, sessionStarts(noEnv, home)...)
 	add(boundProtected, s.cfg.Device.Protected...)
@@ -134,8 +134,8 @@ func (s *Engine) getenv() appdirs.Getenv {
 func agentHomes(getenv appdirs.Getenv, home string) []string {
 	noEnv := func(string) string { return "" }
 	var out []string
-	for _, name := range hooks.Clients() {
-		c, err := hooks.LookupClient(name)
+	for _, name := range clientconfig.Clients() {
+		c, err := clientconfig.LookupClient(name)
 		if err != nil {
 			continue
 		}

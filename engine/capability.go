@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
+	"pathgrant/sandbox/launch"
 	"pathgrant/wire"
 )
 
@@ -160,7 +161,7 @@ func (s *Engine) execInfo(sess *session, req wire.CheckRequest, ans wire.Answer)
 	if r, ok := s.Request(ans.Pending); ans.Pending != "" && ok && r.State == wire.StateDenied {
 		denied = []string{r.Path}
 	}
-	info.Capability = s.caps.issue(capEntry{kind: CapExec, session: sess.ID, command: wire.CommandHash(req.ExecCommand), used: used,
+	info.Capability = s.caps.issue(capEntry{kind: CapExec, session: sess.ID, command: launch.CommandHash(req.ExecCommand), used: used,
 		denied: denied, expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info
 }

@@ -7,7 +7,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/guard"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // workspaceProtected are the agents' hook settings inside a workspace,
@@ -22,7 +22,7 @@ var workspaceProtected = workspaceProtectedFor(nil)
 // policy's allow_protected opens. The client table's hook settings rows
 // are never opened: they are what guards the session.
 func workspaceProtectedFor(open []string) []string {
-	out := hooks.ProjectProtected()
+	out := clientconfig.ProjectProtected()
 	for _, rel := range guard.WorkspaceProtected(open) {
 		if !slices.Contains(out, rel) {
 			out = append(out, rel)
@@ -45,7 +45,7 @@ func DefaultDevicePolicy(getenv appdirs.Getenv, home, storePath, socketPath stri
 	if c := appdirs.ConfigDir(getenv, home); c != protected[2] {
 		protected = append(protected, c)
 	}
-	protected = append(protected, hooks.GlobalProtected(getenv, home)...)
+	protected = append(protected, clientconfig.GlobalProtected(getenv, home)...)
 	return guard.DevicePolicy{EligibleReadOnly: []string{appdirs.Downloads(getenv, home)}, Protected: protected}
 }
 

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"pathgrant/guard"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // TestWorkspaceProtected: what the daemon joins to each workspace root is
 // the client table's hook settings and the top of the protected set; an
 // opened member leaves it, the hook settings never do.
 func TestWorkspaceProtected(t *testing.T) {
-	for _, rel := range slices.Concat(hooks.ProjectProtected(), guard.WorkspaceProtected(nil)) {
+	for _, rel := range slices.Concat(clientconfig.ProjectProtected(), guard.WorkspaceProtected(nil)) {
 		if !slices.Contains(workspaceProtected, rel) {
 			t.Errorf("workspaceProtected lacks %s", rel)
 		}
@@ -28,7 +28,7 @@ func TestWorkspaceProtected(t *testing.T) {
 			t.Errorf("opened %s still protected", rel)
 		}
 	}
-	for _, rel := range hooks.ProjectProtected() {
+	for _, rel := range clientconfig.ProjectProtected() {
 		if !slices.Contains(open, rel) {
 			t.Errorf("opening a member dropped the hook settings %s", rel)
 		}

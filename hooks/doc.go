@@ -1,10 +1,11 @@
 // Package hooks translates each agent client's hook protocol (Claude Code,
 // Codex CLI, Gemini CLI, Cursor, Pi) into pathgrant check requests, asks
 // the daemon over its Unix socket, and renders the decision back in that
-// client's exact output format. It also holds the client table
-// (clients.go): for each client its adapter, where its hook settings live,
-// the editor that installs the hook there, and the files a session must
-// never write; install-hooks and the daemon's protected paths read it.
+// client's exact output format. It also holds the hook's half of the
+// client table (clients.go): for each client its adapter and how a call is
+// answered. The install-time half (where each client's settings live, the
+// editors install-hooks and install-mcp run, the files a session must
+// never write) is hooks/clientconfig, which this package never imports.
 //
 // It is what the pathgrant-hook binary runs, so it stays small and fast to
 // start: it imports neither ipc (whose import graph holds the bbolt store)

@@ -2,9 +2,8 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
+	"path/filepath"
 	"strings"
 
 	"pathgrant/appdirs"
@@ -75,37 +74,23 @@ func otherMCPVerdict(ctx context.Context, c Call, getenv appdirs.Getenv, socket 
 	})
 }
 
-// tomlStringValue reads one basic or literal TOML string followed by nothing
-// but an optional comment: a value in a Codex config.toml (mcpconfig.go).
-func tomlStringValue(s string) (string, error) {
-	if s == "" || (s[0] != '"' && s[0] != '\'') {
-		return "", errors.New("not a string")
-	}
-	end := strings.IndexByte(s[1:], s[0])
-	if end < 0 {
-		return "", errors.New("unterminated string")
-	}
-	word, rest := s[:end+2], strings.TrimSpace(s[end+2:])
-	if rest != "" && rest[0] != '#' {
-		return "", fmt.Errorf("unexpected %q after the string", rest)
-	}
-	if s[0] == '\'' {
-		return word[1 : len(word)-1], nil
-	}
-	v, err := strconv.Unquote(word)
-	if err != nil {
-		return "", fmt.Errorf("bad string %s", word)
-	}
-	return v, nil
-}
-
 // cursorMCPServer is BridgeServer when Cursor's beforeMCPExecution names
 // the server's command as `…/pathgrant mcp`, which is what install-mcp
 // registers; any other command, or a remote server's url, is another
 // server, not named (Cursor's hook input carries no server name).
 func cursorMCPServer(command, url string) string {
-	if words := strings.Fields(command); url == "" && len(words) > 0 && isBridgeCommand(words[0], words[1:]) {
+	if words := strings.Fields(command); url == "" && len(words) > 0 && IsBridgeCommand(words[0], words[1:]) {
 		return BridgeServer
 	}
 	return ""
+}
+
+// IsBridgeCommand reports whether command and args start pathgrant's
+// bridge as install-mcp registers it: a pathgrant binary with the
+// argument mcp, and at most a --socket PATH.
+func IsBridgeCommand(command string, args []string) bool {
+	if filepath.Base(command) != "pathgrant" || len(args) == 0 || args[0] != "mcp" {
+		return false
+	}
+	return len(args) == 1 || len(args) == 3 && args[1] == "--socket" && filepath.IsAbs(args[2])
 }

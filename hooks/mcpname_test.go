@@ -8,6 +8,7 @@ import (
 
 	"pathgrant/devicepolicy"
 	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 	"pathgrant/wire"
 )
 
@@ -65,7 +66,7 @@ func TestMCPBridgeNamesExact(t *testing.T) {
 	}
 	t.Run("every client with MCP servers is walked", func(t *testing.T) {
 		for _, n := range hooks.Clients() {
-			c, _ := hooks.LookupClient(n)
+			c, _ := clientconfig.LookupClient(n)
 			if _, ok := mcpInputs[n]; (c.MCPConfig != "") != ok {
 				t.Errorf("%s: MCP config %q, but an input builder: %v", n, c.MCPConfig, ok)
 			}

@@ -1,14 +1,13 @@
 package hooks
 
 import (
-	_ "embed"
 	"encoding/json"
 	"strings"
 )
 
 // Pi (@mariozechner/pi-coding-agent) has no hook processes: extensions are
 // TypeScript modules whose `tool_call` handlers may return {block: true,
-// reason}. The extension pathgrant ships (pi/pathgrant.ts) sends each tool
+// reason}. The extension pathgrant ships (clientconfig/pi/pathgrant.ts) sends each tool
 // call to `pathgrant-hook pi` as
 //
 //	{"hook_event_name": "tool_call", "session_id", "cwd", "tool_name",
@@ -21,29 +20,6 @@ import (
 // into the call's input (Pi's tool_call input is mutable).
 // Tools: bash {command}, read {path}, write {path}, edit {path},
 // grep {pattern, path}, find {pattern, path}, ls {path}.
-
-// PiExtension is the Pi extension, with the placeholder PiHookPlaceholder
-// standing for the pathgrant-hook command; PiExtensionFor fills it in.
-//
-//go:embed pi/pathgrant.ts
-var PiExtension string
-
-// PiHookPlaceholder is replaced by the hook command in PiExtension.
-const PiHookPlaceholder = "__PATHGRANT_HOOK_ARGV__"
-
-// PiExtensionMarker is the first line of the extension; install-hooks
-// recognises its own file by it.
-const PiExtensionMarker = "// pathgrant: Pi extension"
-
-// PiExtensionFor returns the extension that runs the hook command argv
-// (`/path/pathgrant-hook pi`, with any further arguments such as --socket).
-func PiExtensionFor(argv []string) string {
-	data, err := json.Marshal(argv)
-	if err != nil { // a []string always marshals
-		panic(err)
-	}
-	return strings.Replace(PiExtension, PiHookPlaceholder, string(data), 1)
-}
 
 type piInput struct {
 	SessionID  string          `json:"session_id"`

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 	"pathgrant/wire"
 )
 
@@ -58,7 +58,7 @@ func piExtension(t *testing.T, argv []string, cwd, session string, cases []piCas
 		t.Skip("node is not installed: the Pi extension cannot be run")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "pathgrant.mjs"), []byte(hooks.PiExtensionFor(argv)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pathgrant.mjs"), []byte(clientconfig.PiExtensionFor(argv)), 0o600); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(piDriver), 0o600); err != nil {

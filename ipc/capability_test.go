@@ -17,6 +17,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/sandbox"
+	"pathgrant/sandbox/launch"
 	"pathgrant/wire"
 )
 
@@ -96,7 +97,7 @@ func (ce *capEnv) check(t *testing.T, command string, anyway bool) wire.Answer {
 // returns the status.
 func (ce *capEnv) capCall(t *testing.T, method, path, cap, command, session string, in, out any) int {
 	t.Helper()
-	hdr := map[string]string{wire.HeaderCapability: cap, wire.HeaderCommandHash: wire.CommandHash(command)}
+	hdr := map[string]string{wire.HeaderCapability: cap, wire.HeaderCommandHash: launch.CommandHash(command)}
 	if session != "" {
 		hdr[wire.HeaderSession] = session
 	}

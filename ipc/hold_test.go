@@ -11,6 +11,7 @@ import (
 	"pathgrant/apiclient"
 	"pathgrant/engine"
 	"pathgrant/grants"
+	"pathgrant/sandbox/launch"
 	"pathgrant/wire"
 )
 
@@ -42,7 +43,7 @@ func (he *holdEnv) hold(ctx context.Context, t *testing.T, path, command string)
 		command = he.command
 	}
 	var out wire.HoldAnswer
-	hdr := map[string]string{wire.HeaderCapability: he.p.Hold.Ticket, wire.HeaderCommandHash: wire.CommandHash(command)}
+	hdr := map[string]string{wire.HeaderCapability: he.p.Hold.Ticket, wire.HeaderCommandHash: launch.CommandHash(command)}
 	st, data := sendCtx(ctx, t, rawClient(he.sock), http.MethodPost, wire.PathHold, hdr, wire.HoldRequest{Path: path, Program: "python3 read.py"})
 	if st == http.StatusOK {
 		decodeInto(t, data, &out)

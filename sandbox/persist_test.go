@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"pathgrant/guard"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 	"pathgrant/internal/buildcheck"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/afterrun"
@@ -267,7 +267,7 @@ func persistWorkspace(t *testing.T) (ws, mark string, p *guard.Compiled) {
 // of the protected set.
 func daemonProtected(ws string) []string {
 	var out []string
-	for _, rel := range slices.Concat(hooks.ProjectProtected(), guard.WorkspaceProtected(nil)) {
+	for _, rel := range slices.Concat(clientconfig.ProjectProtected(), guard.WorkspaceProtected(nil)) {
 		out = append(out, filepath.Join(ws, rel))
 	}
 	return out

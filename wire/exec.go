@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 )
 
@@ -90,13 +88,6 @@ const SandboxExec = "/usr/bin/sandbox-exec"
 // per refused path).
 type Report struct {
 	Lines []string `json:"lines"`
-}
-
-// CommandHash is the hex SHA-256 of shell text, as HeaderCommandHash
-// carries it.
-func CommandHash(text string) string {
-	h := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(h[:])
 }
 
 // Hold is how a prepared command's opens are held (Prepared.Hold): the

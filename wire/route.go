@@ -2,7 +2,7 @@ package wire
 
 // Header names a client may send. HeaderSession and HeaderToken name a
 // session and prove it; HeaderCapability carries an exec capability or a
-// report ticket, HeaderCommandHash the CommandHash of the shell text the
+// report ticket, HeaderCommandHash the launch.CommandHash of the shell text the
 // front end is about to run, which must be the text the capability was
 // issued for.
 const (

@@ -31,19 +31,24 @@ func build(t testing.TB, dir, out string, args ...string) {
 // TestLeanDependencies: the hook links no UI, no store, no shell parser, no
 // file watcher, no device policy parser (devicepolicy and its TOML
 // parser, whose init alone costs a start-up a third of a millisecond: the
-// daemon answers unknown_tools and unmapped_tools), no third-party module
-// and no net package, and builds without cgo.
+// daemon answers unknown_tools and unmapped_tools), no install-time code
+// (hooks/clientconfig: the settings editors, Codex's trusted hashes, the
+// MCP configuration editors, the Pi and Cline files), no crypto/sha256 nor
+// regexp (whose package inits run at every start; the exec capability's
+// command hash is launch.CommandHash, which only the front end and the
+// daemon use), no third-party module and no net package, and builds
+// without cgo.
 func TestLeanDependencies(t *testing.T) {
 	deps := buildcheck.Deps(t, "pathgrant/cmd/pathgrant-hook")
 	forbidden := func(d string) bool {
-		for _, prefix := range []string{"fyne.io/", "go.etcd.io/", "github.com/", "mvdan.cc/", "golang.org/x/", "pathgrant/devicepolicy"} {
+		for _, prefix := range []string{"fyne.io/", "go.etcd.io/", "github.com/", "mvdan.cc/", "golang.org/x/", "pathgrant/devicepolicy", "pathgrant/hooks/clientconfig", "crypto/"} {
 			if strings.HasPrefix(d, prefix) {
 				return true
 			}
 		}
 		switch d {
 		case "pathgrant/ipc", "pathgrant/grants", "pathgrant/guard", "pathgrant/guard/protected", "pathgrant/prompt", "pathgrant/tray",
-			"net", "net/http", "net/netip", "runtime/cgo", "os/exec":
+			"pathgrant/sandbox/launch", "net", "net/http", "net/netip", "runtime/cgo", "os/exec", "regexp":
 			return true
 		}
 		return false

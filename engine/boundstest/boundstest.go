@@ -15,7 +15,7 @@ import (
 
 	"pathgrant/appdirs"
 	"pathgrant/devicepolicy"
-	"pathgrant/hooks"
+	"pathgrant/hooks/clientconfig"
 )
 
 // Layout is a scratch machine: a home folder with a workspace inside a
@@ -136,8 +136,8 @@ func Cases(t testing.TB, l Layout) []Case {
 func agentCases(t testing.TB, l Layout) []Case {
 	noEnv := func(string) string { return "" }
 	var cases []Case
-	for _, name := range hooks.Clients() {
-		c, err := hooks.LookupClient(name)
+	for _, name := range clientconfig.Clients() {
+		c, err := clientconfig.LookupClient(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,5 +46,5 @@ func callFor(timeout time.Duration, socket, path, cap, text string, in, out any)
 	defer cancel()
 	c := wire.Client{Socket: socket}
 	return c.Do(ctx, "POST", path, in, out,
-		wire.Header{Name: wire.HeaderCapability, Value: cap}, wire.Header{Name: wire.HeaderCommandHash, Value: wire.CommandHash(text)})
+		wire.Header{Name: wire.HeaderCapability, Value: cap}, wire.Header{Name: wire.HeaderCommandHash, Value: launch.CommandHash(text)})
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"pathgrant/sandbox/launch"
 	"pathgrant/wire"
 	"slices"
 	"strings"
@@ -117,7 +118,7 @@ func TestFetch(t *testing.T) {
 		}
 		switch r.Header.Get(wire.HeaderCapability) {
 		case "good":
-			if r.URL.Path != wire.PathExec || r.Header.Get(wire.HeaderCommandHash) != wire.CommandHash("make test") {
+			if r.URL.Path != wire.PathExec || r.Header.Get(wire.HeaderCommandHash) != launch.CommandHash("make test") {
 				http.Error(w, `{"error":"wrong route or hash"}`, http.StatusBadRequest)
 				return
 			}

@@ -124,6 +124,6 @@ func (a holdAsker) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAn
 	var out wire.HoldAnswer
 	c := wire.Client{Socket: a.socket}
 	err := c.Do(ctx, "POST", wire.PathHold, r, &out,
-		wire.Header{Name: wire.HeaderCapability, Value: a.ticket}, wire.Header{Name: wire.HeaderCommandHash, Value: wire.CommandHash(a.text)})
+		wire.Header{Name: wire.HeaderCapability, Value: a.ticket}, wire.Header{Name: wire.HeaderCommandHash, Value: launch.CommandHash(a.text)})
 	return out, err
 }

@@ -42,5 +42,5 @@ func OpenNet(socket string, p wire.Prepared, argv []string) (*os.File, error) {
 	defer cancel()
 	c := wire.Client{Socket: socket}
 	return c.Take(ctx, wire.PathNet, struct{}{}, wire.Header{Name: wire.HeaderCapability, Value: p.Net.Ticket},
-		wire.Header{Name: wire.HeaderCommandHash, Value: wire.CommandHash(launch.CommandText(argv))})
+		wire.Header{Name: wire.HeaderCommandHash, Value: launch.CommandHash(launch.CommandText(argv))})
 }

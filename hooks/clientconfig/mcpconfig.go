@@ -1,4 +1,4 @@
-package hooks
+package clientconfig
 
 import (
 	"bytes"
@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/hooks"
 )
 
 // MCPPath is the client's MCP configuration: the project's when project
@@ -32,7 +34,7 @@ func (c Client) MCPPath(getenv appdirs.Getenv, home, project string) string {
 }
 
 // BridgeConfigured reports whether an MCP configuration of this client
-// (its file's bytes) registers a server named BridgeServer.
+// (its file's bytes) registers a server named hooks.BridgeServer.
 func (c Client) BridgeConfigured(data []byte) bool {
 	if c.mcpTOML {
 		_, _, found := codexServerBlock(string(data))
@@ -44,22 +46,12 @@ func (c Client) BridgeConfigured(data []byte) bool {
 		return false
 	}
 	servers, err := doc.object("mcpServers", false)
-	return err == nil && servers != nil && servers.has(BridgeServer)
-}
-
-// isBridgeCommand reports whether command and args start pathgrant's
-// bridge as install-mcp registers it: a pathgrant binary with the
-// argument mcp, and at most a --socket PATH.
-func isBridgeCommand(command string, args []string) bool {
-	if filepath.Base(command) != "pathgrant" || len(args) == 0 || args[0] != "mcp" {
-		return false
-	}
-	return len(args) == 1 || len(args) == 3 && args[1] == "--socket" && filepath.IsAbs(args[2])
+	return err == nil && servers != nil && servers.has(hooks.BridgeServer)
 }
 
 // jsonMCP is the MCP Installer of a client whose servers are the
 // mcpServers object of a JSON file (Claude Code, Gemini CLI, Cursor):
-// the server BridgeServer runs argv. An entry of that name that does not
+// the server hooks.BridgeServer runs argv. An entry of that name that does not
 // run pathgrant's bridge is never replaced or removed.
 func jsonMCP(path string, argv []string, uninstall bool) (bool, string, error) {
 	return restoringUninstall(path, uninstall, mcpCanonical, func() (bool, string, error) {
@@ -79,7 +71,7 @@ func typedMCP(kind string, allTools bool) Installer {
 					return err
 				}
 				servers, _ := doc.object("mcpServers", false)
-				entry, _ := servers.object(BridgeServer, false)
+				entry, _ := servers.object(hooks.BridgeServer, false)
 				entry.setFirst("type", kind)
 				if allTools {
 					entry.set("tools", []any{"*"})
@@ -95,14 +87,14 @@ func editMCPServers(doc *ihObject, argv []string, uninstall bool) error {
 	if err != nil || servers == nil {
 		return err
 	}
-	if cur, ok := servers.vals[BridgeServer]; ok && !isBridgeEntry(cur) {
-		return fmt.Errorf("mcpServers has a server %q that is not pathgrant's bridge; rename it, then run this again", BridgeServer)
+	if cur, ok := servers.vals[hooks.BridgeServer]; ok && !isBridgeEntry(cur) {
+		return fmt.Errorf("mcpServers has a server %q that is not pathgrant's bridge; rename it, then run this again", hooks.BridgeServer)
 	}
 	if uninstall {
-		if !servers.has(BridgeServer) {
+		if !servers.has(hooks.BridgeServer) {
 			return nil
 		}
-		servers.del(BridgeServer)
+		servers.del(hooks.BridgeServer)
 		if len(servers.keys) == 0 {
 			doc.del("mcpServers")
 		}
@@ -112,7 +104,7 @@ func editMCPServers(doc *ihObject, argv []string, uninstall bool) error {
 	for _, a := range argv[1:] {
 		args = append(args, a)
 	}
-	entry, _ := servers.object(BridgeServer, true)
+	entry, _ := servers.object(hooks.BridgeServer, true)
 	entry.set("command", argv[0])
 	entry.set("args", args)
 	return nil
@@ -150,7 +142,7 @@ func isBridgeEntry(v any) bool {
 		}
 		args = append(args, s)
 	}
-	return isBridgeCommand(cmd, args)
+	return hooks.IsBridgeCommand(cmd, args)
 }
 
 // codexMCP is Codex's MCP Installer: the table [mcp_servers.pathgrant]
@@ -192,7 +184,7 @@ func editCodexMCP(text string, argv []string, uninstall bool) (string, error) {
 	before, block, found := codexServerBlock(text)
 	after := strings.TrimPrefix(text, before+block)
 	if found && !codexBlockIsBridge(block) {
-		return "", fmt.Errorf("[mcp_servers.%s] is not pathgrant's bridge; rename it, then run this again", BridgeServer)
+		return "", fmt.Errorf("[mcp_servers.%s] is not pathgrant's bridge; rename it, then run this again", hooks.BridgeServer)
 	}
 	want := codexBlock(argv)
 	switch {
@@ -227,7 +219,7 @@ func codexBlock(argv []string) string {
 	for _, a := range argv[1:] {
 		args = append(args, tomlString(a))
 	}
-	return "[mcp_servers." + BridgeServer + "]\ncommand = " + tomlString(argv[0]) + "\nargs = [" + strings.Join(args, ", ") + "]\n"
+	return "[mcp_servers." + hooks.BridgeServer + "]\ncommand = " + tomlString(argv[0]) + "\nargs = [" + strings.Join(args, ", ") + "]\n"
 }
 
 // codexBlockIsBridge reports whether the table's command and args start
@@ -258,7 +250,7 @@ func codexBlockIsBridge(block string) bool {
 			}
 		}
 	}
-	return isBridgeCommand(cmd, args)
+	return hooks.IsBridgeCommand(cmd, args)
 }
 
 // editText applies edit to the text file at path (missing: empty) and
@@ -332,4 +324,28 @@ func newestBackup(path string) string {
 	}
 	slices.Sort(matches)
 	return matches[len(matches)-1]
+}
+
+// tomlStringValue reads one basic or literal TOML string followed by nothing
+// but an optional comment: a value in a Codex config.toml (mcpconfig.go).
+func tomlStringValue(s string) (string, error) {
+	if s == "" || (s[0] != '"' && s[0] != '\'') {
+		return "", errors.New("not a string")
+	}
+	end := strings.IndexByte(s[1:], s[0])
+	if end < 0 {
+		return "", errors.New("unterminated string")
+	}
+	word, rest := s[:end+2], strings.TrimSpace(s[end+2:])
+	if rest != "" && rest[0] != '#' {
+		return "", fmt.Errorf("unexpected %q after the string", rest)
+	}
+	if s[0] == '\'' {
+		return word[1 : len(word)-1], nil
+	}
+	v, err := strconv.Unquote(word)
+	if err != nil {
+		return "", fmt.Errorf("bad string %s", word)
+	}
+	return v, nil
 }
