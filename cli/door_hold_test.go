@@ -16,7 +16,6 @@ import (
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
-	"pathgrant/sandbox/supervise"
 	"pathgrant/tools"
 	"pathgrant/wire"
 )
@@ -68,16 +67,13 @@ func heldCases(t *testing.T, dl string) []heldCase {
 	}
 }
 
-// newHeldWalk is the door walk where opens are held, with read.py in its
-// workspace; it skips where the machine cannot hold them.
-func newHeldWalk(t *testing.T, opts ...func(*ipc.Config)) *doorWalk {
+// newHeldWalk is the door walk where opens are held in mode, with
+// read.py in its workspace; it skips where the machine cannot hold them.
+func newHeldWalk(t *testing.T, mode holdMode, opts ...func(*ipc.Config)) *doorWalk {
 	t.Helper()
 	requireFullConfinement(t)
-	if err := supervise.Available(); err != nil {
-		t.Skipf("this kernel cannot hold opens: %v", err)
-	}
 	need(t, "python3")
-	w := newDoorWalkAt(t, sandbox.Probe(), opts...)
+	w := newDoorWalkAt(t, sandbox.Probe(), append([]func(*ipc.Config){mode.set(t)}, opts...)...)
 	writeExecFile(t, w.work+"/read.py", readScript)
 	return w
 }
@@ -90,12 +86,16 @@ func newHeldWalk(t *testing.T, opts ...func(*ipc.Config)) *doorWalk {
 // once; denied, the open fails with EACCES, one refusal line says so, and
 // no grant is left.
 func TestDoorWalkHeldOpen(t *testing.T) {
-	w := newHeldWalk(t)
-	names, run := walkDoors(t)
-	for i, name := range names {
-		t.Run(name, func(t *testing.T) {
-			for j, c := range heldCases(t, w.dl) {
-				t.Run(c.name, func(t *testing.T) { w.heldCase(t, run[name], fmt.Sprintf("%d-%d", i, j), c) })
+	for _, mode := range holdModes() {
+		t.Run(mode.name, func(t *testing.T) {
+			w := newHeldWalk(t, mode)
+			names, run := walkDoors(t)
+			for i, name := range names {
+				t.Run(name, func(t *testing.T) {
+					for j, c := range heldCases(t, w.dl) {
+						t.Run(c.name, func(t *testing.T) { w.heldCase(t, run[name], fmt.Sprintf("%d-%d", i, j), c) })
+					}
+				})
 			}
 		})
 	}
@@ -104,13 +104,17 @@ func TestDoorWalkHeldOpen(t *testing.T) {
 // TestDoorWalkHeldOpenTimesOut: nobody decides; when the wait ends the
 // open fails as a denial does, on every door.
 func TestDoorWalkHeldOpenTimesOut(t *testing.T) {
-	w := newHeldWalk(t, func(c *ipc.Config) { c.MaxWait = 2 * time.Second })
-	names, run := walkDoors(t)
-	for i, name := range names {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel() // each its own file; the doors wait out MaxWait together
-			w.heldCase(t, run[name], fmt.Sprint(i), heldCase{name: "timed out", script: pyRead, refuse: true,
-				asked: func(f string) string { return f }})
+	for _, mode := range holdModes() {
+		t.Run(mode.name, func(t *testing.T) {
+			w := newHeldWalk(t, mode, func(c *ipc.Config) { c.MaxWait = 2 * time.Second })
+			names, run := walkDoors(t)
+			for i, name := range names {
+				t.Run(name, func(t *testing.T) {
+					t.Parallel() // each its own file; the doors wait out MaxWait together
+					w.heldCase(t, run[name], fmt.Sprint(i), heldCase{name: "timed out", script: pyRead, refuse: true,
+						asked: func(f string) string { return f }})
+				})
+			}
 		})
 	}
 }
@@ -205,7 +209,12 @@ func (w *doorWalk) decideHeld(t *testing.T, path string, args []string) wire.Req
 // front end of a hook's rewritten command, and the timeout of a tool call
 // the daemon runs.
 func TestHeldOpenInterrupted(t *testing.T) {
-	w := newHeldWalk(t)
+	for _, mode := range holdModes() {
+		t.Run(mode.name, func(t *testing.T) { heldOpenInterrupted(t, newHeldWalk(t, mode)) })
+	}
+}
+
+func heldOpenInterrupted(t *testing.T, w *doorWalk) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T, script string) (interrupt func(), done <-chan walked)
@@ -283,7 +292,12 @@ func (w *doorWalk) isPending(id string) bool {
 // chmodded (the view's mount is read-only). A descriptor opened outside
 // the view would reach the host's tree.
 func TestDoorWalkHeldFolderStaysInTheView(t *testing.T) {
-	w := newHeldWalk(t)
+	for _, mode := range holdModes() {
+		t.Run(mode.name, func(t *testing.T) { heldFolderStaysInTheView(t, newHeldWalk(t, mode)) })
+	}
+}
+
+func heldFolderStaysInTheView(t *testing.T, w *doorWalk) {
 	rel := func(p string) string { return "../" + strings.TrimPrefix(p, w.root+"/") } // from the home folder's parent
 	script := fmt.Sprintf(`import os, socket
 d = os.open(%q, os.O_RDONLY | os.O_DIRECTORY)

@@ -110,6 +110,7 @@ func (e *execEnv) serve(t testing.TB, conf sandbox.Confinement, opts ...func(*ip
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{e.dl}, Protected: []string{e.root + "/state", e.root + "/run"}},
 		Launcher: sandbox.Launcher{Confinement: conf, Getenv: os.Getenv, Home: e.home, Socket: e.sock,
 			Exe: testFrontEnd(t)}, DeviceFile: e.deviceFile(t)}
+	useHeldView(t, &cfg, conf, e.sock)
 	for _, o := range opts {
 		o(&cfg)
 	}

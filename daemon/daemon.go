@@ -20,6 +20,7 @@ import (
 	"pathgrant/grants"
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
+	"pathgrant/sandbox/heldfs"
 )
 
 // ShutdownTimeout bounds how long a stopping daemon waits for requests in
@@ -42,6 +43,11 @@ type Daemon struct {
 	// Reaper keeps what the tool calls start below the daemon, detached
 	// or not, and reaps it (subreaper.go).
 	Reaper *Subreaper
+	// Held is the held-open file system the views bind the approvable
+	// roots from (held.go), nil where it could not be mounted: HeldErr
+	// says why, and opens are held by the seccomp supervisor.
+	Held    *heldfs.Server
+	HeldErr error
 }
 
 // Start resolves the paths (empty flags mean the defaults, from the
@@ -66,7 +72,11 @@ func Start(socket, store string, log *slog.Logger) (*Daemon, error) {
 		d.Store.Close()
 		return nil, err
 	}
+	d.mountHeld(log)
 	if d.Reaper, err = StartSubreaper(log); err != nil {
+		if d.Held != nil {
+			d.Held.Close()
+		}
 		d.stopWatch()
 		d.Listener.Close()
 		d.Store.Close()
@@ -165,6 +175,11 @@ func (d *Daemon) Config(log *slog.Logger, approver engine.Approver) ipc.Config {
 	cfg := ipc.Config{Store: d.Store, Device: device, Home: d.Home, Getenv: d.Getenv,
 		Logger: log, Approver: approver, Confinement: d.Confinement.Level,
 		Launcher: sandbox.Launcher{Confinement: d.Confinement, Getenv: d.Getenv, Home: d.Home, Socket: d.Socket, Exe: exe}}
+	if d.Held != nil {
+		l := cfg.Launcher.(sandbox.Launcher)
+		l.HeldView = d.Held.Dir()
+		cfg.Launcher, cfg.Held = l, d.Held
+	}
 	if d.Policy != nil {
 		// Every setting of the file is read where it is used, so each
 		// one is live on reload.
@@ -209,6 +224,11 @@ func (d *Daemon) Stop(ctx context.Context, srv *ipc.Server, serveErr <-chan erro
 	}
 	if d.Reaper != nil {
 		d.Reaper.Stop()
+	}
+	if d.Held != nil {
+		if herr := d.Held.Close(); herr != nil {
+			err = errors.Join(err, herr)
+		}
 	}
 	if cerr := d.Store.Close(); cerr != nil {
 		err = errors.Join(err, cerr)

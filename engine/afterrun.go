@@ -314,7 +314,7 @@ func (s *Engine) checkBefore(session string) *Error {
 // process in it), and returns what to tell the agent; a failure is said
 // too, and holds the session's next command.
 func (s *Engine) finishCheck(id string, killed bool) []string {
-	said := s.netLines.take(id)
+	said, _ := s.netLines.take(id)
 	c := s.owed.get(id)
 	if c == nil {
 		return said // ran already: its front end was seen gone first

@@ -69,8 +69,10 @@ type capEntry struct {
 	// holder is the front end process a hold or report ticket was issued
 	// to: the only one that may present it.
 	holder Proc
-	// check is the owed check a report ticket's command ends with.
+	// check is the owed check a report ticket's command ends with, and
+	// served its held-open token (served.go).
 	check   string
+	served  string
 	expires time.Time
 }
 

@@ -62,6 +62,10 @@ type Config struct {
 	// cannot import it). nil refuses POST /v1/exec and every shell tool
 	// call, so no such command runs.
 	Launcher Launcher
+	// Held is the held-open file system the Launcher's views bind the
+	// approvable roots from (its HeldView): nil where it is not mounted,
+	// and then a Launch that serves roots is refused.
+	Held HeldServer
 	// HooksBelow says the server's own process also starts hooks and
 	// launchers (a test that serves in process): registration then does
 	// not count a process below the server as one of its tool calls'. The
@@ -122,27 +126,29 @@ const pruneEvery = 24 * time.Hour
 // capabilities, the tools it runs, and the events it publishes. Package
 // ipc serves it over HTTP on the socket; the app calls it in process.
 type Engine struct {
-	cfg      Config
-	log      *slog.Logger
-	sessions *registry
-	queue    *queue
-	denials  *denialSet
-	refusals *refusals
-	hub      *hub
-	agents   *agentSet
-	caps     *capStore
-	holds    *heldCount
-	netLines *netLines   // each command's connection refusals (network.go)
-	procs    procWatcher // when bound processes exit (lifecycle.go)
-	paused   atomic.Bool
-	pruneDue time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
-	prunedAt int        // the retention, in days, of the last prune; owned as pruneDue
-	decideMu sync.Mutex // one decision at a time: exactly one wins
-	admitMu  sync.Mutex // one session admission at a time, so the caps hold
-	owners   *sessionOwners
-	owed     *owedChecks  // the checks after confined commands (afterrun.go)
-	views    sync.RWMutex // views made under R, placeholders removed under W (placeholders.go)
-	self     Proc         // the daemon's own process: what its tool calls start runs below it
+	cfg       Config
+	log       *slog.Logger
+	sessions  *registry
+	queue     *queue
+	denials   *denialSet
+	refusals  *refusals
+	hub       *hub
+	agents    *agentSet
+	caps      *capStore
+	holds     *heldCount
+	netLines  *endLines   // each command's connection refusals (network.go)
+	heldLines *endLines   // each served command's refused opens (served.go)
+	served    *servedSet  // the held-open tokens registered now (served.go)
+	procs     procWatcher // when bound processes exit (lifecycle.go)
+	paused    atomic.Bool
+	pruneDue  time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
+	prunedAt  int        // the retention, in days, of the last prune; owned as pruneDue
+	decideMu  sync.Mutex // one decision at a time: exactly one wins
+	admitMu   sync.Mutex // one session admission at a time, so the caps hold
+	owners    *sessionOwners
+	owed      *owedChecks  // the checks after confined commands (afterrun.go)
+	views     sync.RWMutex // views made under R, placeholders removed under W (placeholders.go)
+	self      Proc         // the daemon's own process: what its tool calls start runs below it
 
 	// toolCommands numbers the commands the daemon's own tool calls run,
 	// each the one asker of its held opens (heldOpens)
@@ -160,7 +166,7 @@ func New(cfg Config) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), holds: newHeldCount(), procs: procs,
-		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), netLines: newNetLines(), ctx: ctx, cancel: cancel,
+		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), netLines: newEndLines(), heldLines: newEndLines(), served: newServedSet(), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), owed: newOwedChecks(), self: selfProc(),
 	}
 }

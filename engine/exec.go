@@ -111,8 +111,12 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	if aerr != nil {
 		return wire.Prepared{}, aerr
 	}
+	by := raiser(fmt.Sprintf("front end %d started %d", holder.PID, holder.Start))
+	if aerr := s.serve(c.sess, l, holder, c.cap.denied, by); aerr != nil {
+		return wire.Prepared{}, aerr
+	}
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
-		check: check, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
+		check: check, served: servedToken(l), holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
 		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
 			denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
@@ -141,8 +145,9 @@ func (s *Engine) ExplainReport(ctx context.Context, c Call, lines []string) (wir
 	if peer, ok := c.caller.Peer(); !ok || peer != c.cap.holder {
 		return wire.Report{}, errorf(Forbidden, grants.KindForged, "a report ticket is presented by the front end it was issued to")
 	}
-	out := s.finishCheck(c.cap.check, false)
-	if len(lines) > 0 {
+	out, refused := s.unserve(c.cap.served)
+	out = append(out, s.finishCheck(c.cap.check, false)...)
+	if lines = launch.Unsaid(lines, refused); len(lines) > 0 {
 		out = append(out, s.explainRefusals(ctx, c.sess, lines, c.cap.outside)...)
 	}
 	return wire.Report{Lines: out}, nil

@@ -164,9 +164,15 @@ type heldOpens struct {
 	sess  *session
 	roots []string
 	by    raiser
+	// denied are the reads the person denied in the check the command's
+	// exec capability was issued with: refused without asking again.
+	denied []string
 }
 
 func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
+	if slices.Contains(h.denied, r.Path) {
+		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
+	}
 	ans, err := h.s.held(ctx, h.sess, h.roots, r, h.by)
 	if err != nil {
 		return ans, err

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
@@ -37,10 +36,6 @@ import (
 
 // ConnectTool is the tool a connection's check and request name.
 const ConnectTool = "connect (command paused)"
-
-// maxNetLines bounds the refusal lines one command's connections leave
-// for its end: one per destination, the first ones.
-const maxNetLines = 16
 
 // NetChannel checks the call's net ticket and returns what serves the
 // connection the transport then hands over (the front end's, whose
@@ -95,7 +90,7 @@ func (s *Engine) netServer(sess *session, check string, by raiser) *netproxy.Ser
 	return &netproxy.Server{
 		Policy:  func() netproxy.Policy { return NetPolicy(s.deviceFile().Network) },
 		Ask:     connectAsker{s: s, sess: sess, by: by},
-		Refused: func(d netproxy.Destination, why string) { s.netLines.add(check, d.String(), why) },
+		Refused: func(d netproxy.Destination, why string) { s.netLines.add(check, d.String(), connectLine(d.String(), why)) },
 		Log:     s.log.With("session", sess.ID),
 	}
 }
@@ -156,56 +151,6 @@ func resolvedTo(d netproxy.Destination) string {
 	return d.Host + " resolves to " + strings.Join(shown, ", ")
 }
 
-// netLines keeps each command's connection refusals (by its owed check)
-// until its end says them.
-type netLines struct {
-	mu    sync.Mutex
-	lines map[string][]netLine
-}
-
-// netLine is one destination's refusal line.
-type netLine struct {
-	dest, line string
-}
-
-func newNetLines() *netLines { return &netLines{lines: map[string][]netLine{}} }
-
-// add keeps one line per destination, at most maxNetLines per command. A
-// destination refused again for another reason (a tool that retries,
-// denied once and then for the session) keeps its place and says the
-// latest reason: what holds now, which is what the agent acts on.
-func (n *netLines) add(check, dest, why string) {
-	dest = wire.Printable(dest)
-	line := fmt.Sprintf("pathgrant: connect to %s refused: %s", dest, oneLine(why))
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	ls := n.lines[check]
-	if i := slices.IndexFunc(ls, func(l netLine) bool { return l.dest == dest }); i >= 0 {
-		ls[i].line = line
-		return
-	}
-	if len(ls) >= maxNetLines {
-		return
-	}
-	n.lines[check] = append(ls, netLine{dest: dest, line: line})
-}
-
-// take returns and forgets check's lines.
-func (n *netLines) take(check string) []string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	ls := n.lines[check]
-	delete(n.lines, check)
-	if len(ls) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(ls))
-	for _, l := range ls {
-		out = append(out, l.line)
-	}
-	return out
-}
-
 // drainUntilClosed reads uc until every other end is closed: descriptors
 // sent later are never taken (the kernel closes them), bytes discarded.
 func drainUntilClosed(uc *net.UnixConn) {
@@ -234,4 +179,10 @@ func (s *Engine) toolNet(sess *session, check string, by raiser, p wire.Prepared
 	ctx, stop := context.WithCancel(s.ctx)
 	go s.serveNet(ctx, sess, check, by, fc.(*net.UnixConn))
 	return os.NewFile(uintptr(pair[1]), "pathgrant-net-sandbox"), stop, nil
+}
+
+// connectLine is the one line a refused destination adds to the
+// command's end.
+func connectLine(dest, why string) string {
+	return fmt.Sprintf("pathgrant: connect to %s refused: %s", wire.Printable(dest), oneLine(why))
 }

@@ -9,6 +9,7 @@ import (
 	"pathgrant/guard"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/frontend"
+	"pathgrant/sandbox/launch"
 	"pathgrant/tools"
 	"pathgrant/wire"
 )
@@ -52,6 +53,10 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		return -1, err
 	}
 	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
+	if aerr := s.serve(t.sess, l, s.self, nil, by); aerr != nil {
+		s.finishCheck(check, false) // nothing ran
+		return -1, aerr
+	}
 	netEnd, stopNet, err := s.toolNet(t.sess, check, by, l.Prepared)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "pathgrant exec: no way out of the command's network namespace (%v): it reaches its own loopback only\n", err)
@@ -62,7 +67,8 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	if stopNet != nil {
 		stopNet()
 	}
-	for _, line := range slices.Concat(res.Notes(), s.finishCheck(check, res.Killed)) {
+	said, refused := s.unserve(servedToken(l))
+	for _, line := range slices.Concat(res.Notes(), said, s.finishCheck(check, res.Killed)) {
 		fmt.Fprintln(c.Stderr, line)
 	}
 	switch {
@@ -71,8 +77,8 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 	case res.Succeeded():
 		return 0, nil
 	}
-	if len(res.Refused) > 0 && !res.Killed {
-		for _, line := range s.explainRefusals(ctx, t.sess, res.Refused, l.Outside) {
+	if unsaid := launch.Unsaid(res.Refused, refused); len(unsaid) > 0 && !res.Killed {
+		for _, line := range s.explainRefusals(ctx, t.sess, unsaid, l.Outside) {
 			fmt.Fprintln(c.Stderr, line)
 		}
 	}

@@ -40,6 +40,11 @@ type Input struct {
 	// that a program can look before it opens; no rule reads them, so
 	// only a descriptor the supervisor hands over can.
 	Approvable []string
+	// ServedFrom, when set, says the held-open file system serves
+	// Approvable[i] from ServedFrom[i] (package sandbox/heldfs): the view
+	// binds it there and a rule reads it, since the file system, not the
+	// rules, decides what an open gets.
+	ServedFrom []string
 }
 
 // Device is what the device policy file adds to every session's reach in
@@ -120,6 +125,11 @@ func Build(in Input, fsys FS) ([]Rule, error) {
 		b.add(Rule{Path: filepath.Clean(r), Access: ReadOnly, Why: "read-only root"})
 	}
 	b.device(in.Device, noWrite)
+	if len(in.ServedFrom) > 0 {
+		for _, r := range in.Approvable {
+			b.add(Rule{Path: r, Access: ReadOnly, Why: "approvable (served by pathgrant)"})
+		}
+	}
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		b.grant(g, protected)
 	}

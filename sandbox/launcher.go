@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"pathgrant/devicepolicy"
@@ -36,6 +39,11 @@ type Launcher struct {
 	// commands (the tool routes' execute_shell_command) run: a request
 	// that names no front end binary gets it (FrontEndBinary).
 	Exe string
+	// HeldView is where the daemon's held-open file system is mounted
+	// (package sandbox/heldfs): a view's approvable roots are bound from
+	// it, and no seccomp filter holds the command's opens. "" where it
+	// could not be mounted: opens are held by the seccomp supervisor.
+	HeldView string
 }
 
 // errUnconfinable refuses a command on a machine that cannot confine.
@@ -47,6 +55,18 @@ var errUnconfinable = errors.New("this machine cannot confine commands (no Landl
 type Launch struct {
 	Prepared wire.Prepared
 	Outside  func(paths []string) []string
+	// Served, when not nil, is what the held-open file system must serve
+	// for the command before it starts: the view binds it.
+	Served *Served
+}
+
+// Served is one command's part of the held-open file system: its view
+// binds HeldView/Token/i at Roots[i]; a read Granted covers is served
+// without asking.
+type Served struct {
+	Token   string
+	Roots   []string
+	Granted []wire.Scope
 }
 
 // under the device policy file in force.
@@ -86,10 +106,9 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	p := wire.Prepared{Level: l.Confinement.Level, TmpDir: tmp, SSHAgent: file.SSHAgent, Inner: inner,
 		Workspace: pol.Workspace, AllowProtected: file.AllowProtected}
 	job := rules.Job{Path: req.Path, Argv: req.Argv}
-	if l.Confinement.Hold && file.HoldOpens {
-		if in.Approvable = approvable(file.EligibleReadOnly); len(in.Approvable) > 0 {
-			p.Hold, job.Hold = &wire.Hold{Roots: in.Approvable, Granted: readGrants(in)}, launch.HoldFD
-		}
+	served, err := l.holdOpens(file, &in, &p, &job)
+	if err != nil {
+		return Launch{}, err
 	}
 	var rs []Rule
 	if l.Confinement.Level == LevelLandlock {
@@ -123,7 +142,45 @@ func (l Launcher) Launch(pol wire.Policy, file devicepolicy.Policy, req wire.Exe
 	if p.Job, err = json.Marshal(job); err != nil {
 		return Launch{}, fmt.Errorf("sandbox job: %w", err)
 	}
-	return Launch{Prepared: p, Outside: in.Outside}, nil
+	return Launch{Prepared: p, Outside: in.Outside, Served: served}, nil
+}
+
+// holdOpens decides how the command's opens under the approvable roots
+// wait for the person: served by the held-open file system where the
+// view can bind it, else held by the seccomp supervisor where the kernel
+// can, else not at all (the roots stay out of the view).
+func (l Launcher) holdOpens(file devicepolicy.Policy, in *Input, p *wire.Prepared, job *rules.Job) (*Served, error) {
+	if !file.HoldOpens {
+		return nil, nil
+	}
+	roots := approvable(file.EligibleReadOnly)
+	switch {
+	case len(roots) == 0:
+		return nil, nil
+	case l.HeldView != "" && l.Confinement.Level == LevelFull:
+		token, err := newToken()
+		if err != nil {
+			return nil, err
+		}
+		in.Approvable = roots
+		for i := range roots {
+			in.ServedFrom = append(in.ServedFrom, filepath.Join(l.HeldView, token, strconv.Itoa(i)))
+		}
+		return &Served{Token: token, Roots: roots, Granted: readGrants(*in)}, nil
+	case l.Confinement.Hold:
+		in.Approvable = roots
+		p.Hold, job.Hold = &wire.Hold{Roots: roots, Granted: readGrants(*in)}, launch.HoldFD
+	}
+	return nil, nil
+}
+
+// newToken names one command's part of the held-open file system.
+func newToken() (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("prepare the sandbox: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // approvable are the eligible roots a confined command's opens are held

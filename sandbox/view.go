@@ -162,6 +162,7 @@ type bind struct {
 	path string
 	rw   bool
 	why  string
+	src  string // where it is bound from, when not path itself
 }
 
 type viewBuilder struct {
@@ -239,33 +240,39 @@ func (vb *viewBuilder) system() {
 func (vb *viewBuilder) policy(in Input, cfg ViewConfig) {
 	p := in.Policy
 	for _, r := range p.ReadOnly {
-		vb.binds = append(vb.binds, bind{filepath.Clean(r), false, "read-only root"})
+		vb.binds = append(vb.binds, bind{path: filepath.Clean(r), rw: false, why: "read-only root"})
 	}
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		path := filepath.Clean(g.Path)
 		if c, err := vb.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path {
-			vb.binds = append(vb.binds, bind{path, false, "grant"})
+			vb.binds = append(vb.binds, bind{path: path, rw: false, why: "grant"})
 		}
 	}
 	d := in.Device
-	vb.device(in.Approvable, false, "approvable (names only)")
+	if len(in.ServedFrom) == len(in.Approvable) && len(in.ServedFrom) > 0 {
+		for i, r := range in.Approvable {
+			vb.binds = append(vb.binds, bind{path: r, why: "approvable (served by pathgrant)", src: in.ServedFrom[i]})
+		}
+	} else {
+		vb.device(in.Approvable, false, "approvable (names only)")
+	}
 	vb.device(d.Toolchains, false, "toolchain")
 	vb.device(d.ReadOnlyFiles, false, "read-only file")
 	vb.device(d.Caches, true, "cache")
 	for _, w := range p.Workspace {
-		vb.binds = append(vb.binds, bind{filepath.Clean(w), true, "workspace"})
+		vb.binds = append(vb.binds, bind{path: filepath.Clean(w), rw: true, why: "workspace"})
 	}
 	if in.TmpDir != "" {
-		vb.binds = append(vb.binds, bind{filepath.Clean(in.TmpDir), true, "tmp"})
+		vb.binds = append(vb.binds, bind{path: filepath.Clean(in.TmpDir), rw: true, why: "tmp"})
 	}
 	if cfg.Exe != "" {
-		vb.binds = append(vb.binds, bind{cfg.Exe, false, "pathgrant"})
+		vb.binds = append(vb.binds, bind{path: cfg.Exe, rw: false, why: "pathgrant"})
 	}
 	if cfg.Confine != "" {
-		vb.binds = append(vb.binds, bind{cfg.Confine, false, "pathgrant-confine"})
+		vb.binds = append(vb.binds, bind{path: cfg.Confine, rw: false, why: "pathgrant-confine"})
 	}
 	if d.SSHAgent && cfg.SSHAgentSocket != "" {
-		vb.binds = append(vb.binds, bind{cfg.SSHAgentSocket, true, "ssh agent"})
+		vb.binds = append(vb.binds, bind{path: cfg.SSHAgentSocket, rw: true, why: "ssh agent"})
 	}
 }
 
@@ -280,7 +287,7 @@ func (vb *viewBuilder) device(paths []string, rw bool, why string) {
 		if _, err := vb.fs.Type(c); err != nil {
 			continue // not on this machine: nothing to mount
 		}
-		vb.binds = append(vb.binds, bind{c, rw, why})
+		vb.binds = append(vb.binds, bind{path: c, rw: rw, why: why})
 		if c != filepath.Clean(p) {
 			vb.links = append(vb.links, Mount{Op: "--symlink", Src: c, Dst: filepath.Clean(p), Why: why})
 		}
@@ -299,6 +306,8 @@ func (vb *viewBuilder) emitBinds() {
 		case i > 0 && vb.binds[i-1].path == b.path && (vb.binds[i-1].rw || !b.rw):
 		case b.rw:
 			vb.add(Mount{Op: "--bind-try", Src: b.path, Dst: b.path, Why: b.why})
+		case b.src != "" && !inRW:
+			vb.add(Mount{Op: "--ro-bind", Src: b.src, Dst: b.path, Why: b.why}) // never silently missing
 		case !inRW:
 			vb.add(Mount{Op: "--ro-bind-try", Src: b.path, Dst: b.path, Why: b.why})
 		}

@@ -3,7 +3,6 @@ package frontend
 import (
 	"context"
 	"os"
-	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -100,18 +99,6 @@ func (sv *supervision) stop() (lines, refused []string) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	return sv.lines, sv.sup.Refused()
-}
-
-// unsaid drops the refusal lines that name a path the supervisor already
-// answered (and said why): the daemon is not asked about it again.
-func unsaid(lines, refused []string) []string {
-	if len(refused) == 0 {
-		return lines
-	}
-	return slices.DeleteFunc(lines, func(l string) bool {
-		paths := launch.RefusedPaths([]string{l})
-		return len(paths) > 0 && slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(refused, p) })
-	})
 }
 
 // holdAsker asks the daemon on socket for a held open's read, presenting

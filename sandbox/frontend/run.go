@@ -182,7 +182,7 @@ func start(ctx context.Context, c Child) Result {
 	res := c.await(ctx, proc, sv, sigs)
 	wait.drain()
 	held, refused := sv.stop()
-	res.Held, res.Refused = held, unsaid(scan.Lines(), refused)
+	res.Held, res.Refused = held, launch.Unsaid(scan.Lines(), refused)
 	res.NoRoute = c.Prepared.Net != nil && scan.Offline()
 	return res
 }

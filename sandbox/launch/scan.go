@@ -229,3 +229,16 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
+
+// Unsaid drops the refusal lines that name a path pathgrant already
+// answered while the command ran (and said why: the seccomp supervisor,
+// the held-open file system), so the daemon is not asked about it again.
+func Unsaid(lines, refused []string) []string {
+	if len(refused) == 0 {
+		return lines
+	}
+	return slices.DeleteFunc(lines, func(l string) bool {
+		paths := RefusedPaths([]string{l})
+		return len(paths) > 0 && slices.ContainsFunc(paths, func(p string) bool { return slices.Contains(refused, p) })
+	})
+}
