@@ -88,10 +88,12 @@ func (s *Engine) serveNet(ctx context.Context, sess *session, check string, by r
 // sess, refusals kept as lines for the command's end.
 func (s *Engine) netServer(sess *session, check string, by raiser) *netproxy.Server {
 	return &netproxy.Server{
-		Policy:  func() netproxy.Policy { return NetPolicy(s.deviceFile().Network) },
-		Ask:     connectAsker{s: s, sess: sess, by: by},
-		Refused: func(d netproxy.Destination, why string) { s.netLines.add(check, d.String(), connectLine(d.String(), why)) },
-		Log:     s.log.With("session", sess.ID),
+		Policy: func() netproxy.Policy { return NetPolicy(s.deviceFile().Network) },
+		Ask:    connectAsker{s: s, sess: sess, by: by},
+		Refused: func(d netproxy.Destination, why string) {
+			s.netLines.add(check, d.String(), connectLine(d.String(), why))
+		},
+		Log: s.log.With("session", sess.ID),
 	}
 }
 
