@@ -153,7 +153,7 @@ func diagnose(env doctorEnv, socketFlag, storeFlag string) doctorReport {
 		add(daemonOutputChecks(env, socket)...)
 	}
 	add(checkStore(env, storeFlag, up))
-	add(confinementChecks(env)...)
+	add(confinementChecks(env, socket)...)
 	add(networkChecks(env)...)
 	add(rootPlaceChecks(env, socket, up)...)
 	add(privacyChecks(env)...)

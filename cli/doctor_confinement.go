@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"pathgrant/daemon"
 	"pathgrant/devicepolicy"
 	"pathgrant/sandbox"
 )
@@ -13,11 +15,11 @@ import (
 // bubblewrap and user namespaces on Linux; Seatbelt on macOS) and what it
 // adds up to with the device policy's confinement setting, then what
 // confinement still leaves open.
-func confinementChecks(env doctorEnv) []doctorCheck {
+func confinementChecks(env doctorEnv, socket string) []doctorCheck {
 	c := env.Confinement()
 	out := kernelChecks(env, c)
 	confined := confinedCheck(env, c)
-	out = append(out, confined, holdCheck(env, c, confined.Status == doctorOK), frontEndCheck(env), protectedCheck(env),
+	out = append(out, confined, holdCheck(env, c, confined.Status == doctorOK, heldMounted(env, socket)), frontEndCheck(env), protectedCheck(env),
 		approvalBoundary(c.Level, confined.Status == doctorOK))
 	out = append(out, detachedChecks(env, confined.Status == doctorOK)...)
 	for _, g := range c.Gaps {
@@ -101,28 +103,93 @@ func confinedCheck(env doctorEnv, c sandbox.Confinement) doctorCheck {
 
 // holdCheck says which mode a confined command's reads under the eligible
 // roots are in: held (the command waits for the person, then reads the
-// file, no retry), and what that shows confined commands; or refused at
-// once (the agent is told it can be approved and runs the command
-// again), and why.
-func holdCheck(env doctorEnv, c sandbox.Confinement, confined bool) doctorCheck {
+// file, no retry), by pathgrant's file system or, where that cannot be
+// had, by the seccomp supervisor, and what that costs; or refused at once
+// (the agent is told it can be approved and runs the command again), and
+// why. mounted says the daemon's file system is mounted now.
+func holdCheck(env doctorEnv, c sandbox.Confinement, confined, mounted bool) doctorCheck {
 	d := doctorCheck{Name: "held opens", Status: doctorInfo}
 	const atOnce = ": a confined command's read under an eligible root fails at once; the agent is told it can be approved, and runs the command again"
 	p, file, err := deviceFileOf(env)
 	switch {
 	case !confined:
 		d.Detail = "off: commands are not confined"
+		return d
 	case err != nil:
 		d.Detail = "unknown: the device policy does not load"
-	case !c.Hold:
-		d.Detail = "off: " + oneLine(c.HoldErr) + atOnce
+		return d
 	case !p.HoldOpens:
 		d.Detail, d.Fix = "off in the device policy (hold_opens = false)"+atOnce, "set hold_opens = true in "+file
+		return d
+	case !c.HeldFS && !c.Hold:
+		d.Detail, d.Fix = "off: "+oneLine(c.HeldFSErr)+"; "+oneLine(c.HoldErr)+atOnce, heldFSFix(c.HeldFSErr)
+		return d
+	}
+	held := "on: a confined command that opens a file under " + strings.Join(p.EligibleReadOnly, ", ") +
+		" is paused until you decide, then reads it (nothing is run again); confined commands see those folders' names and metadata (ls -l of a name, test -f), never their contents; "
+	switch {
+	case c.HeldFS && mounted:
+		d.Status, d.Detail = doctorOK, held+"served by pathgrant's file system (FUSE): only opens under those folders wait, nothing else a command opens is held"
+	case c.HeldFS:
+		d.Status, d.Detail = doctorOK, held+"served by pathgrant's file system (FUSE), which the daemon mounts when it starts (not mounted now: if the daemon runs, its log says why, and it holds them with the seccomp supervisor)"
 	default:
-		d.Status = doctorOK
-		d.Detail = "on: a confined command that opens a file under " + strings.Join(p.EligibleReadOnly, ", ") +
-			" is paused until you decide, then reads it (nothing is run again); confined commands see those folders' names and metadata (ls -l of a name, test -f), never their contents"
+		d.Detail = held + "held by the seccomp supervisor, the fallback, because pathgrant's file system cannot be mounted (" + oneLine(c.HeldFSErr) +
+			"): every open a confined command makes then costs a round trip to it"
+		d.Fix = heldFSFix(c.HeldFSErr)
 	}
 	return d
+}
+
+// heldFSFix is what lets the daemon mount its file system, by why it
+// cannot.
+func heldFSFix(why string) string {
+	switch {
+	case strings.Contains(why, "fusermount3"):
+		return "sudo apt-get install fuse3, then restart pathgrant"
+	case strings.Contains(why, "/dev/fuse"):
+		return `sudo chmod 0666 /dev/fuse, as a desktop's udev does (to keep it: a udev rule KERNEL=="fuse", MODE="0666"), then restart pathgrant`
+	}
+	return ""
+}
+
+// heldMounted reports whether the daemon on socket has its held-open file
+// system mounted (this process's mount table shows it: the person's own
+// processes share the daemon's).
+func heldMounted(env doctorEnv, socket string) bool {
+	data, err := env.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	dir := daemon.HeldDir(socket)
+	for _, line := range strings.Split(string(data), "\n") {
+		before, after, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		if mp := strings.Fields(before); len(mp) >= 5 && unescapeMount(mp[4]) == dir && strings.HasPrefix(after, "fuse.pathgrant ") {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeMount undoes mountinfo's octal escapes (a space is \040).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // deviceFileOf loads the device policy file and names it.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"pathgrant/daemon"
 	"pathgrant/hooks/clientconfig"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
@@ -178,12 +179,33 @@ func TestDoctor(t *testing.T) {
 			"confinement":        {doctorFail, []string{"UNCONFINED", "sandbox-exec is unavailable", "see seatbelt above"}},
 			"detached processes": {doctorWarn, []string{"no child subreaper", "approval code is the only barrier", "keep confinement on"}},
 		}},
-		{"held opens: the kernel cannot", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+		{"held opens: neither FUSE nor the kernel", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			env.Confinement = func() sandbox.Confinement {
-				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true, HoldErr: errors.New("Linux 5.10: handing a descriptor to a held call needs 5.14 or later")})
+				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true, HeldFSErr: errors.New("no fusermount3 (Debian's fuse3 package)"),
+					HoldErr: errors.New("Linux 5.10: handing a descriptor to a held call needs 5.14 or later")})
 			}
 		}, 1, map[string]doctorLine{
-			"held opens": {doctorInfo, []string{"off: Linux 5.10", "fails at once", "runs the command again"}},
+			"held opens": {doctorInfo, []string{"off: no fusermount3", "Linux 5.10", "fails at once", "runs the command again", "apt-get install fuse3"}},
+		}},
+		{"held opens: served by pathgrant's file system", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			read := env.ReadFile
+			env.ReadFile = func(name string) ([]byte, error) {
+				if name != "/proc/self/mountinfo" {
+					return read(name)
+				}
+				dir := strings.ReplaceAll(daemon.HeldDir(f.sock), " ", `\040`)
+				return []byte("36 25 0:32 / /proc rw - proc proc rw\n90 30 0:55 / " + dir + " ro,nosuid,nodev,noexec - fuse.pathgrant pathgrant ro\n"), nil
+			}
+		}, 1, map[string]doctorLine{
+			"held opens": {doctorOK, []string{"is paused until you decide", "served by pathgrant's file system (FUSE): only opens under those folders wait"}},
+		}},
+		{"held opens: the seccomp fallback where /dev/fuse is closed", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
+			env.Confinement = func() sandbox.Confinement {
+				return sandbox.Assess(sandbox.Facts{LandlockABI: 6, Bwrap: "/usr/bin/bwrap", UserNS: true,
+					HeldFSErr: errors.New("/dev/fuse (mode 0600) does not open for you: permission denied")})
+			}
+		}, 1, map[string]doctorLine{
+			"held opens": {doctorInfo, []string{"held by the seccomp supervisor, the fallback", "/dev/fuse (mode 0600)", "sudo chmod 0666 /dev/fuse"}},
 		}},
 		{"held opens: off in the device policy", func(t *testing.T, f *doctorFixture, _ *doctorEnv) {
 			writePolicy(t, f.home+"/.config/pathgrant/policy.toml", "hold_opens = false\n")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"pathgrant/sandbox/seatbelt"
+	"pathgrant/sandbox/heldfs"
 	"pathgrant/sandbox/supervise"
 	"pathgrant/wire"
 )
@@ -53,6 +54,12 @@ type Confinement struct {
 	// notification, Linux 5.14); HoldErr says why not.
 	Hold    bool   `json:"hold"`
 	HoldErr string `json:"hold_error,omitempty"`
+	// HeldFS says the daemon can serve the approvable roots from its own
+	// file system (package sandbox/heldfs: FUSE at the full level), so
+	// that no filter holds a command's other opens; HeldFSErr says why
+	// not, and opens are then held by the seccomp supervisor.
+	HeldFS    bool   `json:"held_fs"`
+	HeldFSErr string `json:"held_fs_error,omitempty"`
 	// SandboxExec is macOS's sandbox-exec (LevelSeatbelt), "" elsewhere;
 	// Developer the developer folder xcode-select chose, which confined
 	// commands read and run ("" when there is none).
@@ -67,6 +74,7 @@ type Facts struct {
 	Bwrap       string
 	UserNS      bool
 	HoldErr     error // supervise.Available
+	HeldFSErr   error // heldfs.Available
 	// SandboxExec and Developer are macOS's (seatbeltFacts).
 	SandboxExec string
 	Developer   string
@@ -84,6 +92,7 @@ func ProbeFacts() Facts {
 	f := Facts{}
 	f.LandlockABI, f.LandlockErr = landlockABI()
 	f.HoldErr = supervise.Available()
+	f.HeldFSErr = heldfs.Available()
 	f.SandboxExec, f.Developer = seatbeltFacts()
 	if path, err := exec.LookPath("bwrap"); err == nil {
 		f.Bwrap = path
@@ -139,6 +148,14 @@ func Assess(f Facts) Confinement {
 	}
 	c.Gaps = append(c.Gaps, GapMetadata)
 	c.Hold = f.HoldErr == nil
+	switch {
+	case c.Level != LevelFull:
+		c.HeldFSErr = "no mount view to serve it into"
+	case f.HeldFSErr != nil:
+		c.HeldFSErr = f.HeldFSErr.Error()
+	default:
+		c.HeldFS = true
+	}
 	return c
 }
 
