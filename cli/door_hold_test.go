@@ -74,6 +74,7 @@ func newHeldWalk(t *testing.T, mode holdMode, opts ...func(*ipc.Config)) *doorWa
 	requireFullConfinement(t)
 	need(t, "python3")
 	w := newDoorWalkAt(t, sandbox.Probe(), append([]func(*ipc.Config){mode.set(t)}, opts...)...)
+	w.heldBy = mode.by
 	writeExecFile(t, w.work+"/read.py", readScript)
 	return w
 }
@@ -135,6 +136,9 @@ func (w *doorWalk) heldCase(t *testing.T, run doorRunner, tag string, c heldCase
 	if r.Tool != engine.HoldTool || !strings.Contains(r.Held, "python3") && !strings.Contains(r.Held, "cat") &&
 		!strings.Contains(r.Held, "cp") && !strings.Contains(r.Held, "ls") {
 		t.Errorf("the request (tool %q, held %q) does not say the command is paused, nor in which program", r.Tool, r.Held)
+	}
+	if r.HeldBy != w.heldBy {
+		t.Errorf("the request says it is held by %q; want %q", r.HeldBy, w.heldBy)
 	}
 	if b, _ := os.ReadFile(w.work + "/" + runs); string(b) != "run\n" {
 		t.Errorf("the script ran %d times; want once", strings.Count(string(b), "run"))

@@ -60,6 +60,9 @@ type doorWalk struct {
 	tcpXDisplay string
 	mu          sync.Mutex
 	n           int
+	// heldBy is what holds the walk's opens (newHeldWalk), which every
+	// held request must name.
+	heldBy string
 }
 
 // doorRunner runs script (bash text) through one door, in the workspace.

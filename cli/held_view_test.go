@@ -9,6 +9,7 @@ import (
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/heldfs"
 	"pathgrant/sandbox/supervise"
+	"pathgrant/wire"
 )
 
 // useHeldView mounts a held-open file system for a test daemon on sock,
@@ -37,6 +38,7 @@ func useHeldView(t testing.TB, cfg *ipc.Config, conf sandbox.Confinement, sock s
 // for the person.
 type holdMode struct {
 	name string
+	by   string // what the requests say holds them
 	// set configures a walk's daemon for the mode; it skips the test
 	// where the machine cannot hold opens that way.
 	set func(t *testing.T) func(*ipc.Config)
@@ -46,13 +48,13 @@ type holdMode struct {
 // supervisor (the fallback where FUSE cannot be had).
 func holdModes() []holdMode {
 	return []holdMode{
-		{"file system", func(t *testing.T) func(*ipc.Config) {
+		{"file system", wire.HeldByFS, func(t *testing.T) func(*ipc.Config) {
 			if err := heldfs.Available(); err != nil {
 				t.Skipf("no FUSE here: %v", err)
 			}
 			return func(*ipc.Config) {}
 		}},
-		{"seccomp", func(t *testing.T) func(*ipc.Config) {
+		{"seccomp", wire.HeldBySeccomp, func(t *testing.T) func(*ipc.Config) {
 			if err := supervise.Available(); err != nil {
 				t.Skipf("this kernel cannot hold opens: %v", err)
 			}

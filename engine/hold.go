@@ -124,7 +124,7 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 		return wire.HoldAnswer{Line: heldLine(r, why)}, nil
 	}
 	defer s.holds.done(sess.ID)
-	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program,
+	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program, HeldBy: heldBy(r.By),
 		WaitMS: int(s.cfg.MaxWait / time.Millisecond)}, by)
 	if ans.Pending != "" && ctx.Err() != nil {
 		s.withdraw(ans.Pending, by)
@@ -187,4 +187,13 @@ func (s *Engine) holdAsker(sess *session, p wire.Prepared, by raiser) supervise.
 		return nil
 	}
 	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots, by: by}
+}
+
+// heldBy is a held open's By as the request shows it: only the two
+// known values (a front end's request names its own).
+func heldBy(by string) string {
+	if by == wire.HeldByFS {
+		return by
+	}
+	return wire.HeldBySeccomp
 }

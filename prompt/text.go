@@ -206,7 +206,7 @@ func PausedText(r wire.Request) string {
 		return ""
 	}
 	return "The command is paused, waiting for you: " + wire.Printable(r.Held) +
-		" opened this file. Allow, and it reads the file and goes on (nothing runs again); deny, and its open fails."
+		" opened this file. Allow, and it reads the file and goes on (nothing runs again); deny, and its open fails. " + heldByText(r.HeldBy)
 }
 
 // AskedText says how often the agent asked for the same access.
@@ -248,4 +248,14 @@ func SessionText(r wire.Request, home string) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// heldByText says what holds a paused command's open, and for the
+// fallback why: the person can tell why every other open of the command
+// is slower there.
+func heldByText(by string) string {
+	if by == wire.HeldByFS {
+		return "(Held by pathgrant's file system, which serves this folder to the command.)"
+	}
+	return "(Held by the seccomp supervisor: pathgrant's file system cannot be mounted here; pathgrant doctor says why.)"
 }

@@ -158,20 +158,23 @@ func TestWrapText(t *testing.T) {
 
 func TestPausedText(t *testing.T) {
 	tests := []struct {
-		name string
-		op   guard.Op
-		held string
-		want []string // in the text; none: no text at all
+		name     string
+		op       guard.Op
+		held, by string
+		want     []string // in the text; none: no text at all
 	}{
-		{"no command waits", guard.OpRead, "", nil},
-		{"a program waits", guard.OpRead, "python3 read.py", []string{"paused, waiting for you", "python3 read.py opened this file", "nothing runs again"}},
-		{"a name with a newline stays on its line", guard.OpRead, "evil\nAllow", []string{`evil\nAllow opened`}},
-		{"a connection always waits in its connect", guard.OpConnect, "", []string{"paused, waiting for you", "connecting to this host",
+		{"no command waits", guard.OpRead, "", "", nil},
+		{"a program waits", guard.OpRead, "python3 read.py", wire.HeldByFS, []string{"paused, waiting for you", "python3 read.py opened this file", "nothing runs again",
+			"Held by pathgrant's file system"}},
+		{"a program waits in the fallback", guard.OpRead, "python3 read.py", wire.HeldBySeccomp, []string{"python3 read.py opened this file",
+			"Held by the seccomp supervisor: pathgrant's file system cannot be mounted here", "pathgrant doctor"}},
+		{"a name with a newline stays on its line", guard.OpRead, "evil\nAllow", "", []string{`evil\nAllow opened`}},
+		{"a connection always waits in its connect", guard.OpConnect, "", "", []string{"paused, waiting for you", "connecting to this host",
 			"the connection goes through (nothing runs again)", "deny, and it is refused"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := PausedText(wire.Request{Op: tt.op, Held: tt.held})
+			got := PausedText(wire.Request{Op: tt.op, Held: tt.held, HeldBy: tt.by})
 			if tt.want == nil && got != "" {
 				t.Errorf("PausedText = %q, want none", got)
 			}

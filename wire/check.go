@@ -51,6 +51,8 @@ type CheckRequest struct {
 	// Held is the program of a confined command paused in the open of
 	// Path (the hold route's check, never a caller's): the request says so.
 	Held string `json:"-"`
+	// HeldBy is what holds it (HoldRequest.By).
+	HeldBy string `json:"-"`
 }
 
 // MaxInput bounds CheckRequest.Input.

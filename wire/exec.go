@@ -110,7 +110,17 @@ type Hold struct {
 type HoldRequest struct {
 	Path    string `json:"path"`
 	Program string `json:"program,omitempty"`
+	// By is what holds the open: HeldByFS or HeldBySeccomp.
+	By string `json:"by,omitempty"`
 }
+
+// What holds a confined command's open for the person: pathgrant's file
+// system serving the approvable roots (package sandbox/heldfs), or the
+// seccomp supervisor, the fallback where that cannot be had.
+const (
+	HeldByFS      = "file system"
+	HeldBySeccomp = "seccomp"
+)
 
 // HoldAnswer is whether the held open may have its file: Allowed with the
 // Path the decision covers (the supervisor opens exactly that), or Line,

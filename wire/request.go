@@ -36,6 +36,8 @@ type Request struct {
 	// in the open of this file, waiting for the decision: allowing hands
 	// it the file, and it goes on; nothing is retried.
 	Held string `json:"held,omitempty"`
+	// HeldBy is what holds the command's open (HoldRequest.By).
+	HeldBy string `json:"held_by,omitempty"`
 	// SessionStarted labels the session, with its agent and cwd.
 	SessionStarted time.Time `json:"session_started,omitzero"`
 	Created        time.Time `json:"created"`

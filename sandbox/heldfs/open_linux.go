@@ -154,7 +154,7 @@ func (fs *fileSystem) ask(cancel <-chan struct{}, n *node, pid uint32) fuse.Stat
 	defer c.gate.Release()
 	ctx, stop := interruptible(cancel)
 	defer stop()
-	ans, err := c.Ask.AskHold(ctx, wire.HoldRequest{Path: abs, Program: supervise.Program(int(pid))})
+	ans, err := c.Ask.AskHold(ctx, wire.HoldRequest{Path: abs, Program: supervise.Program(int(pid)), By: wire.HeldByFS})
 	switch {
 	case ctx.Err() != nil:
 		return fuse.EINTR

@@ -157,7 +157,7 @@ func (s *Supervisor) decide(ctx context.Context, listener int, h held) {
 	defer cancel(nil)
 	defer s.track(h.id, cancel)()
 	go watch(ctx, cancel, listener, h.id)
-	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: Program(h.tid)})
+	ans, err := s.Ask.AskHold(ctx, wire.HoldRequest{Path: h.abs, Program: Program(h.tid), By: wire.HeldBySeccomp})
 	switch {
 	case !valid(listener, h.id):
 		return // it went away: nothing waits for the answer
