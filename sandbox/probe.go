@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"pathgrant/sandbox/seatbelt"
 	"pathgrant/sandbox/heldfs"
+	"pathgrant/sandbox/seatbelt"
 	"pathgrant/sandbox/supervise"
 	"pathgrant/wire"
 )
