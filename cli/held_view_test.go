@@ -41,20 +41,20 @@ type holdMode struct {
 	by   string // what the requests say holds them
 	// set configures a walk's daemon for the mode; it skips the test
 	// where the machine cannot hold opens that way.
-	set func(t *testing.T) func(*ipc.Config)
+	set func(t testing.TB) func(*ipc.Config)
 }
 
 // holdModes are pathgrant's file system (the default) and the seccomp
 // supervisor (the fallback where FUSE cannot be had).
 func holdModes() []holdMode {
 	return []holdMode{
-		{"file system", wire.HeldByFS, func(t *testing.T) func(*ipc.Config) {
+		{"file system", wire.HeldByFS, func(t testing.TB) func(*ipc.Config) {
 			if err := heldfs.Available(); err != nil {
 				t.Skipf("no FUSE here: %v", err)
 			}
 			return func(*ipc.Config) {}
 		}},
-		{"seccomp", wire.HeldBySeccomp, func(t *testing.T) func(*ipc.Config) {
+		{"seccomp", wire.HeldBySeccomp, func(t testing.TB) func(*ipc.Config) {
 			if err := supervise.Available(); err != nil {
 				t.Skipf("this kernel cannot hold opens: %v", err)
 			}

@@ -10,27 +10,31 @@ import (
 	"time"
 
 	"pathgrant/sandbox"
-	"pathgrant/sandbox/supervise"
 )
 
 // BenchmarkHeldOpens is what holding opens costs a confined command on the
-// hook's path (pathgrant-confine with a capability): each workload runs
-// with the supervisor and without it (hold_opens off), alternating, in
-// the same run, and the medians are compared. Every open of a plain read
-// goes to the supervisor and back, so the file-heavy workloads are where
-// it shows: a Python loop reading 10,000 small workspace files, cat over
-// them, and go build of a small module with warm caches.
+// hook's path (pathgrant-confine with a capability), in each mode
+// (pathgrant's file system serving the approvable roots, and the seccomp
+// supervisor, the fallback): each workload runs held and not held
+// (hold_opens off), alternating, in the same run, and the medians are
+// compared. With the supervisor every open of a plain read goes to it and
+// back, so the file-heavy workloads are where it shows: a Python loop
+// reading 10,000 small workspace files, cat over them, and go build of a
+// small module with warm caches; with the file system nothing outside the
+// approvable roots is held.
 //
 //	go test ./cli -run '^$' -bench HeldOpens -benchtime 20x
 func BenchmarkHeldOpens(b *testing.B) {
 	if c := sandbox.Probe(); c.Level != sandbox.LevelFull {
 		b.Skipf("confinement here is %q, not %q", c.Level, sandbox.LevelFull)
 	}
-	if err := supervise.Available(); err != nil {
-		b.Skipf("this kernel cannot hold opens: %v", err)
-	}
 	bin := buildBinary(b)
-	e := newExecEnv(b)
+	for _, mode := range holdModes() {
+		b.Run(mode.name, func(b *testing.B) { benchHeldOpens(b, bin, newExecEnvIn(b, "", sandbox.Probe(), mode.set(b))) })
+	}
+}
+
+func benchHeldOpens(b *testing.B, bin string, e *execEnv) {
 	for i := range 10000 {
 		writeExecFile(b, fmt.Sprintf("%s/many/%02d/f%05d.txt", e.work, i/100, i), "small file\n")
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"pathgrant/ipc/ipctest"
+	"pathgrant/sandbox/heldfs"
 	"pathgrant/wire"
 )
 
@@ -205,6 +206,9 @@ func TestConfinedClaudeCodeHeldOpen(t *testing.T) {
 	req := e.awaitPending(run, report)
 	if req.Tool != "open (command paused)" || !strings.Contains(req.Held, "read.py") || req.Waiting != 1 {
 		t.Errorf("the request %+v does not say that read.py is paused in the open", req)
+	}
+	if heldfs.Available() == nil && req.HeldBy != wire.HeldByFS {
+		t.Errorf("the open was held by %q, not by pathgrant's file system, which this machine can mount\n%s", req.HeldBy, e.log())
 	}
 	if _, err := e.client.Decide(context.Background(), req.ID, wire.Decision{Scope: "once", Code: ipctest.LogCode(t, e.log, req.ID, "")}); err != nil {
 		t.Fatalf("approve: %v\n%s", err, e.log())

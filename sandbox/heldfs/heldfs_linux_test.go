@@ -53,7 +53,7 @@ type world struct {
 	lines []string
 }
 
-func newWorld(t *testing.T, answer func(context.Context, string) wire.HoldAnswer) *world {
+func newWorld(t testing.TB, answer func(context.Context, string) wire.HoldAnswer) *world {
 	t.Helper()
 	if err := heldfs.Available(); err != nil {
 		t.Skipf("no FUSE here: %v", err)
@@ -110,7 +110,7 @@ func (w *world) said() string {
 	return strings.Join(w.lines, "\n")
 }
 
-func write(t *testing.T, path, text string) {
+func write(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
