@@ -9,29 +9,52 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxWalk bounds the walk from a caller up to its sandbox's bubblewrap.
 const maxWalk = 64
 
 // members tells a command's own sandbox processes from every other
-// caller, remembering each PID namespace it admitted with the process
-// that anchors it (bubblewrap outside the namespace): a namespace lives
-// as long as that process does, so a hit is checked again by its start
-// time alone, and a namespace number reused after it died is not
-// admitted by the memory of the old one.
+// caller. A sandbox is a PID namespace and a mount namespace that
+// bubblewrap, a child of the command's holder, made together; a caller
+// must be in both. Each sandbox admitted is remembered by its PID
+// namespace with its mount namespace and a pidfd of its anchor
+// (bubblewrap outside the namespace): the namespace lives as long as the
+// anchor does, so a namespace number reused after it died is never
+// admitted by the memory of the old one, and a hit costs two readlinks
+// and a poll.
+//
+// What this cannot tell apart: a process of the same user that joins
+// both namespaces with setns (nsenter -p -m) is, to the kernel, inside
+// the sandbox, as one that ptraces a sandboxed process is; it gains
+// nothing the person's own uid could not read directly. One that joins
+// the PID namespace alone, and stays in the person's mount namespace, is
+// refused, and so is its orphan (reparented to bubblewrap's inner init).
 type members struct {
 	holder Holder
 	bwrap  string
 	selfNS uint64
 
 	mu    sync.Mutex
-	known map[uint64]Holder
+	known map[uint64]sandboxNS
+	shut  bool
+}
+
+// sandboxNS is one admitted sandbox.
+type sandboxNS struct {
+	mnt    uint64 // its mount namespace
+	anchor int    // a pidfd of bubblewrap outside it
 }
 
 func newMembers(holder Holder, bwrap string, selfNS uint64) *members {
-	return &members{holder: holder, bwrap: bwrap, selfNS: selfNS, known: map[uint64]Holder{}}
+	return &members{holder: holder, bwrap: bwrap, selfNS: selfNS, known: map[uint64]sandboxNS{}}
 }
+
+// maxSandboxes bounds the sandboxes one command's members remember (a
+// command's bubblewrap makes one; a walk past the bound is not cached).
+const maxSandboxes = 8
 
 // admits reports whether the process pid (as the kernel reports a FUSE
 // caller, in the daemon's PID namespace) is in the command's sandbox.
@@ -39,48 +62,112 @@ func (m *members) admits(pid uint32) bool {
 	if pid == 0 {
 		return false
 	}
-	ns, err := pidNS(int32(pid))
-	if err != nil || ns == m.selfNS {
+	pidns, err := nsOf(int32(pid), "pid")
+	if err != nil || pidns == m.selfNS {
+		return false
+	}
+	mnt, err := nsOf(int32(pid), "mnt")
+	if err != nil {
 		return false
 	}
 	m.mu.Lock()
-	anchor, ok := m.known[ns]
+	sb, ok := m.known[pidns]
 	m.mu.Unlock()
-	if ok && alive(anchor) {
-		return true
-	}
-	anchor, ok = m.walk(int32(pid))
 	if ok {
-		m.mu.Lock()
-		m.known[ns] = anchor
-		m.mu.Unlock()
+		return sb.mnt == mnt && running(sb.anchor)
 	}
-	return ok
+	sb, ok = m.walk(int32(pid))
+	if !ok {
+		return false
+	}
+	m.remember(pidns, sb)
+	return sb.mnt == mnt
+}
+
+// remember keeps sb, unless the members are shut or full (its pidfd is
+// then closed: the next call walks again).
+func (m *members) remember(pidns uint64, sb sandboxNS) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.known[pidns]; dup || m.shut || len(m.known) >= maxSandboxes {
+		unix.Close(sb.anchor)
+		return
+	}
+	m.known[pidns] = sb
+}
+
+// close forgets every sandbox (the command ended).
+func (m *members) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ns, sb := range m.known {
+		unix.Close(sb.anchor)
+		delete(m.known, ns)
+	}
+	m.shut = true
 }
 
 // walk goes up from pid to the first process in the daemon's PID
-// namespace: it must be bubblewrap, a child of the holder, and is
-// returned as the namespace's anchor.
-func (m *members) walk(pid int32) (Holder, bool) {
+// namespace: it must be bubblewrap, a child of the holder, and becomes
+// the sandbox's anchor; the process below it (bubblewrap's inner init)
+// names the sandbox's mount namespace.
+func (m *members) walk(pid int32) (sandboxNS, bool) {
+	inner := pid
 	for range maxWalk {
 		st, err := readStat(pid)
 		if err != nil {
-			return Holder{}, false
+			return sandboxNS{}, false
 		}
-		ns, err := pidNS(pid)
+		ns, err := nsOf(pid, "pid")
 		if err != nil {
-			return Holder{}, false
+			return sandboxNS{}, false
 		}
 		if ns == m.selfNS {
-			parent, err := readStat(st.ppid)
-			exe, xerr := os.Readlink("/proc/" + strconv.Itoa(int(pid)) + "/exe")
-			ok := err == nil && xerr == nil && m.bwrap != "" && exe == m.bwrap &&
-				st.ppid == m.holder.PID && parent.start == m.holder.Start
-			return Holder{PID: pid, Start: st.start}, ok && alive(Holder{PID: pid, Start: st.start})
+			return m.anchor(pid, st, inner)
 		}
-		pid = st.ppid
+		inner, pid = pid, st.ppid
 	}
-	return Holder{}, false
+	return sandboxNS{}, false
+}
+
+// anchor checks that pid (with stat st), the first process outside the
+// sandbox, is bubblewrap started by the holder, and pins it with a pidfd
+// (checked again after the pidfd is opened, so a pid reused in between
+// is not pinned); inner is its child inside.
+func (m *members) anchor(pid int32, st procStat, inner int32) (sandboxNS, bool) {
+	if pid == inner || m.bwrap == "" || st.ppid != m.holder.PID {
+		return sandboxNS{}, false
+	}
+	if parent, err := readStat(st.ppid); err != nil || parent.start != m.holder.Start {
+		return sandboxNS{}, false
+	}
+	if exe, err := os.Readlink("/proc/" + strconv.Itoa(int(pid)) + "/exe"); err != nil || exe != m.bwrap {
+		return sandboxNS{}, false
+	}
+	mnt, err := nsOf(inner, "mnt")
+	if err != nil {
+		return sandboxNS{}, false
+	}
+	fd, err := unix.PidfdOpen(int(pid), 0)
+	if err != nil {
+		return sandboxNS{}, false
+	}
+	if again, err := readStat(pid); err != nil || again.start != st.start {
+		unix.Close(fd)
+		return sandboxNS{}, false
+	}
+	return sandboxNS{mnt: mnt, anchor: fd}, true
+}
+
+// running reports whether the process pidfd names still runs.
+func running(pidfd int) bool {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if err != unix.EINTR { // the runtime's own signals interrupt it
+			return err == nil && n == 0
+		}
+	}
 }
 
 // Self is this process as a Holder: the daemon, for its own tool
@@ -92,12 +179,6 @@ func Self() (Holder, error) {
 		return Holder{}, err
 	}
 	return Holder{PID: pid, Start: st.start}, nil
-}
-
-// alive reports whether h still runs (its pid names the same process).
-func alive(h Holder) bool {
-	st, err := readStat(h.PID)
-	return err == nil && st.start == h.Start
 }
 
 // procStat is what the walk reads of /proc/PID/stat.
@@ -129,17 +210,18 @@ func readStat(pid int32) (procStat, error) {
 	return procStat{ppid: int32(ppid), start: start}, nil
 }
 
-// pidNS is the inode of pid's PID namespace ("pid:[N]").
-func pidNS(pid int32) (uint64, error) {
+// nsOf is the inode of pid's namespace of kind ("pid", "mnt"), read
+// from its link ("pid:[N]"); pid 0 is this process.
+func nsOf(pid int32, kind string) (uint64, error) {
 	name := "self"
 	if pid > 0 {
 		name = strconv.Itoa(int(pid))
 	}
-	link, err := os.Readlink("/proc/" + name + "/ns/pid")
+	link, err := os.Readlink("/proc/" + name + "/ns/" + kind)
 	if err != nil {
 		return 0, err
 	}
-	n, ok := strings.CutPrefix(link, "pid:[")
+	n, ok := strings.CutPrefix(link, kind+":[")
 	if n, ok2 := strings.CutSuffix(n, "]"); ok && ok2 {
 		return strconv.ParseUint(n, 10, 64)
 	}

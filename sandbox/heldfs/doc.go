@@ -21,12 +21,22 @@
 // reach the server: the mount is read-only.
 //
 // Only the command's own sandbox is answered. The kernel reports each
-// request's caller by pid; the caller must be in a PID namespace other
-// than the daemon's whose first process outside it is bubblewrap started
-// by the command's holder (its front end, or the daemon itself). The
-// unconfined agent, another session's command, and any other process of
-// the person's get EACCES for everything but the mount's root, and raise
-// no request.
+// request's caller by pid; the caller must be in the PID namespace and
+// the mount namespace that bubblewrap made together, bubblewrap being a
+// child of the command's holder (its front end, or the daemon itself)
+// (caller_linux.go). The unconfined agent, another session's command, and
+// any other process of the person's get EACCES for everything but the
+// mount's root, and raise no request; so does one that joins the
+// sandbox's PID namespace alone. One of the person's own processes that
+// joins both namespaces with setns is, to the kernel, inside the sandbox,
+// as one that ptraces a sandboxed process is: it gains nothing the
+// person's uid cannot read directly.
+//
+// What the file system keeps is bounded and dropped with the command:
+// names looked up (per command and in all), open files (one descriptor
+// per file however often it is opened, per command and in all, below the
+// daemon's own descriptor limit), a listing's entries; past a bound a
+// call fails and one line says which.
 //
 // Where FUSE cannot be had (no /dev/fuse the person may open, no
 // fusermount3, a mount refused), the daemon holds opens with the seccomp

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -20,9 +21,8 @@ import (
 // (ENFILE, EMFILE) and says so: a command cannot grow the daemon without
 // limit.
 const (
-	maxNodes        = 1 << 20 // names looked up and not forgotten, over all commands
+	maxNodes        = 1 << 20 // names looked up and not forgotten, over the commands registered now
 	maxNodesPerCmd  = 1 << 18
-	maxHandles      = 1 << 16 // open files and listings, over all commands
 	maxDirEntries   = 1 << 17 // entries of one listing
 	attrTimeout     = time.Second
 	rootNodeID      = fuse.FUSE_ROOT_ID
@@ -50,6 +50,7 @@ type node struct {
 	dev     uint64 // the real file's identity, checked at every use
 	ino     uint64
 	lookups uint64
+	file    *openFile // its open handles' descriptor (handles_linux.go), under fileSystem.mu
 }
 
 // key finds a child node again by name and identity.
@@ -70,9 +71,9 @@ type command struct {
 
 	mu      sync.RWMutex // held while rootFDs are used; Unregister closes them under the write lock
 	rootFDs []int        // O_PATH descriptors of Roots, pinned at Register
-	gone    bool
-	nodes   int // its nodes alive, under fileSystem.mu
-	said    bool
+	gone    atomic.Bool
+	// under fileSystem.mu: its nodes, handles and open files now
+	nodes, handles, files int
 }
 
 // fileSystem is the raw FUSE file system: node ids are its own, so two
@@ -88,15 +89,18 @@ type fileSystem struct {
 	cmds    map[string]*command
 	handles map[uint64]*handle
 	next    uint64
+	// files are the descriptors open for handles now, at most maxFiles.
+	files, maxFiles int
 }
 
 func newFileSystem(log *slog.Logger) (*fileSystem, error) {
-	self, err := pidNS(0)
+	self, err := nsOf(0, "pid")
 	if err != nil {
 		return nil, fmt.Errorf("the daemon's PID namespace: %w", err)
 	}
 	fs := &fileSystem{RawFileSystem: fuse.NewDefaultRawFileSystem(), log: log, selfNS: self,
-		nodes: map[uint64]*node{}, byKey: map[key]*node{}, cmds: map[string]*command{}, handles: map[uint64]*handle{}, next: rootNodeID}
+		nodes: map[uint64]*node{}, byKey: map[key]*node{}, cmds: map[string]*command{}, handles: map[uint64]*handle{}, next: rootNodeID,
+		maxFiles: fileBound()}
 	fs.nodes[rootNodeID] = &node{id: rootNodeID, kind: kindTop, lookups: 1}
 	return fs, nil
 }
@@ -133,22 +137,53 @@ func (s *Server) Register(token string, c Command) error {
 	return nil
 }
 
-// Unregister stops serving token: its roots are closed, and every call
-// of its sandbox from now on fails.
+// Unregister stops serving token: its roots, files and sandboxes are
+// closed, its nodes forgotten (the kernel's later forgets of them are
+// ignored), and every call of its sandbox from now on fails.
 func (s *Server) Unregister(token string) {
 	fs := s.fs
 	fs.mu.Lock()
 	cmd := fs.cmds[token]
-	delete(fs.cmds, token)
+	var files []*openFile
+	if cmd != nil {
+		delete(fs.cmds, token)
+		cmd.gone.Store(true)
+		files = fs.dropHandles(cmd)
+		fs.forgetNodes(cmd)
+	}
 	fs.mu.Unlock()
 	if cmd == nil {
 		return
 	}
+	for _, f := range files {
+		f.close()
+	}
+	cmd.members.close()
 	cmd.mu.Lock()
-	cmd.gone = true
 	cmd.closeRoots()
 	cmd.mu.Unlock()
-	fs.dropHandles(cmd)
+}
+
+// forgetNodes drops every node of c, under fs.mu.
+func (fs *fileSystem) forgetNodes(c *command) {
+	delete(fs.nodes, c.node.id)
+	for id, n := range fs.nodes {
+		if n.cmd == c {
+			delete(fs.nodes, id)
+			delete(fs.byKey, key{cmd: n.cmd, root: n.root, rel: n.rel, dev: n.dev, ino: n.ino})
+		}
+	}
+	c.nodes = 0
+}
+
+// fileBound is maxFiles, or a quarter of the daemon's descriptor limit
+// when that is lower: the rest stay for its sockets and stores.
+func fileBound() int {
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &l); err == nil && l.Cur/4 < maxFiles {
+		return int(max(l.Cur/4, 16))
+	}
+	return maxFiles
 }
 
 func (c *command) closeRoots() {
@@ -184,6 +219,9 @@ func (fs *fileSystem) child(c *command, root int, rel string, st *unix.Stat_t) (
 		n.lookups++
 		return n, nil
 	}
+	if c.gone.Load() {
+		return nil, errEnded
+	}
 	if len(fs.nodes) >= maxNodes || c.nodes >= maxNodesPerCmd {
 		return nil, errTooManyNames
 	}
@@ -197,7 +235,10 @@ func (fs *fileSystem) child(c *command, root int, rel string, st *unix.Stat_t) (
 	return n, nil
 }
 
-var errTooManyNames = errors.New("too many names looked up at once")
+var (
+	errTooManyNames = errors.New("too many names looked up at once")
+	errEnded        = errors.New("the command has ended")
+)
 
 // Forget drops nodes the kernel no longer holds.
 func (fs *fileSystem) Forget(id, nlookup uint64) {

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"sync"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
@@ -18,15 +17,6 @@ import (
 	"pathgrant/sandbox/supervise"
 	"pathgrant/wire"
 )
-
-// handle is an open file (fd) or a folder's listing (entries), the
-// command's until the kernel releases it or the command is unregistered.
-type handle struct {
-	cmd     *command
-	mu      sync.RWMutex // reads hold it; closing takes it, so a read never uses a closed descriptor
-	fd      int
-	entries []fuse.DirEntry
-}
 
 // Open serves a file of a root: read-only, after the daemon allowed it.
 func (fs *fileSystem) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.OpenOut) fuse.Status {
@@ -41,7 +31,7 @@ func (fs *fileSystem) Open(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse.Op
 	if s != fuse.OK {
 		return s
 	}
-	return fs.addHandle(&handle{cmd: n.cmd, fd: fd}, n, &out.Fh)
+	return fs.openHandle(n, fd, &out.Fh)
 }
 
 // OpenDir lists a folder of a root, after the daemon allowed reading it.
@@ -59,7 +49,7 @@ func (fs *fileSystem) OpenDir(cancel <-chan struct{}, in *fuse.OpenIn, out *fuse
 		n.cmd.say(n.cmd.abs(n.root, n.rel), fmt.Sprintf("pathgrant: %s: not listed: %v", wire.Printable(n.cmd.abs(n.root, n.rel)), err))
 		return fuse.Status(unix.EMFILE)
 	}
-	return fs.addHandle(&handle{cmd: n.cmd, fd: -1, entries: entries}, n, &out.Fh)
+	return fs.listHandle(n, entries, &out.Fh)
 }
 
 // held pins n's real file (or folder) when the call comes, asks for it,
@@ -230,103 +220,4 @@ func typeBits(t fs.FileMode) uint32 {
 		return unix.S_IFBLK
 	}
 	return unix.S_IFREG
-}
-
-// addHandle keeps h and answers its number, or EMFILE past the bound.
-func (fs *fileSystem) addHandle(h *handle, n *node, fh *uint64) fuse.Status {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if len(fs.handles) >= maxHandles || h.cmd.gone {
-		if h.fd >= 0 {
-			unix.Close(h.fd)
-		}
-		h.cmd.say(h.cmd.abs(n.root, n.rel), fmt.Sprintf("pathgrant: %s: not served: %d files are open through pathgrant already", wire.Printable(h.cmd.abs(n.root, n.rel)), maxHandles))
-		return fuse.Status(unix.EMFILE)
-	}
-	fs.next++
-	fs.handles[fs.next] = h
-	*fh = fs.next
-	return fuse.OK
-}
-
-func (fs *fileSystem) handle(fh uint64) *handle {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fs.handles[fh]
-}
-
-// Read reads an open file, at the kernel's offset.
-func (fs *fileSystem) Read(cancel <-chan struct{}, in *fuse.ReadIn, buf []byte) (fuse.ReadResult, fuse.Status) {
-	h := fs.handle(in.Fh)
-	if h == nil || h.fd < 0 {
-		return nil, fuse.EBADF
-	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.fd < 0 {
-		return nil, fuse.EBADF
-	}
-	size := min(int(in.Size), len(buf))
-	k, err := unix.Pread(h.fd, buf[:size], int64(in.Offset))
-	if err != nil {
-		return nil, fuse.ToStatus(err)
-	}
-	return fuse.ReadResultData(buf[:k]), fuse.OK
-}
-
-// ReadDir lists from the kernel's offset.
-func (fs *fileSystem) ReadDir(cancel <-chan struct{}, in *fuse.ReadIn, out *fuse.DirEntryList) fuse.Status {
-	h := fs.handle(in.Fh)
-	if h == nil || h.entries == nil {
-		return fuse.EBADF
-	}
-	for i := in.Offset; i < uint64(len(h.entries)); i++ {
-		e := h.entries[i]
-		e.Off = i + 1
-		if !out.AddDirEntry(e) {
-			break
-		}
-	}
-	return fuse.OK
-}
-
-// Release closes an open file.
-func (fs *fileSystem) Release(cancel <-chan struct{}, in *fuse.ReleaseIn) { fs.drop(in.Fh) }
-
-// ReleaseDir forgets a listing.
-func (fs *fileSystem) ReleaseDir(in *fuse.ReleaseIn) { fs.drop(in.Fh) }
-
-func (fs *fileSystem) drop(fh uint64) {
-	fs.mu.Lock()
-	h := fs.handles[fh]
-	delete(fs.handles, fh)
-	fs.mu.Unlock()
-	if h != nil {
-		h.close()
-	}
-}
-
-func (h *handle) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.fd >= 0 {
-		unix.Close(h.fd)
-		h.fd = -1
-	}
-}
-
-// dropHandles closes what an unregistered command still has open.
-func (fs *fileSystem) dropHandles(c *command) {
-	fs.mu.Lock()
-	var gone []*handle
-	for fh, h := range fs.handles {
-		if h.cmd == c {
-			gone = append(gone, h)
-			delete(fs.handles, fh)
-		}
-	}
-	fs.mu.Unlock()
-	for _, h := range gone {
-		h.close()
-	}
 }

@@ -157,7 +157,7 @@ func (c *command) stat(root int, rel string, st *unix.Stat_t) fuse.Status {
 func (c *command) withPath(root int, rel string, flags int, f func(fd int, st *unix.Stat_t) fuse.Status) fuse.Status {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.gone || root >= len(c.rootFDs) {
+	if c.gone.Load() || root >= len(c.rootFDs) {
 		return fuse.ENOENT
 	}
 	name := rel
