@@ -70,13 +70,10 @@ func (m *members) admits(pid uint32) bool {
 	if err != nil {
 		return false
 	}
-	m.mu.Lock()
-	sb, ok := m.known[pidns]
-	m.mu.Unlock()
-	if ok {
-		return sb.mnt == mnt && running(sb.anchor)
+	if sb, ok := m.lookup(pidns); ok {
+		return sb.mnt == mnt
 	}
-	sb, ok = m.walk(int32(pid))
+	sb, ok := m.walk(int32(pid))
 	if !ok {
 		return false
 	}
@@ -84,11 +81,34 @@ func (m *members) admits(pid uint32) bool {
 	return sb.mnt == mnt
 }
 
-// remember keeps sb, unless the members are shut or full (its pidfd is
-// then closed: the next call walks again).
+// lookup returns the sandbox admitted in pidns while its anchor runs; one
+// whose anchor ended is forgotten (its namespace number may be reused).
+func (m *members) lookup(pidns uint64) (sandboxNS, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sb, ok := m.known[pidns]
+	if ok && !running(sb.anchor) {
+		unix.Close(sb.anchor)
+		delete(m.known, pidns)
+		return sandboxNS{}, false
+	}
+	return sb, ok
+}
+
+// remember keeps sb, forgetting sandboxes that ended when it is full;
+// unless the members are shut or still full (its pidfd is then closed:
+// the next call walks again).
 func (m *members) remember(pidns uint64, sb sandboxNS) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if len(m.known) >= maxSandboxes {
+		for ns, old := range m.known {
+			if !running(old.anchor) {
+				unix.Close(old.anchor)
+				delete(m.known, ns)
+			}
+		}
+	}
 	if _, dup := m.known[pidns]; dup || m.shut || len(m.known) >= maxSandboxes {
 		unix.Close(sb.anchor)
 		return

@@ -283,3 +283,17 @@ func TestUnregistered(t *testing.T) {
 		t.Errorf("served after Unregister: %q", out)
 	}
 }
+
+// TestManySandboxesOneToken: sandboxes one after another under one token
+// are each served, though a PID namespace's number is reused once the
+// one before it ended (what was remembered of it is not taken for the
+// new one).
+func TestManySandboxesOneToken(t *testing.T) {
+	w := newWorld(t, allow)
+	write(t, filepath.Join(w.root, "report.csv"), "a,b\n")
+	for i := range 24 {
+		if out, err := w.sandbox(context.Background(), "cat "+w.root+"/report.csv"); err != nil || out != "a,b\n" {
+			t.Fatalf("sandbox %d: %v %q", i, err, out)
+		}
+	}
+}
