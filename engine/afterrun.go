@@ -51,6 +51,10 @@ type owedCheck struct {
 	// began is owedChecks.mu's: a run of the check began, the command
 	// is over (placeholders.go).
 	began bool
+	// served is the command's held-open token (served.go), unserved
+	// when its holder is gone; never stored: a restarted daemon's file
+	// system has no tokens.
+	served string
 }
 
 // owedChecks are the daemon's owed checks by id.
@@ -95,8 +99,8 @@ func (o *owedChecks) ofSession(session string) []*owedCheck {
 // owe records the check of a command about to run for session, whose
 // end holder's exit marks. A record the store cannot keep refuses the
 // command: a check that a restart would lose is no promise.
-func (s *Engine) owe(session string, plan afterrun.Plan, holder Proc, settle bool) (string, error) {
-	c := &owedCheck{rec: owedRecord{ID: newID(), Session: session, Plan: plan, Holder: holder, Settle: settle}}
+func (s *Engine) owe(session string, plan afterrun.Plan, holder Proc, settle bool, served string) (string, error) {
+	c := &owedCheck{rec: owedRecord{ID: newID(), Session: session, Plan: plan, Holder: holder, Settle: settle}, served: served}
 	if err := s.storeOwed(c.rec); err != nil {
 		return "", err
 	}
@@ -122,6 +126,7 @@ func (s *Engine) watchHolder(c *owedCheck) {
 	go func() {
 		defer s.wg.Done()
 		if s.procs.wait(s.ctx, c.rec.Holder) && s.ctx.Err() == nil {
+			s.unserve(c.served)
 			if _, err := s.runOwed(c, true); err != nil {
 				s.log.Error("check after a command whose front end is gone", "session", c.rec.Session, "err", err)
 			}
@@ -283,16 +288,17 @@ func (o *owedChecks) failed() int {
 }
 
 // planCheck owes the check after the prepared command p of session,
-// whose end holder's exit marks, and returns its id ("" when p runs
-// unconfined or has no workspace: nothing to check). The plan is made
-// now, before the command starts, so whatever it changes is newer.
-func (s *Engine) planCheck(session string, p wire.Prepared, holder Proc) (string, *Error) {
+// whose end holder's exit marks (which also ends serving its held-open
+// token served), and returns its id ("" when p runs unconfined or has no
+// workspace: nothing to check). The plan is made now, before the command
+// starts, so whatever it changes is newer.
+func (s *Engine) planCheck(session string, p wire.Prepared, holder Proc, served string) (string, *Error) {
 	if p.Unconfined != "" || len(p.Workspace) == 0 {
 		return "", nil
 	}
 	plan := afterrun.Begin(p.Workspace, p.Level != wire.LevelLandlock) // Landlock alone holds nothing at the top
 	plan.Placeholders, plan.Open = p.Placeholders, p.AllowProtected
-	id, err := s.owe(session, plan, holder, p.Level == wire.LevelLandlock)
+	id, err := s.owe(session, plan, holder, p.Level == wire.LevelLandlock, served)
 	if err != nil {
 		return "", errorf(Unavailable, "", "%v: not running the command", err)
 	}

@@ -25,7 +25,7 @@ func TestCheckFindingsFloodIsBounded(t *testing.T) {
 	o := newOwedEnv(t)
 	e, _ := o.engine(t)
 	plan := afterrun.Begin([]string{o.ws}, true)
-	id, err := e.owe("s", plan, e.self, false)
+	id, err := e.owe("s", plan, e.self, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

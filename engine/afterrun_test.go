@@ -118,7 +118,7 @@ func TestOwedCheckRunsWhenTheFrontEndDies(t *testing.T) {
 	o := newOwedEnv(t)
 	e, _ := o.engine(t)
 	fe, p := holder(t)
-	if _, err := e.owe("s", afterrun.Begin([]string{o.ws}, true), p, false); err != nil {
+	if _, err := e.owe("s", afterrun.Begin([]string{o.ws}, true), p, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	o.plant(t)
@@ -134,7 +134,7 @@ func TestOwedCheckSurvivesARestart(t *testing.T) {
 	o := newOwedEnv(t)
 	e, stop := o.engine(t)
 	fe, p := holder(t)
-	if _, err := e.owe("s", afterrun.Begin([]string{o.ws}, true), p, false); err != nil {
+	if _, err := e.owe("s", afterrun.Begin([]string{o.ws}, true), p, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	o.plant(t)
@@ -158,7 +158,7 @@ func TestFailedCheckRefusesTheNextCommand(t *testing.T) {
 	}
 	plan := afterrun.Begin([]string{gone}, true)
 	os.Remove(gone) // the area cannot be checked
-	if _, err := e.owe("s", plan, e.self, false); err != nil {
+	if _, err := e.owe("s", plan, e.self, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	c := e.owed.ofSession("s")[0]
@@ -198,7 +198,7 @@ func TestSwappedWorkspaceIsNotWalked(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(victim) })
 	_, p := holder(t)
-	id, err := e.owe("inner", afterrun.Begin([]string{o.ws}, true), p, false)
+	id, err := e.owe("inner", afterrun.Begin([]string{o.ws}, true), p, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

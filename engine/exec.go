@@ -107,13 +107,16 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		}
 	}
 	l.Prepared.Session = c.sess.ID
-	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder)
+	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder, servedToken(l))
 	if aerr != nil {
 		return wire.Prepared{}, aerr
 	}
 	by := raiser(fmt.Sprintf("front end %d started %d", holder.PID, holder.Start))
 	if aerr := s.serve(c.sess, l, holder, c.cap.denied, by); aerr != nil {
 		return wire.Prepared{}, aerr
+	}
+	if check == "" {
+		s.unserveWhenGone(servedToken(l), holder) // no owed check watches its front end
 	}
 	l.Prepared.Ticket = s.caps.issue(capEntry{kind: CapReport, session: c.sess.ID, command: c.cap.command, outside: l.Outside,
 		check: check, served: servedToken(l), holder: holder, expires: s.now().Add(ReportTTL)}, s.now())

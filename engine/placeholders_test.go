@@ -25,7 +25,7 @@ func owePlaceholder(t *testing.T, e *Engine, session, ws string, holder Proc) (s
 		t.Fatal(err)
 	}
 	plan.Placeholders = []string{place}
-	id, err := e.owe(session, plan, holder, false)
+	id, err := e.owe(session, plan, holder, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func owePlaceholder(t *testing.T, e *Engine, session, ws string, holder Proc) (s
 func oweRunning(t *testing.T, e *Engine, session, area string) (*exec.Cmd, string) {
 	t.Helper()
 	fe, p := holder(t)
-	id, err := e.owe(session, afterrun.Begin([]string{area}, true), p, false)
+	id, err := e.owe(session, afterrun.Begin([]string{area}, true), p, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

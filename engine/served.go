@@ -33,7 +33,8 @@ func newServedSet() *servedSet { return &servedSet{tokens: map[string]bool{}} }
 // serve registers l's served roots for sess, the command by that holder
 // starts (its front end, or the daemon itself), whose read denials
 // denied are refused without asking again. A command whose roots
-// cannot be served is not run: its view binds them.
+// cannot be served is not run: its view binds them. What unserves it is
+// the caller's: its end, or its holder's (watchHolder, unserveWhenGone).
 func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []string, by raiser) *Error {
 	v := l.Served
 	if v == nil {
@@ -57,15 +58,23 @@ func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []st
 	s.served.mu.Lock()
 	s.served.tokens[token] = true
 	s.served.mu.Unlock()
-	if holder != s.self {
-		s.wg.Add(1)
-		go func() { // a front end killed before it reported
-			defer s.wg.Done()
-			s.procs.wait(s.ctx, holder)
-			s.unserve(token)
-		}()
-	}
 	return nil
+}
+
+// unserveWhenGone unserves token once holder, a front end, is gone (one
+// killed before it reported). A command with an owed check has that
+// check's watch do it (watchHolder): a second watch per command would
+// be one more thread blocked in the kernel while the command runs.
+func (s *Engine) unserveWhenGone(token string, holder Proc) {
+	if token == "" {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.procs.wait(s.ctx, holder)
+		s.unserve(token)
+	}()
 }
 
 // unserve stops serving token and returns what its command was refused:

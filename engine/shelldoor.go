@@ -140,7 +140,7 @@ func (s *Engine) launchOwed(session string, pol wire.Policy, req wire.ExecReques
 		return sandbox.Launch{}, "", fmt.Errorf("prepare the sandbox: %w", err)
 	}
 	l.Prepared.Session = session
-	check, aerr := s.planCheck(session, l.Prepared, s.self)
+	check, aerr := s.planCheck(session, l.Prepared, s.self, "")
 	if aerr != nil {
 		return sandbox.Launch{}, "", aerr
 	}
