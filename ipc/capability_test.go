@@ -3,6 +3,7 @@ package ipc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ type recordLauncher struct {
 	mu   sync.Mutex
 	pol  wire.Policy
 	hold []string
+	// served, when set, are the roots the held-open file system serves
+	// for each prepared command (sandbox.Launch.Served).
+	served []string
+	tokens int
 }
 
 func (l *recordLauncher) Launch(pol wire.Policy, _ devicepolicy.Policy, _ wire.ExecRequest) (sandbox.Launch, error) {
@@ -47,7 +52,12 @@ func (l *recordLauncher) Launch(pol wire.Policy, _ devicepolicy.Policy, _ wire.E
 	if l.hold != nil {
 		p.Hold = &wire.Hold{Roots: l.hold}
 	}
-	return sandbox.Launch{Prepared: p, Outside: func(paths []string) []string { return paths }}, nil
+	var served *sandbox.Served
+	if l.served != nil {
+		l.tokens++
+		p.Bwrap, served = "/bin/sh", &sandbox.Served{Token: fmt.Sprintf("token-%d", l.tokens), Roots: l.served}
+	}
+	return sandbox.Launch{Prepared: p, Outside: func(paths []string) []string { return paths }, Served: served}, nil
 }
 
 func (l *recordLauncher) policy() wire.Policy {
@@ -56,7 +66,7 @@ func (l *recordLauncher) policy() wire.Policy {
 	return l.pol
 }
 
-func newCapEnv(t *testing.T) *capEnv {
+func newCapEnv(t *testing.T, opts ...func(*Config)) *capEnv {
 	ce := &capEnv{launcher: &recordLauncher{}}
 	ce.clock.Store(time.Now().UnixNano())
 	ce.confine.Store(true)
@@ -68,6 +78,9 @@ func newCapEnv(t *testing.T) *capEnv {
 		c.DeviceFile = func() devicepolicy.Policy {
 			return devicepolicy.Policy{Confinement: ce.confine.Load(), Toolchains: []string{"/opt/tc"}, Caches: []string{home + "/.cache"},
 				EligibleReadOnly: eligible}
+		}
+		for _, o := range opts {
+			o(c)
 		}
 	})
 	return ce
