@@ -54,7 +54,9 @@ func (fs *fileSystem) Lookup(cancel <-chan struct{}, h *fuse.InHeader, name stri
 }
 
 // enter looks up c's root/rel and answers it as out; cached says the
-// kernel may keep the answer a while.
+// kernel may keep the name a while (a token's root is looked up again at
+// every walk from outside a view, so every such walk is checked here),
+// its metadata it always may.
 func (fs *fileSystem) enter(c *command, root int, rel string, out *fuse.EntryOut, cached bool) fuse.Status {
 	var st unix.Stat_t
 	if s := c.stat(root, rel, &st); s != fuse.OK {
@@ -67,9 +69,9 @@ func (fs *fileSystem) enter(c *command, root int, rel string, out *fuse.EntryOut
 	}
 	out.NodeId = n.id
 	fromStat(&out.Attr, &st)
+	out.SetAttrTimeout(attrTimeout)
 	if cached {
 		out.SetEntryTimeout(attrTimeout)
-		out.SetAttrTimeout(attrTimeout)
 	}
 	return fuse.OK
 }
@@ -98,9 +100,7 @@ func (fs *fileSystem) GetAttr(cancel <-chan struct{}, in *fuse.GetAttrIn, out *f
 		return fuse.Status(unix.ESTALE)
 	}
 	fromStat(&out.Attr, &st)
-	if n.kind == kindChild {
-		out.SetTimeout(attrTimeout)
-	}
+	out.SetTimeout(attrTimeout)
 	return fuse.OK
 }
 
