@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"pathgrant/ipc"
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/heldfs"
 	"pathgrant/sandbox/supervise"
+	"pathgrant/tools"
 	"pathgrant/wire"
 )
 
@@ -88,4 +94,69 @@ func TestDoorWalkHeldMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDoorWalkHeldOthersGetNothing: while a command of the session is
+// paused in an open served by pathgrant's file system, the same file
+// through the mount (its token read from the command's own mount table)
+// gets nothing, and raises no request, for a command of another session
+// and for a process outside every sandbox (the unconfined agent).
+func TestDoorWalkHeldOthersGetNothing(t *testing.T) {
+	w := newHeldWalk(t, holdModes()[0])
+	file := w.dl + "/others.csv"
+	writeExecFile(t, file, "content-of-others\n")
+	script := w.script(t, pyRead(file, "runs-others.txt"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan walked, 1)
+	go func() {
+		done <- toolWalked(w.srv.Engine().RunTool(ctx, w.sess.ID, tools.ExecuteShellCommand, shellArgs(script)))
+	}()
+	r := w.decideHeld(t, file, nil)
+	if r.ID == "" {
+		cancel()
+		t.Fatalf("the open was never held: %s", (<-done).out)
+	}
+	through := filepath.Join(heldMountOf(t, file), filepath.Base(file))
+	if _, err := os.ReadFile(through); !errors.Is(err, os.ErrPermission) {
+		t.Errorf("a process outside every sandbox read %s: %v", through, err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel2()
+	// a script, which the guard cannot see into: the sandbox decides
+	writeExecFile(t, w.home+"/other/read-others.sh", "cat "+through+"\n")
+	other := toolWalked(w.srv.Engine().RunTool(ctx2, w.other.ID, tools.ExecuteShellCommand, shellArgs("bash ./read-others.sh")))
+	if other.ran || strings.Contains(other.out, "content-of-others") || !strings.Contains(other.out, "cat: "+through) {
+		t.Errorf("another session's command read %s: %s", through, other.out)
+	}
+	for _, p := range w.srv.Engine().Pending() {
+		if p.ID != r.ID {
+			t.Errorf("a request was raised by a reader of the mount: %+v", p)
+		}
+	}
+	cancel()
+	<-done
+}
+
+// heldMountOf is the mount path of the served root that holds file, as
+// the command paused in its open binds it: read from that command's
+// /proc/PID/mountinfo (the bind's root is TOKEN/INDEX of the mount).
+func heldMountOf(t *testing.T, file string) string {
+	t.Helper()
+	out, err := exec.Command("pgrep", "-n", "-f", "read.py "+file).Output()
+	if err != nil {
+		t.Fatalf("pgrep: %v", err)
+	}
+	info, err := os.ReadFile("/proc/" + strings.TrimSpace(string(out)) + "/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(info), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && f[4] == filepath.Dir(file) && strings.Contains(line, "fuse.pathgrant") {
+			return filepath.Join(filepath.Dir(filepath.Dir(file)), "..", "run", "held", f[3])
+		}
+	}
+	t.Fatalf("no served root in the command's mount table:\n%s", info)
+	return ""
 }
