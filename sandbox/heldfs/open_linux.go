@@ -120,7 +120,7 @@ func reopen(p pinned, dir bool) (int, fuse.Status) {
 		return -1, fuse.EACCES
 	}
 	if !dir {
-		if err := setBlocking(fd); err != nil {
+		if err := supervise.SetBlocking(fd); err != nil {
 			unix.Close(fd)
 			return -1, fuse.ToStatus(err)
 		}
@@ -175,15 +175,6 @@ func interruptible(cancel <-chan struct{}) (context.Context, func()) {
 	return ctx, stop
 }
 
-// setBlocking clears O_NONBLOCK, which the open took so nothing could
-// block it.
-func setBlocking(fd int) error {
-	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-	if err == nil {
-		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
-	}
-	return err
-}
 
 // listing reads a folder's entries (closing fd), at most maxDirEntries.
 func listing(fd int) ([]fuse.DirEntry, error) {

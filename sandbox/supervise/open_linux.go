@@ -92,7 +92,7 @@ func openApproved(h held, approved string) (int, error) {
 		return -1, errors.New("the reopened file is not the one pinned")
 	}
 	if h.flags&oNonblock == 0 {
-		if err := setBlocking(fd); err != nil {
+		if err := SetBlocking(fd); err != nil {
 			unix.Close(fd)
 			return -1, err
 		}
@@ -100,9 +100,9 @@ func openApproved(h held, approved string) (int, error) {
 	return fd, nil
 }
 
-// setBlocking clears O_NONBLOCK, which the open took so that nothing
-// could block it.
-func setBlocking(fd int) error {
+// SetBlocking clears O_NONBLOCK, which an open of a held file takes so
+// that nothing can block it (the FUSE server's too).
+func SetBlocking(fd int) error {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err == nil {
 		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
