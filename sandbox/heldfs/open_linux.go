@@ -175,7 +175,6 @@ func interruptible(cancel <-chan struct{}) (context.Context, func()) {
 	return ctx, stop
 }
 
-
 // listing reads a folder's entries (closing fd), at most maxDirEntries.
 func listing(fd int) ([]fuse.DirEntry, error) {
 	f := os.NewFile(uintptr(fd), "listing")
