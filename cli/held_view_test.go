@@ -160,3 +160,28 @@ func heldMountOf(t *testing.T, file string) string {
 	t.Fatalf("no served root in the command's mount table:\n%s", info)
 	return ""
 }
+
+// denyWhenAsked denies, as the person, every request for path that a
+// paused command waits on, until the returned check runs.
+func (w *doorWalk) denyWhenAsked(t *testing.T, path string) func(t *testing.T) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			for _, r := range w.srv.Engine().Pending() {
+				if r.Path == path && r.Waiting > 0 {
+					if _, err := w.srv.Engine().Decide(r.ID, wire.Decision{Scope: "deny"}); err != nil {
+						t.Errorf("deny %s: %v", r.ID, err)
+					}
+				}
+			}
+		}
+	}()
+	return func(t *testing.T) { close(done); <-stopped }
+}

@@ -297,3 +297,48 @@ func TestManySandboxesOneToken(t *testing.T) {
 		}
 	}
 }
+
+// TestKilledServerLeavesNoMount: a process that mounted the file system
+// and is killed leaves no dead mount behind (fusermount3 unmounts it when
+// the process's end of its socket closes).
+func TestKilledServerLeavesNoMount(t *testing.T) {
+	if dir := os.Getenv("PATHGRANT_HELDFS_MOUNT"); dir != "" {
+		if _, err := heldfs.Mount(dir, slog.New(slog.DiscardHandler)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute) // killed before
+		return
+	}
+	if err := heldfs.Available(); err != nil {
+		t.Skipf("no FUSE here: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "held")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledServerLeavesNoMount$")
+	cmd.Env = append(os.Environ(), "PATHGRANT_HELDFS_MOUNT="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	mounted := func() bool {
+		data, _ := os.ReadFile("/proc/self/mountinfo")
+		return strings.Contains(string(data), " "+dir+" ")
+	}
+	wait := func(want bool) bool {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if mounted() == want {
+				return true
+			}
+		}
+		return false
+	}
+	if !wait(true) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the helper never mounted")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !wait(false) {
+		t.Errorf("the file system of a killed process is still mounted at %s", dir)
+		exec.Command("fusermount3", "-u", "-z", dir).Run()
+	}
+}

@@ -31,6 +31,7 @@ type Server struct {
 	fs    *fileSystem
 	srv   *fuse.Server
 	umnt  *exec.Cmd // fusermount3, staying for auto_unmount
+	comm  *os.File  // its socket: closed (this process gone), it unmounts
 	close sync.Once
 }
 
@@ -43,13 +44,14 @@ func Mount(dir string, log *slog.Logger) (*Server, error) {
 	if err := prepareDir(dir); err != nil {
 		return nil, err
 	}
-	fd, cmd, err := fusermount(dir)
+	fd, cmd, comm, err := fusermount(dir)
 	if err != nil {
 		return nil, err
 	}
 	fsys, err := newFileSystem(log)
 	if err != nil {
 		unix.Close(fd)
+		comm.Close()
 		return nil, err
 	}
 	srv, err := fuse.NewServer(fsys, fmt.Sprintf("/dev/fd/%d", fd), &fuse.MountOptions{
@@ -57,15 +59,18 @@ func Mount(dir string, log *slog.Logger) (*Server, error) {
 		MaxWrite: 1 << 20}) // reads of up to 1 MiB: a large approved file reads 1.4x faster than with the 128 KiB default
 	if err != nil {
 		unix.Close(fd)
-		_ = cmd.Process.Kill()
+		comm.Close() // fusermount3 unmounts and ends
+		_ = cmd.Wait()
 		return nil, fmt.Errorf("serve the held-open file system: %w", err)
 	}
 	go srv.Serve()
 	if err := srv.WaitMount(); err != nil {
 		_ = unmount(dir)
+		comm.Close()
+		_ = cmd.Wait()
 		return nil, fmt.Errorf("serve the held-open file system: %w", err)
 	}
-	return &Server{dir: dir, fs: fsys, srv: srv, umnt: cmd}, nil
+	return &Server{dir: dir, fs: fsys, srv: srv, umnt: cmd, comm: comm}, nil
 }
 
 // Dir is where the file system is mounted.
@@ -83,6 +88,7 @@ func (s *Server) Close() error {
 		case <-time.After(mountTimeout):
 			err = errors.Join(err, errors.New("the held-open file system did not stop"))
 		}
+		s.comm.Close()
 		_ = s.umnt.Wait()
 	})
 	return err
@@ -107,19 +113,20 @@ func prepareDir(dir string) error {
 }
 
 // fusermount runs fusermount3 to mount at dir and returns the /dev/fuse
-// descriptor it sends back (over _FUSE_COMMFD), and the fusermount3 that
-// stays to unmount it.
-func fusermount(dir string) (int, *exec.Cmd, error) {
+// descriptor it sends back (over _FUSE_COMMFD), the fusermount3 that
+// stays to unmount it, and its socket, which must stay open as long as
+// the file system is served: fusermount3 unmounts it when the socket
+// closes (this process ended) and the file system no longer answers.
+func fusermount(dir string) (int, *exec.Cmd, *os.File, error) {
 	bin, err := exec.LookPath("fusermount3")
 	if err != nil {
-		return -1, nil, fmt.Errorf("no fusermount3: %w", err)
+		return -1, nil, nil, fmt.Errorf("no fusermount3: %w", err)
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return -1, nil, fmt.Errorf("fusermount3: socket pair: %w", err)
+		return -1, nil, nil, fmt.Errorf("fusermount3: socket pair: %w", err)
 	}
 	local, remote := os.NewFile(uintptr(pair[0]), "fuse-comm"), os.NewFile(uintptr(pair[1]), "fuse-comm-remote")
-	defer local.Close()
 	var stderr strings.Builder
 	cmd := exec.Command(bin, "-o", mountOptions, "--", dir)
 	cmd.Env = []string{"_FUSE_COMMFD=3", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
@@ -128,15 +135,17 @@ func fusermount(dir string) (int, *exec.Cmd, error) {
 	err = cmd.Start()
 	remote.Close()
 	if err != nil {
-		return -1, nil, fmt.Errorf("fusermount3: %w", err)
+		local.Close()
+		return -1, nil, nil, fmt.Errorf("fusermount3: %w", err)
 	}
 	fd, err := receiveFD(pair[0])
 	if err != nil {
+		local.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return -1, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(stderr.String(), err))
+		return -1, nil, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(stderr.String(), err))
 	}
-	return fd, cmd, nil
+	return fd, cmd, local, nil
 }
 
 // receiveFD reads the one descriptor fusermount3 sends, within
