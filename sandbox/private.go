@@ -29,7 +29,9 @@ type bound struct {
 // read-only one its reads (a write fails on a read-only mount whatever
 // the rules; running a readable file is no more than copying it to the
 // tmp dir and running it there). Where a tree beneath needs less (an
-// approvable root, readable only through the supervisor; a write area
+// approvable root held by the supervisor, readable only through it; one
+// served by pathgrant's file system has its own read rule, and the
+// server decides what an open gets on a read-only, noexec mount; a write area
 // whose protected or blocked-write paths the rules keep, a link at its
 // top among them; a folder grant around protected paths), the private
 // root gets no rule at all: nothing can be made, listed or read at its
