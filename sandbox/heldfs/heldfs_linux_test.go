@@ -3,7 +3,10 @@
 package heldfs_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"errors"
 	"log/slog"
 	"os"
@@ -306,6 +309,7 @@ func TestKilledServerLeavesNoMount(t *testing.T) {
 		if _, err := heldfs.Mount(dir, slog.New(slog.DiscardHandler)); err != nil {
 			t.Fatal(err)
 		}
+		fmt.Println("MOUNTED")
 		time.Sleep(time.Minute) // killed before
 		return
 	}
@@ -315,9 +319,23 @@ func TestKilledServerLeavesNoMount(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "held")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledServerLeavesNoMount$")
 	cmd.Env = append(os.Environ(), "PATHGRANT_HELDFS_MOUNT="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		found := false
+		for !found && sc.Scan() {
+			found = sc.Text() == "MOUNTED"
+		}
+		ready <- found
+		io.Copy(io.Discard, out)
+	}()
 	mounted := func() bool {
 		data, _ := os.ReadFile("/proc/self/mountinfo")
 		return strings.Contains(string(data), " "+dir+" ")
@@ -330,7 +348,7 @@ func TestKilledServerLeavesNoMount(t *testing.T) {
 		}
 		return false
 	}
-	if !wait(true) {
+	if !<-ready || !wait(true) { // killed once Mount returned: a kill during the mount leaves what the next start clears
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatal("the helper never mounted")

@@ -126,7 +126,7 @@ func fusermount(dir string) (int, *exec.Cmd, *os.File, error) {
 	if err != nil {
 		return -1, nil, nil, fmt.Errorf("fusermount3: socket pair: %w", err)
 	}
-	local, remote := os.NewFile(uintptr(pair[0]), "fuse-comm"), os.NewFile(uintptr(pair[1]), "fuse-comm-remote")
+	local, remote := os.NewFile(uintptr(pair[0]), "fuse-comm-local"), os.NewFile(uintptr(pair[1]), "fuse-comm-remote")
 	var stderr strings.Builder
 	cmd := exec.Command(bin, "-o", mountOptions, "--", dir)
 	cmd.Env = []string{"_FUSE_COMMFD=3", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
@@ -145,7 +145,28 @@ func fusermount(dir string) (int, *exec.Cmd, *os.File, error) {
 		_ = cmd.Wait()
 		return -1, nil, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(stderr.String(), err))
 	}
-	return fd, cmd, local, nil
+	comm, err := above(local, fd)
+	if err != nil {
+		unix.Close(fd)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return -1, nil, nil, fmt.Errorf("fusermount3 %s: %w", dir, err)
+	}
+	return fd, cmd, comm, nil
+}
+
+// above moves f to a descriptor numbered above fd (closing f). A process
+// that dies closes its descriptors in order, so /dev/fuse's is closed,
+// and the file system found dead, before fusermount3 sees its socket
+// close and looks: in the other order it finds the file system alive,
+// leaves it mounted and ends.
+func above(f *os.File, fd int) (*os.File, error) {
+	defer f.Close()
+	hi, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, fd+1)
+	if err != nil {
+		return nil, fmt.Errorf("move fusermount3's socket: %w", err)
+	}
+	return os.NewFile(uintptr(hi), "fuse-comm"), nil
 }
 
 // receiveFD reads the one descriptor fusermount3 sends, within
