@@ -5,9 +5,9 @@ package heldfs_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
