@@ -47,6 +47,15 @@ type Input struct {
 	ServedFrom []string
 }
 
+// served reports whether path lies under an approvable root that the
+// held-open file system serves: a grant there is the server's to honour
+// (it serves what the grant covers, and asks for the rest), never bound
+// on its own, for the root's read rule would then reach all of it (a
+// grant of a folder's listing would read every file in it).
+func (in Input) served(path string) bool {
+	return len(in.ServedFrom) > 0 && slices.ContainsFunc(in.Approvable, func(r string) bool { return guard.Within(r, path) })
+}
+
 // Device is what the device policy file adds to every session's reach in
 // a confined command. The daemon's policy answer is meant to carry it
 // (the JSON names are the file's); until it does, exec reads the file.

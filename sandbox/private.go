@@ -80,7 +80,7 @@ func (b *builder) bound(in Input) []bound {
 	add(b.readNeed, b.canonicalOnly(d.ReadOnlyFiles)...)
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		path := filepath.Clean(g.Path)
-		if c, err := b.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path {
+		if c, err := b.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path && !in.served(path) {
 			add(b.readNeed, path)
 		}
 	}

@@ -244,7 +244,7 @@ func (vb *viewBuilder) policy(in Input, cfg ViewConfig) {
 	}
 	for _, g := range slices.Concat(p.Grants, in.Used) {
 		path := filepath.Clean(g.Path)
-		if c, err := vb.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path {
+		if c, err := vb.fs.Canonical(path); g.Op == guard.OpRead && err == nil && c == path && !in.served(path) {
 			vb.binds = append(vb.binds, bind{path: path, rw: false, why: "grant"})
 		}
 	}
