@@ -107,12 +107,15 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		}
 	}
 	l.Prepared.Session = c.sess.ID
-	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder, servedToken(l))
-	if aerr != nil {
-		return wire.Prepared{}, aerr
-	}
+	// served before the check is owed: the check's watch of the front
+	// end, which may be gone already, is what unserves it
 	by := raiser(fmt.Sprintf("front end %d started %d", holder.PID, holder.Start))
 	if aerr := s.serve(c.sess, l, holder, c.cap.denied, by); aerr != nil {
+		return wire.Prepared{}, aerr
+	}
+	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder, servedToken(l))
+	if aerr != nil {
+		s.unserve(servedToken(l))
 		return wire.Prepared{}, aerr
 	}
 	if check == "" {

@@ -5,6 +5,7 @@ package heldfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -18,8 +19,9 @@ import (
 
 // mountOptions are fusermount3's: read-only, no set-uid programs, devices
 // or programs run from it, and auto_unmount, with which fusermount3 stays
-// to unmount the file system when the daemon's descriptor closes, so a
-// killed daemon leaves no dead mount behind.
+// to unmount the file system when the daemon's descriptor closes (where
+// it can tell the file system is dead: as root; as an ordinary user the
+// next Mount clears it, prepareDir).
 const mountOptions = "ro,nosuid,nodev,noexec,auto_unmount,fsname=pathgrant,subtype=pathgrant"
 
 // mountTimeout bounds the wait for fusermount3's descriptor.
@@ -98,8 +100,10 @@ func (s *Server) Close() error {
 func prepareDir(dir string) error {
 	var st unix.Stat_t
 	switch err := unix.Stat(dir, &st); {
-	case errors.Is(err, unix.ENOTCONN):
-		if uerr := unmount(dir); uerr != nil {
+	case dead(err):
+		// fusermount3's own watch may unmount it meanwhile: only one that
+		// is still there refuses
+		if uerr := unmount(dir); uerr != nil && dead(unix.Stat(dir, &st)) {
 			return fmt.Errorf("a dead held-open file system at %s: %w", dir, uerr)
 		}
 	case errors.Is(err, unix.ENOENT):
@@ -111,6 +115,10 @@ func prepareDir(dir string) error {
 	}
 	return nil
 }
+
+// dead reports whether a stat's error says a FUSE file system there no
+// longer answers (its server is gone, or going).
+func dead(err error) bool { return errors.Is(err, unix.ENOTCONN) || errors.Is(err, unix.ECONNABORTED) }
 
 // fusermount runs fusermount3 to mount at dir and returns the /dev/fuse
 // descriptor it sends back (over _FUSE_COMMFD), the fusermount3 that
@@ -127,10 +135,19 @@ func fusermount(dir string) (int, *exec.Cmd, *os.File, error) {
 		return -1, nil, nil, fmt.Errorf("fusermount3: socket pair: %w", err)
 	}
 	local, remote := os.NewFile(uintptr(pair[0]), "fuse-comm-local"), os.NewFile(uintptr(pair[1]), "fuse-comm-remote")
-	var stderr strings.Builder
+	stderr, err := unlinkedFile()
+	if err != nil {
+		local.Close()
+		remote.Close()
+		return -1, nil, nil, err
+	}
+	defer stderr.Close()
 	cmd := exec.Command(bin, "-o", mountOptions, "--", dir)
 	cmd.Env = []string{"_FUSE_COMMFD=3", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.ExtraFiles, cmd.Stderr = []*os.File{remote}, &stderr
+	// its stderr a file, not a pipe: fusermount3 outlives this process,
+	// and a write to a pipe with no reader would kill it (SIGPIPE)
+	// before it unmounts
+	cmd.ExtraFiles, cmd.Stderr = []*os.File{remote}, stderr
 	cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true} // not in the daemon's group: a Ctrl-C there leaves the mount
 	err = cmd.Start()
 	remote.Close()
@@ -143,7 +160,7 @@ func fusermount(dir string) (int, *exec.Cmd, *os.File, error) {
 		local.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return -1, nil, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(stderr.String(), err))
+		return -1, nil, nil, fmt.Errorf("fusermount3 %s: %s", dir, firstLine(readBack(stderr), err))
 	}
 	comm, err := above(local, fd)
 	if err != nil {
@@ -167,6 +184,22 @@ func above(f *os.File, fd int) (*os.File, error) {
 		return nil, fmt.Errorf("move fusermount3's socket: %w", err)
 	}
 	return os.NewFile(uintptr(hi), "fuse-comm"), nil
+}
+
+// unlinkedFile is a temporary file that no name leads to.
+func unlinkedFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "pathgrant-fusermount3-")
+	if err != nil {
+		return nil, fmt.Errorf("fusermount3's stderr: %w", err)
+	}
+	os.Remove(f.Name())
+	return f, nil
+}
+
+// readBack is what was written to f.
+func readBack(f *os.File) string {
+	b, _ := io.ReadAll(io.NewSectionReader(f, 0, 1<<16))
+	return string(b)
 }
 
 // receiveFD reads the one descriptor fusermount3 sends, within
