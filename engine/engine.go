@@ -138,7 +138,6 @@ type Engine struct {
 	holds     *heldCount
 	netLines  *endLines   // each command's connection refusals (network.go)
 	heldLines *endLines   // each served command's refused opens (served.go)
-	served    *servedSet  // the held-open tokens registered now (served.go)
 	procs     procWatcher // when bound processes exit (lifecycle.go)
 	paused    atomic.Bool
 	pruneDue  time.Time  // the next prune, by cfg.Now; owned by Start, then the sweeper
@@ -166,7 +165,7 @@ func New(cfg Config) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		cfg: cfg, log: cfg.Logger, sessions: newRegistry(cfg.Now, cfg.MaxGone), hub: newHub(), agents: newAgentSet(), caps: newCapStore(), holds: newHeldCount(), procs: procs,
-		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), netLines: newEndLines(), heldLines: newEndLines(), served: newServedSet(), ctx: ctx, cancel: cancel,
+		queue: newQueue(cfg.PendingCap, cfg.PendingTotal, cfg.PendingTTL, cfg.Now), denials: newDenialSet(), refusals: newRefusals(), netLines: newEndLines(), heldLines: newEndLines(), ctx: ctx, cancel: cancel,
 		owners: newSessionOwners(), owed: newOwedChecks(), self: selfProc(),
 	}
 }

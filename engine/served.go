@@ -2,7 +2,6 @@ package engine
 
 import (
 	"path/filepath"
-	"sync"
 
 	"pathgrant/sandbox"
 	"pathgrant/sandbox/heldfs"
@@ -16,19 +15,12 @@ import (
 // asked here, in process, exactly as a held open's are (hold.go), and
 // what it refused is said at the command's end on every door.
 
-// HeldServer is the held-open file system as the engine uses it.
+// HeldServer is the held-open file system as the engine uses it;
+// unregistering a token it does not serve does nothing.
 type HeldServer interface {
 	Register(token string, c heldfs.Command) error
 	Unregister(token string)
 }
-
-// servedSet is the tokens registered now.
-type servedSet struct {
-	mu     sync.Mutex
-	tokens map[string]bool
-}
-
-func newServedSet() *servedSet { return &servedSet{tokens: map[string]bool{}} }
 
 // serve registers l's served roots for sess, the command by that holder
 // starts (its front end, or the daemon itself), whose read denials
@@ -55,9 +47,6 @@ func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []st
 	if err != nil {
 		return errorf(Unavailable, "", "serve the approvable roots: %v", err)
 	}
-	s.served.mu.Lock()
-	s.served.tokens[token] = true
-	s.served.mu.Unlock()
 	return nil
 }
 
@@ -77,18 +66,15 @@ func (s *Engine) unserveWhenGone(token string, holder Proc) {
 	}()
 }
 
-// unserve stops serving token and returns what its command was refused:
-// the lines for its end, and the paths, which the refusal scan must not
-// ask about again.
+// unserve stops serving token (a token not registered, or no longer,
+// is nothing to the file system) and returns what its command was
+// refused: the lines for its end, and the paths, which the refusal scan
+// must not ask about again.
 func (s *Engine) unserve(token string) (lines, refused []string) {
 	if token == "" {
 		return nil, nil
 	}
-	s.served.mu.Lock()
-	registered := s.served.tokens[token]
-	delete(s.served.tokens, token)
-	s.served.mu.Unlock()
-	if registered {
+	if s.cfg.Held != nil {
 		s.cfg.Held.Unregister(token)
 	}
 	return s.heldLines.take(token)

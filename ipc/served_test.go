@@ -25,10 +25,14 @@ func (h *heldServer) Register(token string, c heldfs.Command) error {
 	return nil
 }
 
+// Unregister of a token not registered does nothing, as with the file
+// system.
 func (h *heldServer) Unregister(token string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.gone = append(h.gone, token)
+	if _, ok := h.registered[token]; ok {
+		h.gone = append(h.gone, token)
+	}
 }
 
 func (h *heldServer) command(token string) (heldfs.Command, bool, bool) {
