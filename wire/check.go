@@ -25,6 +25,16 @@ type CheckRequest struct {
 	// (a search's pattern and folder): shown, never checked; cut to
 	// MaxInput bytes.
 	Input string `json:"input,omitempty"`
+	// Purpose is what the agent said the call is for, where its client
+	// sends one (Claude Code's Bash "description"): shown to the person,
+	// never checked; cut to MaxInput bytes.
+	Purpose string `json:"purpose,omitempty"`
+	// ToolTimeoutMS is the tool's own timeout where the client has one
+	// (Claude Code's Bash "timeout", its default when absent; Codex's
+	// "timeout_ms"): the client kills the command then, so a request
+	// raised while it runs waits no longer than that (one clock, the
+	// agent's). 0: the client has none.
+	ToolTimeoutMS int `json:"tool_timeout_ms,omitempty"`
 	// Unmapped reports a tool the hook cannot map to accesses, which it
 	// refuses: the daemon denies and records it (Tool names it; no op,
 	// path or command).

@@ -32,6 +32,14 @@ type Request struct {
 	// Command is the shell text the agent wrote, without the prefix a
 	// hook adds to run it in the client's directory.
 	Input string `json:"input,omitempty"`
+	// Purpose is the agent's own stated purpose of the call
+	// (CheckRequest.Purpose): shown, never checked.
+	Purpose string `json:"purpose,omitempty"`
+	// Ended, on a request that ended undecided (StateEnded), says in
+	// words why nothing waits for it any more ("the command ended: Claude
+	// Code's Bash tool stopped it after 2 minutes"), for the window to
+	// say in place of the choices.
+	Ended string `json:"ended,omitempty"`
 	// Held, when set, is the program of a confined command that is paused
 	// in the open of this file, waiting for the decision: allowing hands
 	// it the file, and it goes on; nothing is retried.
@@ -89,6 +97,15 @@ type Decision struct {
 	Code     string    `json:"code,omitempty"`
 	For      string    `json:"for,omitempty"`
 	Remember bool      `json:"remember,omitempty"`
+	// Device, with Scope deny and Remember, makes the denial durable:
+	// every session on this device is denied the same access, across
+	// restarts, until the person lifts it.
+	Device bool `json:"device,omitempty"`
+	// Path, when set, is the scope the person edited before allowing: the
+	// request's path or a folder above it, never above the eligible root
+	// it lies in (the engine refuses a wider one). Empty: the request's
+	// own path (Kind says file or its folder).
+	Path string `json:"path,omitempty"`
 }
 
 // FormatFor spells a grant's duration as a person writes it and as
@@ -121,6 +138,10 @@ type Denial struct {
 	Created        time.Time `json:"created"`
 	Hits           int       `json:"hits"` // calls it has denied since
 	LastHit        time.Time `json:"last_hit,omitzero"`
+	// Device marks a durable denial ("Deny on this device"): it holds for
+	// every session, survives restarts and lasts until lifted; Session
+	// then names the session it was decided in.
+	Device bool `json:"device,omitempty"`
 }
 
 // Raise is the body of POST /v1/app/raise: another process (`pathgrant
