@@ -5,6 +5,11 @@
 // app's window or with the approval code. An action is taken only from
 // the bus name that owns the notification service, and only for a
 // notification this Notifier sent.
+//
+// A request's notification (Post) is taken back when the request ends
+// (Withdraw, the freedesktop CloseNotification), and requests of one
+// agent in one project while its notification is shown update that one
+// notification (replaces_id) to count them, instead of stacking toasts.
 package notify
 
 import (
@@ -57,16 +62,27 @@ type Notifier struct {
 	actions bool // the server supports actions
 	markup  bool // the server renders markup in the body: it is escaped
 
-	mu    sync.Mutex
-	owner string            // the unique bus name that owned Service at the last send
-	sent  map[uint32]string // notification id -> key, until its action or its close
+	// postMu orders Post and Withdraw, each with its server call, so a
+	// request withdrawn while its notification is being posted is closed
+	// after it, or never posted.
+	postMu sync.Mutex
+	mu     sync.Mutex
+	owner  string            // the unique bus name that owned Service at the last send
+	sent   map[uint32]string // notification id -> key (Send), until its action or its close
+	// Requests' notifications (Post): by server id, by group, and the
+	// requests withdrawn lately, oldest first.
+	shown          map[uint32]*group
+	groups         map[string]*group
+	withdrawn      map[string]bool
+	withdrawnOrder []string
 }
 
 // New connects to the bus and asks the notification server what it
 // supports. It always returns a usable Notifier: without a bus or a
 // server that supports actions it posts plain notifications.
 func New(opts Options) *Notifier {
-	n := &Notifier{opts: opts, sent: map[uint32]string{}}
+	n := &Notifier{opts: opts, sent: map[uint32]string{}, shown: map[uint32]*group{}, groups: map[string]*group{},
+		withdrawn: map[string]bool{}}
 	if n.opts.Plain == nil {
 		icon := opts.Icon
 		n.opts.Plain = func(title, body string) error { return beeep.Notify(title, body, icon) }
@@ -128,6 +144,8 @@ func (n *Notifier) refreshOwner() (string, error) {
 		// another server: the ids the old one issued mean nothing to it,
 		// and no action of its may reach a request through them
 		clear(n.sent)
+		clear(n.shown)
+		clear(n.groups)
 	}
 	n.owner = owner
 	n.mu.Unlock()

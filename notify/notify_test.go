@@ -39,15 +39,20 @@ func startBus(t *testing.T) string {
 type note struct {
 	summary, body string
 	actions       []string
+	replaces      uint32
 }
 
 // fakeServer is the smallest notification server: it owns the service
-// name, answers GetCapabilities and Notify, and emits signals on demand.
+// name, answers GetCapabilities, Notify (replacing a shown notification
+// in place, as the specification says) and CloseNotification, keeps what
+// is shown, and emits signals on demand.
 type fakeServer struct {
 	conn *dbus.Conn
 	caps []string
 	mu   sync.Mutex
 	got  []note
+	last uint32
+	live map[uint32]note // what the person sees now, by id
 }
 
 func (f *fakeServer) GetCapabilities() ([]string, *dbus.Error) { return f.caps, nil }
@@ -56,8 +61,51 @@ func (f *fakeServer) Notify(app string, replaces uint32, icon, summary, body str
 	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.got = append(f.got, note{summary, body, actions})
-	return uint32(len(f.got)), nil
+	n := note{summary, body, actions, replaces}
+	f.got = append(f.got, n)
+	id := replaces
+	if _, ok := f.live[id]; !ok {
+		f.last++
+		id = f.last
+	}
+	if f.live == nil {
+		f.live = map[uint32]note{}
+	}
+	f.live[id] = n
+	return id, nil
+}
+
+func (f *fakeServer) CloseNotification(id uint32) *dbus.Error {
+	f.mu.Lock()
+	_, ok := f.live[id]
+	delete(f.live, id)
+	f.mu.Unlock()
+	if ok {
+		_ = f.conn.Emit(Path, Service+".NotificationClosed", id, uint32(3))
+	}
+	return nil
+}
+
+// shown is what the person sees now: each live notification's summary,
+// sorted.
+func (f *fakeServer) shown() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, n := range f.live {
+		out = append(out, n.summary)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// dismiss closes notification id as the person would, and says so.
+func (f *fakeServer) dismiss(t *testing.T, id uint32) {
+	t.Helper()
+	f.mu.Lock()
+	delete(f.live, id)
+	f.mu.Unlock()
+	emit(t, f.conn, "NotificationClosed", id, uint32(2))
 }
 
 func (f *fakeServer) notes() []note {
