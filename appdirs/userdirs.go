@@ -13,21 +13,37 @@ import (
 // or holds it is ignored rather than offered.
 func userDownloads(getenv Getenv, home string) string {
 	dir := filepath.Join(home, "Downloads")
+	if d, ok := readUserDirs(getenv, home)["XDG_DOWNLOAD_DIR"]; ok && d != "" {
+		dir = d
+	}
+	return dir
+}
+
+// readUserDirs reads user-dirs.dirs in ConfigHome: each key's last valid
+// assignment, as when a shell sources the file. A key set to the home
+// folder or to a folder holding it maps to "": the XDG spec's way of
+// disabling a folder (and far too broad to offer). A missing or
+// unreadable file is no assignments.
+func readUserDirs(getenv Getenv, home string) map[string]string {
+	out := map[string]string{}
 	data, err := os.ReadFile(filepath.Join(ConfigHome(getenv, home), "user-dirs.dirs"))
 	if err != nil {
-		return dir
+		return out
 	}
 	for line := range strings.Lines(string(data)) {
 		line = strings.TrimPrefix(strings.TrimSpace(line), "export ")
 		key, val, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(key) != "XDG_DOWNLOAD_DIR" {
+		if !ok {
 			continue
 		}
-		if d, ok := userDir(val, home); ok {
-			dir = d
+		switch d, ok := userDir(val, home); {
+		case ok:
+			out[strings.TrimSpace(key)] = d
+		case d == disabled:
+			out[strings.TrimSpace(key)] = ""
 		}
 	}
-	return dir
+	return out
 }
 
 // holds reports whether dir is p or one of its ancestors (both clean).
@@ -35,10 +51,15 @@ func holds(dir, p string) bool {
 	return dir == p || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
+// disabled is what userDir answers, beside false, for a value that is the
+// home folder or holds it.
+const disabled = "(disabled)"
+
 // userDir parses one user-dirs.dirs value: "$HOME/x" or "/abs/x", double
 // quoted (with backslash escapes) or bare. It refuses what is not absolute
 // after $HOME substitution, and a folder that is the home folder or holds it
-// (the spec's way of disabling a folder; and far too broad to offer).
+// (the spec's way of disabling a folder; and far too broad to offer), which
+// it names disabled.
 func userDir(val, home string) (string, bool) {
 	v, expand, ok := unquote(strings.TrimSpace(val))
 	if !ok {
@@ -55,7 +76,7 @@ func userDir(val, home string) (string, bool) {
 	}
 	v = filepath.Clean(v)
 	if holds(v, filepath.Clean(home)) {
-		return "", false
+		return disabled, false
 	}
 	return v, true
 }
