@@ -1,7 +1,8 @@
 // Package appdirs names pathgrant's environment variables and says where
 // its files live by default: the socket, the store, the config folder and
-// the person's own folders (Downloads, Documents, … userfolders.go), following the XDG base directory spec on
-// Linux and the Library folders on macOS (platform.go).
+// the person's own folders (Downloads, Documents, …: userfolders.go),
+// following the XDG base directory spec on Linux and the Library folders
+// on macOS (platform.go).
 //
 // Every function takes the environment as a lookup function (os.Getenv in
 // production, a map in tests) so that the daemon, the CLI, the hook and
