@@ -43,8 +43,19 @@ const DefaultRetentionDays = 90
 // Policy is the device policy. Paths are absolute and clean once loaded.
 type Policy struct {
 	// EligibleReadOnly are the roots under which a denied read may be
-	// approved (read-only) by the user.
+	// approved (read-only) by the person: once loaded, the file's list
+	// and the person's own folders as UserFolders says (eligible.go).
 	EligibleReadOnly []string `toml:"eligible_read_only" json:"eligible_read_only"`
+	// UserFolders makes the person's own folders (Desktop, Documents,
+	// Downloads, … appdirs.UserFolders) eligible. Left out, it is true
+	// unless the file lists eligible_read_only, which is then the whole
+	// list as it was before this setting: an older file means what it
+	// meant. Set once loaded.
+	UserFolders *bool `toml:"user_folders" json:"user_folders"`
+	// NeverEligible are the folders under which nothing is ever offered
+	// for approval (NeverEligible), whatever the roots say: not a setting,
+	// filled when loaded for the guard.
+	NeverEligible []string `toml:"-" json:"-"`
 	// Toolchains are read and executed by confined commands: compilers
 	// and interpreters installed under the home folder or /usr/local.
 	Toolchains []string `toml:"toolchains" json:"toolchains"`
@@ -83,22 +94,30 @@ type Policy struct {
 	Network Network `toml:"network" json:"network"`
 }
 
-// Env is where the defaults are rooted: the home folder and the user's
-// Downloads folder. Locate finds both from the environment.
+// Env is where the defaults are rooted: the home folder, the user's
+// Downloads folder, the person's own folders (appdirs.UserFolders) and
+// pathgrant's own and the XDG configuration and state folders (Own,
+// never eligible). Locate finds them from the environment.
 type Env struct {
-	Home      string
-	Downloads string
+	Home        string
+	Downloads   string
+	UserFolders []string
+	Own         []string
 }
 
-// Defaults is the policy with no file: Downloads eligible, the common
+// Defaults is the policy with no file: the person's own folders eligible
+// (those not in a folder never offered), the common
 // toolchains and caches under the home folder, git's configuration
 // readable, other MCP servers' tools left to the client, unmapped tools
 // denied, confinement on, no ssh agent, 90 days of audit, public
 // network destinations reached (private ones asked).
 func Defaults(env Env) Policy {
 	h := func(rel string) string { return filepath.Join(env.Home, rel) }
+	never := NeverEligible(env)
 	return Policy{
-		EligibleReadOnly: []string{env.Downloads},
+		EligibleReadOnly: defaultEligible(env, never),
+		UserFolders:      boolPtr(true),
+		NeverEligible:    never,
 		Toolchains: []string{h(".local/bin"), h("go"), h(".cargo"), h(".rustup"), h(".nvm"), h(".pyenv"),
 			h(".local/share/mise"), "/usr/local", "/opt"},
 		Caches:        []string{h(".cache"), h("go/pkg/mod"), h(".npm"), h(".cargo/registry"), h(".m2")},

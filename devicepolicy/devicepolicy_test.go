@@ -8,7 +8,12 @@ import (
 	"testing"
 )
 
-var testEnv = Env{Home: "/home/u", Downloads: "/home/u/Downloads"}
+var testEnv = Env{Home: "/home/u", Downloads: "/home/u/Downloads", UserFolders: userFolders}
+
+// userFolders are testEnv's user folders, as appdirs.UserFolders lists
+// them with no user-dirs.dirs.
+var userFolders = []string{"/home/u/Desktop", "/home/u/Documents", "/home/u/Downloads", "/home/u/Music",
+	"/home/u/Pictures", "/home/u/Public", "/home/u/Templates", "/home/u/Videos"}
 
 func TestDefaults(t *testing.T) {
 	p, err := Load(t.TempDir(), testEnv)
@@ -19,7 +24,9 @@ func TestDefaults(t *testing.T) {
 		name string
 		ok   bool
 	}{
-		{"Downloads eligible", slices.Equal(p.EligibleReadOnly, []string{"/home/u/Downloads"})},
+		{"every user folder eligible", slices.Equal(p.EligibleReadOnly, userFolders)},
+		{"~/.ssh never eligible", slices.Contains(p.NeverEligible, "/home/u/.ssh")},
+		{"~/.config never eligible", slices.Contains(p.NeverEligible, "/home/u/.config")},
 		{"~/go a toolchain", slices.Contains(p.Toolchains, "/home/u/go")},
 		{"/usr/local a toolchain", slices.Contains(p.Toolchains, "/usr/local")},
 		{"~/.cache a cache", slices.Contains(p.Caches, "/home/u/.cache")},
@@ -126,11 +133,12 @@ func TestLocate(t *testing.T) {
 	home := t.TempDir()
 	tests := []struct {
 		name, dirs, want string
+		folder           bool // want is one of the user folders
 	}{
-		{"no file", "", home + "/Downloads"},
-		{"home relative", `XDG_DOWNLOAD_DIR="$HOME/Telechargements"` + "\n", home + "/Telechargements"},
-		{"absolute", `XDG_DOWNLOAD_DIR="/data/dl"` + "\n", "/data/dl"},
-		{"the home folder itself is refused", `XDG_DOWNLOAD_DIR="$HOME/"` + "\n", home + "/Downloads"},
+		{"no file", "", home + "/Downloads", true},
+		{"home relative", `XDG_DOWNLOAD_DIR="$HOME/Telechargements"` + "\n", home + "/Telechargements", true},
+		{"absolute", `XDG_DOWNLOAD_DIR="/data/dl"` + "\n", "/data/dl", true},
+		{"the home folder itself is refused", `XDG_DOWNLOAD_DIR="$HOME/"` + "\n", home + "/Downloads", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,6 +152,12 @@ func TestLocate(t *testing.T) {
 			got, err := Locate(func(k string) string { return env[k] })
 			if err != nil || got.Downloads != tt.want {
 				t.Errorf("Locate = %+v, %v; want Downloads %s", got, err, tt.want)
+			}
+			if slices.Contains(got.UserFolders, tt.want) != tt.folder || slices.Contains(got.UserFolders, home) {
+				t.Errorf("user folders %q: %s among them is not %v", got.UserFolders, tt.want, tt.folder)
+			}
+			if !slices.Contains(got.Own, config+"/pathgrant") {
+				t.Errorf("own folders %q lack the config folder", got.Own)
 			}
 		})
 	}
@@ -160,7 +174,8 @@ func TestRead(t *testing.T) {
 		wantErr          string
 	}{
 		{name: "no file: defaults under $HOME", check: func(p Policy) bool {
-			return slices.Equal(p.EligibleReadOnly, []string{home + "/Downloads"}) && p.UnknownTools == AskClient
+			return slices.Contains(p.EligibleReadOnly, home+"/Documents") && slices.Contains(p.EligibleReadOnly, home+"/Downloads") &&
+				p.UnknownTools == AskClient
 		}},
 		{name: "toml in XDG_CONFIG_HOME", file: TOMLName, data: "unknown_tools = \"deny\"\ncaches = [\"~/c\"]\n", check: func(p Policy) bool {
 			return p.UnknownTools == DenyTool && slices.Equal(p.Caches, []string{home + "/c"})

@@ -29,16 +29,35 @@ func Dir(getenv func(string) string, home string) string {
 	return appdirs.ConfigDir(getenv, home)
 }
 
-// Locate returns the home folder and Downloads folder from the
-// environment: $HOME must be absolute, Downloads is XDG_DOWNLOAD_DIR from
-// the user-dirs.dirs file (appdirs.Downloads), else ~/Downloads.
+// Locate returns the home folder, the Downloads folder, the person's own
+// folders and the folders never offered from the environment: $HOME must
+// be absolute, Downloads is XDG_DOWNLOAD_DIR from the user-dirs.dirs file
+// (appdirs.Downloads), else ~/Downloads, the user folders are
+// appdirs.UserFolders.
 func Locate(getenv func(string) string) (Env, error) {
 	home := getenv("HOME")
 	if !filepath.IsAbs(home) {
 		return Env{}, fmt.Errorf("device policy: $HOME %q is not an absolute path", home)
 	}
 	home = filepath.Clean(home)
-	return Env{Home: home, Downloads: appdirs.Downloads(getenv, home)}, nil
+	return Env{Home: home, Downloads: appdirs.Downloads(getenv, home), UserFolders: appdirs.UserFolders(getenv, home),
+		Own: own(getenv, home)}, nil
+}
+
+// own are pathgrant's config and state folders and the XDG configuration,
+// data and state homes as the environment places them: never eligible.
+// One that is or holds the home folder (a misconfigured variable) is left
+// out rather than making every folder ineligible; the home folder's own
+// .config, .local/share and .local/state are never eligible anyway.
+func own(getenv func(string) string, home string) []string {
+	var out []string
+	for _, d := range []string{appdirs.ConfigDir(getenv, home), appdirs.StateDir(getenv, home),
+		appdirs.ConfigHome(getenv, home), appdirs.DataHome(getenv, home), appdirs.StateHome(getenv, home)} {
+		if d = filepath.Clean(d); !within(d, home) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Read is the policy in force for the environment getenv describes: the
@@ -83,6 +102,7 @@ func Load(dir string, env Env) (Policy, error) {
 // name is used in errors.
 func Parse(name string, data []byte, env Env) (Policy, error) {
 	p := Defaults(env)
+	p.EligibleReadOnly, p.UserFolders = nil, nil // given or not: eligible settles both
 	var err error
 	if filepath.Ext(name) == ".json" {
 		err = decodeJSON(data, &p)
@@ -105,7 +125,11 @@ func Parse(name string, data []byte, env Env) (Policy, error) {
 	if err := p.resolve(env.Home, at); err != nil {
 		return Policy{}, fmt.Errorf("device policy %s: %w", name, err)
 	}
+	listed := p.EligibleReadOnly != nil
 	if err := p.check(env.Home, at); err != nil {
+		return Policy{}, fmt.Errorf("device policy %s: %w", name, err)
+	}
+	if err := p.eligible(env, listed, at); err != nil {
 		return Policy{}, fmt.Errorf("device policy %s: %w", name, err)
 	}
 	p.Network.normalize()
