@@ -169,3 +169,25 @@ func (a *App) Sessions() ([]wire.SessionInfo, error) {
 	err := a.call("Sessions", Empty{}, &ss)
 	return ss, err
 }
+
+// AskFromAudit is the audit's "Allow…" on record recordID (its number,
+// grants.Record.Seq): the daemon raises an approval request in the inbox
+// for the access the record refused, for its session while that is live,
+// else for this device, and returns it. The person then decides it in the
+// inbox like any other. A never-allowed path, a write, or an access the
+// person denied on this device is refused with the reason.
+func (a *App) AskFromAudit(recordID string) (wire.Request, error) {
+	var r wire.Request
+	err := a.call("AskFromAudit", recordID, &r)
+	return r, err
+}
+
+// AskForPath is settings' new grant: the daemon raises an approval
+// request in the inbox for op on path (a file, or a folder offered as
+// that folder), for this device, and returns it; refused as AskFromAudit
+// is.
+func (a *App) AskForPath(op wire.Op, path string) (wire.Request, error) {
+	var r wire.Request
+	err := a.call("AskForPath", AskArgs{Op: op, Path: path}, &r)
+	return r, err
+}

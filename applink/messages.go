@@ -66,3 +66,9 @@ type AuditArgs struct {
 type PauseArgs struct {
 	Pause time.Duration `json:"pause"`
 }
+
+// AskArgs is the access the person asks to be offered (App.AskForPath).
+type AskArgs struct {
+	Op   wire.Op `json:"op"`
+	Path string  `json:"path"`
+}

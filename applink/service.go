@@ -101,6 +101,29 @@ func (s *service) LiftDenial(id string, _ *Empty) error {
 	return nil
 }
 
+// AskFromAudit raises the person's request for the access audit record
+// id refused: only the person's app holds this link, so an agent can
+// never raise one.
+func (s *service) AskFromAudit(id string, r *wire.Request) error {
+	got, err := s.link.engine().AskFromAudit(id)
+	if err != nil {
+		return err
+	}
+	*r = got
+	return nil
+}
+
+// AskForPath raises the person's request for a.Op on a.Path, for this
+// device.
+func (s *service) AskForPath(a AskArgs, r *wire.Request) error {
+	got, err := s.link.engine().AskForPath(a.Op, a.Path)
+	if err != nil {
+		return err
+	}
+	*r = got
+	return nil
+}
+
 // Sessions lists the daemon's sessions, for labels.
 func (s *service) Sessions(_ Empty, ss *[]wire.SessionInfo) error {
 	*ss = nonNil(s.link.engine().Sessions())

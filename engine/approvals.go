@@ -23,8 +23,8 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	a := firstDenied(d)
 	rec := grants.Record{Kind: grants.KindDeny, Session: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent,
 		Tool: req.Tool, RequestID: req.RequestID, Op: a.Op, Path: a.Path}
-	if s.remembered(sess, a, rec) {
-		return offered{}, rememberedReason
+	if why, ok := s.remembered(sess, a, rec); ok {
+		return offered{}, why
 	}
 	if s.paused.Load() {
 		rec.Reason = "prompts paused: eligible denial not offered"
@@ -46,11 +46,11 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 		s.requestChanged(r)
 		return o, ""
 	}
-	if s.remembered(sess, a, rec) {
+	if why, ok := s.remembered(sess, a, rec); ok {
 		// denied for the session while this call was on its way: the
 		// request it raised is that denial, never a prompt
 		_, _ = s.finish(r.ID, wire.StateDenied, string(grants.ScopeSession), "", "remembered denial")
-		return offered{}, rememberedReason
+		return offered{}, why
 	}
 	rec.Kind, rec.Reason = grants.KindRequest, "approval requested"
 	s.Audit(rec)
@@ -64,15 +64,23 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 }
 
 // remembered reports whether the person denied a's access for sess
-// (deny for this session), and audits the first hit and every 100th:
-// bounded, so a retrying agent does not flood the log.
-func (s *Engine) remembered(sess *session, a guard.Access, rec grants.Record) bool {
+// (deny for this session) or on this device, with what the agent is told,
+// and audits the first hit and every 100th: bounded, so a retrying agent
+// does not flood the log.
+func (s *Engine) remembered(sess *session, a guard.Access, rec grants.Record) (string, bool) {
 	den, ok := s.denials.match(sess, a.Op, a.Path, s.now())
-	if ok && (den.Hits == 1 || den.Hits%100 == 0) {
-		rec.Reason = fmt.Sprintf("remembered denial (%s so far)", plural(den.Hits, "call"))
+	if !ok {
+		return "", false
+	}
+	what, why := "remembered denial", rememberedReason
+	if den.Device {
+		what, why = "device denial", deviceDeniedReason
+	}
+	if den.Hits == 1 || den.Hits%100 == 0 {
+		rec.Reason = fmt.Sprintf("%s (%s so far)", what, plural(den.Hits, "call"))
 		s.Audit(rec)
 	}
-	return ok
+	return why, true
 }
 
 // newRequest is the approval request an eligible denial raises, with what
@@ -143,11 +151,11 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 			return wire.Request{}, aerr
 		}
 	}
-	sess := s.sessions.get(req.Session)
-	if sess == nil || !s.chainLive(sess) {
-		return wire.Request{}, errorf(Gone, grants.KindStale, "session %s has ended", req.Session)
+	sess, aerr := s.decidingFor(req, scope)
+	if aerr != nil {
+		return wire.Request{}, aerr
 	}
-	target, aerr := grantTarget(s.offerable(sess), req, dec.Kind)
+	target, aerr := s.grantTarget(s.grantable(sess, req), req, dec, by)
 	if aerr != nil {
 		return wire.Request{}, aerr
 	}
@@ -172,37 +180,67 @@ func (s *Engine) decide(id string, dec wire.Decision, by authority) (wire.Reques
 		}
 		return wire.Request{}, errorf(status, "", "grant: %v", err)
 	}
+	s.liftCovered(g)
 	return s.finish(id, wire.StateApproved, string(scope), g.ID, "")
 }
 
-// deny ends a request as the person's denial: one-shot, or remembered
-// for the rest of the session (Remember), so the same access is denied at
-// once from then on without asking again.
+// decidingFor is the live session an approval of req is for, or nil for
+// a request of no session (the person's own, for this device), which
+// only a device grant may answer.
+func (s *Engine) decidingFor(req wire.Request, scope grants.Scope) (*session, *Error) {
+	if req.Session == "" {
+		if scope != grants.ScopeDevice {
+			return nil, errorf(BadRequest, "", "request %s is for this device, not a session: allow it on this device, or deny it", req.ID)
+		}
+		return nil, nil
+	}
+	sess := s.sessions.get(req.Session)
+	if sess == nil || !s.chainLive(sess) {
+		return nil, errorf(Gone, grants.KindStale, "session %s has ended", req.Session)
+	}
+	return sess, nil
+}
+
+// deny ends a request as the person's denial: one-shot, remembered for
+// the rest of the session (Remember), or on this device (Remember and
+// Device), so the same access is denied at once from then on without
+// asking again. Both are stored and survive a daemon restart.
 func (s *Engine) deny(req wire.Request, dec wire.Decision) (wire.Request, *Error) {
 	switch {
 	case dec.For != "":
-		return wire.Request{}, errorf(BadRequest, "", "a denial takes no duration: it is one-shot, or remembered for the session")
+		return wire.Request{}, errorf(BadRequest, "", "a denial takes no duration: it is one-shot, remembered for the session, or on this device until lifted")
+	case dec.Path != "":
+		return wire.Request{}, errorf(BadRequest, "", "a denial is of the request's own path: an edited scope is for allowing")
+	case dec.Device && !dec.Remember:
+		return wire.Request{}, errorf(BadRequest, "", "a device denial is remembered: send remember with device")
 	case !dec.Remember:
 		return s.finish(req.ID, wire.StateDenied, "deny", "", "denied by the user")
-	}
-	var agent Proc
-	if sess := s.sessions.get(req.Session); sess != nil {
-		agent = sess.agent
+	case !dec.Device && req.Session == "":
+		return wire.Request{}, errorf(BadRequest, "", "request %s has no session to deny it for: deny once, or on this device", req.ID)
 	}
 	// Remembered before the request ends, so no call answered by the end
 	// can ask again in between; forgotten if it does not end.
-	den := s.denials.add(req, agent, s.now())
-	r, err := s.finish(req.ID, wire.StateDenied, string(grants.ScopeSession), "", "denied by the user for this session (remembered denial "+den.ID+")")
+	den := s.rememberDenial(req, dec.Device)
+	scope, what := string(grants.ScopeSession), "for this session (remembered denial "
+	if dec.Device {
+		scope, what = string(grants.ScopeDevice), "on this device (device denial "
+	}
+	r, err := s.finish(req.ID, wire.StateDenied, scope, "", "denied by the user "+what+den.ID+")")
 	if err != nil {
-		_, _ = s.denials.lift(den.ID)
+		if _, lerr := s.denials.lift(den.ID); lerr == nil {
+			s.unstoreDenials(den.ID)
+		}
 	}
 	return r, err
 }
 
 // deniedReason is what a call that waited on a denied request is told.
 func deniedReason(r wire.Request) string {
-	if r.Scope == string(grants.ScopeSession) {
+	switch r.Scope {
+	case string(grants.ScopeSession):
 		return rememberedReason
+	case string(grants.ScopeDevice):
+		return deviceDeniedReason
 	}
 	return "denied by the user"
 }
@@ -229,22 +267,55 @@ func parseFor(dec wire.Decision, scope grants.Scope) (time.Duration, *Error) {
 	return d, nil
 }
 
-// grantTarget is the scope the user chose: the suggested one, or (kind
-// folder) the folder holding the requested file. Whatever it is must still
-// be offerable to the session (read, eligible, not protected).
-func grantTarget(offerable func(op guard.Op, path string, tree bool) bool, req wire.Request, kind guard.GrantKind) (guard.Scope, *Error) {
+// grantTarget is the scope the person chose: the suggested one, (kind
+// folder) the folder holding the requested file, or (Decision.Path) a
+// scope they edited (editedTarget). Whatever it is must still be
+// offerable (read, eligible or, for a request the person raised, askable,
+// and not protected).
+func (s *Engine) grantTarget(offerable func(op guard.Op, path string, tree bool) bool, req wire.Request, dec wire.Decision, by authority) (guard.Scope, *Error) {
 	t := req.Suggested
-	switch kind {
+	switch dec.Kind {
 	case "", t.Kind:
 	case guard.KindFolder:
 		t.Path, t.Kind = filepath.Dir(t.Path), guard.KindFolder
 	default:
-		return t, errorf(BadRequest, "", "kind %q cannot widen or change the suggested scope", kind)
+		return t, errorf(BadRequest, "", "kind %q cannot widen or change the suggested scope", dec.Kind)
+	}
+	if dec.Path != "" && dec.Path != t.Path {
+		if by == byCode {
+			return t, errorf(Forbidden, grants.KindCode, "request %s: a code approves its own choice's scope (%s), not an edited one: edit the scope in pathgrant's window", req.ID, t.Path)
+		}
+		var aerr *Error
+		if t, aerr = editedTarget(req, dec, s.scopeCeiling(req.Suggested.Path)); aerr != nil {
+			return t, aerr
+		}
 	}
 	if !offerable(t.Op, t.Path, t.Kind == guard.KindFolder) {
-		return t, errorf(Forbidden, "", "%s %s cannot be granted to this session", t.Op, t.Path)
+		return t, errorf(Forbidden, "", "%s %s cannot be granted to this session: it is not eligible, or is or holds a protected path", t.Op, t.Path)
 	}
 	return t, nil
+}
+
+// editedTarget is the scope the person edited before allowing
+// (Decision.Path): the requested path itself, or a folder above it, no
+// higher than ceiling (the eligible root the request lies in, see
+// scopeCeiling); a folder must be confirmed (kind folder). Never wider,
+// never beside the request.
+func editedTarget(req wire.Request, dec wire.Decision, ceiling string) (guard.Scope, *Error) {
+	p, sug := dec.Path, req.Suggested
+	switch {
+	case !filepath.IsAbs(p) || filepath.Clean(p) != p:
+		return sug, errorf(BadRequest, "", "scope %q: want an absolute, clean path", p)
+	case p == sug.Path:
+		return sug, nil
+	case !guard.Within(p, sug.Path):
+		return sug, errorf(Forbidden, "", "scope %s does not hold the requested %s: the scope is the request's own path or a folder above it", p, sug.Path)
+	case !guard.Within(ceiling, p):
+		return sug, errorf(Forbidden, "", "scope %s is wider than %s, the folder the request lies in that may be granted: never wider", p, ceiling)
+	case dec.Kind != guard.KindFolder:
+		return sug, errorf(BadRequest, "", "scope %s is a folder: confirm it as one (kind folder)", p)
+	}
+	return guard.Scope{Op: sug.Op, Path: p, Kind: guard.KindFolder}, nil
 }
 
 // finish ends the request in state; why is the audit reason of a denial.

@@ -16,10 +16,17 @@ import (
 // same access for its session: asking again is pointless.
 const rememberedReason = "denied by the person for this session: do not retry; it stays denied until the session ends"
 
-// maxDenialsPerSession bounds a session's remembered denials; past it the
-// oldest is forgotten (it is a denial either way: a forgotten one only
-// prompts again).
-const maxDenialsPerSession = 256
+// deviceDeniedReason is what an agent is told when the person denied the
+// same access on this device: no session may ask for it again.
+const deviceDeniedReason = "denied by the person on this device: do not retry; it stays denied until the person lifts it in pathgrant's settings"
+
+// Bounds on the remembered denials. Past a bound the oldest is forgotten:
+// this fails closed, since a forgotten denial is never an allow, only a
+// prompt again the next time the agent asks.
+const (
+	maxDenialsPerSession = 256
+	maxDeviceDenials     = 4096
+)
 
 type denialKey struct {
 	session string
@@ -36,66 +43,100 @@ type agentDenialKey struct {
 	path  string
 }
 
-// denialSet holds the remembered denials: "Deny for this session". They
-// live in memory with their session, never on disk, and end with it.
+// deviceDenialKey finds a device denial whatever the session.
+type deviceDenialKey struct {
+	op   guard.Op
+	path string
+}
+
+// denialSet is the daemon's index of the remembered denials: "Deny for
+// this session", and "Deny on this device". The store keeps them too
+// (Engine.rememberDenial writes through), so a restarted daemon loads
+// them back (Engine.loadDenials); the set itself is memory, read at every
+// eligible denial.
 type denialSet struct {
 	mu      sync.Mutex
 	byID    map[string]*wire.Denial
 	byKey   map[denialKey]*wire.Denial
 	byAgent map[agentDenialKey]*wire.Denial
+	device  map[deviceDenialKey]*wire.Denial
 	agentOf map[string]Proc // denial id -> the agent process it also names
 }
 
 func newDenialSet() *denialSet {
 	return &denialSet{byID: map[string]*wire.Denial{}, byKey: map[denialKey]*wire.Denial{},
-		byAgent: map[agentDenialKey]*wire.Denial{}, agentOf: map[string]Proc{}}
+		byAgent: map[agentDenialKey]*wire.Denial{}, device: map[deviceDenialKey]*wire.Denial{}, agentOf: map[string]Proc{}}
 }
 
-// add remembers the denial of r's access for r's session and, when the
-// session is bound to an agent process, for that process.
-func (d *denialSet) add(r wire.Request, agent Proc, now time.Time) wire.Denial {
+// add remembers den (a session denial, or a device one when den.Device),
+// also for agent when the session is bound to one. An identical denial
+// already held is returned instead, with isNew false; dropped are the ids
+// the bound made it forget.
+func (d *denialSet) add(den wire.Denial, agent Proc) (kept wire.Denial, isNew bool, dropped []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	k := denialKey{r.Session, r.Op, r.Path}
-	if old, ok := d.byKey[k]; ok {
-		return *old
+	if old := d.lookup(den); old != nil {
+		return *old, false, nil
 	}
-	if d.count(r.Session) >= maxDenialsPerSession {
-		d.forgetOldest(r.Session)
+	if den.Device {
+		if len(d.device) >= maxDeviceDenials {
+			dropped = d.forgetOldest(func(o *wire.Denial) bool { return o.Device })
+		}
+	} else if d.count(den.Session) >= maxDenialsPerSession {
+		dropped = d.forgetOldest(func(o *wire.Denial) bool { return !o.Device && o.Session == den.Session })
 	}
-	den := &wire.Denial{ID: newID(), Session: r.Session, Agent: r.Agent, Cwd: r.Cwd, SessionStarted: r.SessionStarted,
-		Op: r.Op, Path: r.Path, Request: r.ID, Created: now}
-	d.byID[den.ID], d.byKey[k] = den, den
+	p := &den
+	d.byID[den.ID] = p
+	if den.Device {
+		d.device[deviceDenialKey{den.Op, den.Path}] = p
+		return den, true, dropped
+	}
+	d.byKey[denialKey{den.Session, den.Op, den.Path}] = p
 	if agent != (Proc{}) {
-		d.byAgent[agentDenialKey{agent, r.Op, r.Path}], d.agentOf[den.ID] = den, agent
+		d.byAgent[agentDenialKey{agent, den.Op, den.Path}], d.agentOf[den.ID] = p, agent
 	}
-	return *den
+	return den, true, dropped
+}
+
+// lookup is the held denial den repeats, or nil. Called with mu held.
+func (d *denialSet) lookup(den wire.Denial) *wire.Denial {
+	if den.Device {
+		return d.device[deviceDenialKey{den.Op, den.Path}]
+	}
+	return d.byKey[denialKey{den.Session, den.Op, den.Path}]
 }
 
 func (d *denialSet) count(session string) int {
 	n := 0
 	for _, den := range d.byID {
-		if den.Session == session {
+		if !den.Device && den.Session == session {
 			n++
 		}
 	}
 	return n
 }
 
-func (d *denialSet) forgetOldest(session string) {
+// forgetOldest drops the oldest denial pick accepts and returns its id.
+func (d *denialSet) forgetOldest(pick func(*wire.Denial) bool) []string {
 	var oldest *wire.Denial
 	for _, den := range d.byID {
-		if den.Session == session && (oldest == nil || den.Created.Before(oldest.Created)) {
+		if pick(den) && (oldest == nil || den.Created.Before(oldest.Created)) {
 			oldest = den
 		}
 	}
-	if oldest != nil {
-		d.drop(oldest)
+	if oldest == nil {
+		return nil
 	}
+	d.drop(oldest)
+	return []string{oldest.ID}
 }
 
 func (d *denialSet) drop(den *wire.Denial) {
 	delete(d.byID, den.ID)
+	if den.Device {
+		delete(d.device, deviceDenialKey{den.Op, den.Path})
+		return
+	}
 	delete(d.byKey, denialKey{den.Session, den.Op, den.Path})
 	if agent, ok := d.agentOf[den.ID]; ok {
 		delete(d.byAgent, agentDenialKey{agent, den.Op, den.Path})
@@ -103,17 +144,17 @@ func (d *denialSet) drop(den *wire.Denial) {
 	}
 }
 
-// match reports whether op on path was denied for sess, for a session it
-// runs under (a child cannot escape its parent's denial), or for the agent
-// process it is bound to, and counts the hit.
+// match reports whether op on path was denied on this device, for sess,
+// for a session it runs under (a child cannot escape its parent's
+// denial), or for the agent process it is bound to, and counts the hit.
 func (d *denialSet) match(sess *session, op guard.Op, path string, now time.Time) (wire.Denial, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var den *wire.Denial
+	den := d.device[deviceDenialKey{op, path}]
 	for s := sess; s != nil && den == nil; s = s.Parent {
 		den = d.byKey[denialKey{s.ID, op, path}]
 	}
-	if den == nil && sess.agent != (Proc{}) {
+	if den == nil && sess != nil && sess.agent != (Proc{}) {
 		den = d.byAgent[agentDenialKey{sess.agent, op, path}]
 	}
 	if den == nil {
@@ -122,6 +163,16 @@ func (d *denialSet) match(sess *session, op guard.Op, path string, now time.Time
 	den.Hits++
 	den.LastHit = now
 	return *den, true
+}
+
+// deviceDenial is the device denial of op on path, if any, uncounted.
+func (d *denialSet) deviceDenial(op guard.Op, path string) (wire.Denial, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if den := d.device[deviceDenialKey{op, path}]; den != nil {
+		return *den, true
+	}
+	return wire.Denial{}, false
 }
 
 // list returns every remembered denial, oldest first.
@@ -154,12 +205,27 @@ func (d *denialSet) lift(prefix string) (wire.Denial, error) {
 	return *den, nil
 }
 
+// liftWhere forgets every denial covered accepts and returns them.
+func (d *denialSet) liftWhere(covered func(wire.Denial) bool) []wire.Denial {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []wire.Denial
+	for _, den := range d.byID {
+		if covered(*den) {
+			d.drop(den)
+			out = append(out, *den)
+		}
+	}
+	return out
+}
+
 // endSession forgets the session's denials: they last as long as it.
+// Device denials decided in it stay.
 func (d *denialSet) endSession(session string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, den := range d.byID {
-		if den.Session == session {
+		if !den.Device && den.Session == session {
 			d.drop(den)
 		}
 	}
@@ -167,26 +233,43 @@ func (d *denialSet) endSession(session string) {
 
 // forgetSession drops what lives in memory with a session: its remembered
 // denials and its refusal counts. It runs when the session ends and when
-// an expired one is dropped.
+// an expired one is dropped (the store forgets its session denials when
+// it ends the session).
 func (s *Engine) forgetSession(id string) {
 	s.denials.endSession(id)
 	s.refusals.endSession(id)
 }
 
-// Denials lists the remembered denials of every session, for the person.
+// Denials lists the remembered denials, session and device, for the
+// person.
 func (s *Engine) Denials() []wire.Denial { return s.denials.list() }
 
 // LiftDenial forgets a remembered denial (id or a unique prefix of at
-// least grants.MinPrefix characters): the next try of that access asks the
-// person again. It is audited.
+// least grants.MinPrefix characters), in memory and in the store: the
+// next try of that access asks the person again. It is audited.
 func (s *Engine) LiftDenial(id string) *Error {
 	den, err := s.denials.lift(id)
 	if err != nil {
 		return prefixError("remembered denial", id, err)
 	}
-	s.Audit(grants.Record{Kind: grants.KindLift, Session: den.Session, Agent: den.Agent, Op: den.Op, Path: den.Path,
-		Reason: "remembered denial lifted by the person"})
+	s.unstoreDenials(den.ID)
+	what := "remembered denial lifted by the person"
+	if den.Device {
+		what = "device denial lifted by the person"
+	}
+	s.Audit(grants.Record{Kind: grants.KindLift, Session: den.Session, Agent: den.Agent, Op: den.Op, Path: den.Path, Reason: what})
 	return nil
+}
+
+// unstoreDenials deletes denials from the store. A failure is logged: the
+// denial is gone from memory, and a restart would bring it back, a denial
+// again (closed, never open).
+func (s *Engine) unstoreDenials(ids ...string) {
+	for _, id := range ids {
+		if err := s.cfg.Store.DeleteDenial(id); err != nil {
+			s.log.Error("forget a stored denial", "denial", id, "err", err)
+		}
+	}
 }
 
 // plural is n and the noun, which takes an s unless n is 1.

@@ -178,12 +178,13 @@ func (s *Engine) Config() Config { return s.cfg }
 func (s *Engine) Context() context.Context { return s.ctx }
 
 // Start prunes what is past retention, adopts the sessions the store kept
-// from an earlier run, takes over the checks it owed after commands, and
+// from an earlier run and their remembered denials, takes over the checks it owed after commands, and
 // runs the sweeper that ends approval requests
 // nobody decided in time and prunes again each day.
 func (s *Engine) Start() {
 	s.prune()
 	s.adoptSessions()
+	s.loadDenials()
 	s.resumeOwed()
 	s.wg.Add(1)
 	go s.sweep()

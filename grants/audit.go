@@ -224,3 +224,20 @@ func (s *Store) AuditRecords(f AuditFilter) ([]Record, error) {
 	})
 	return out, err
 }
+
+// AuditRecord returns the audit record numbered seq (Record.Seq), so the
+// person can act on one row of the log.
+func (s *Store) AuditRecord(seq uint64) (Record, error) {
+	var r Record
+	err := s.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketAudit).Get(be64(seq))
+		if v == nil {
+			return ErrNotFound
+		}
+		return json.Unmarshal(v, &r)
+	})
+	if err != nil {
+		return Record{}, fmt.Errorf("audit record %d: %w", seq, err)
+	}
+	return r, nil
+}

@@ -21,11 +21,12 @@ var (
 	bucketSessions  = []byte("sessions")   // id -> Session (JSON)
 	bucketAudit     = []byte("audit")      // be64(seq) -> Record (JSON)
 	bucketAfterRun  = []byte("afterrun")   // id -> the daemon's record of a check it owes (JSON)
+	bucketDenials   = []byte("denials")    // id -> Denial (JSON): remembered denials, session and device
 )
 
 var allBuckets = [][]byte{
 	bucketMeta, bucketGrants, bucketIndex, bucketBySession,
-	bucketExpiry, bucketDevice, bucketSessions, bucketAudit, bucketAfterRun,
+	bucketExpiry, bucketDevice, bucketSessions, bucketAudit, bucketAfterRun, bucketDenials,
 }
 
 // Keys in the meta bucket.

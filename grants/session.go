@@ -98,7 +98,8 @@ func (s *Store) EndSession(id string) (int, error) {
 
 // EndSessionFor ends a session for why: its session and once grants stop
 // serving, each with an expire record saying why, and the session records
-// why. Device grants approved in it stay. It returns the grants that
+// why, and its session denials are forgotten. Device grants and device
+// denials decided in it stay. It returns the grants that
 // ended; ending an ended session is a no-op.
 func (s *Store) EndSessionFor(id string, why EndReason) ([]Grant, error) {
 	var ended []Grant
@@ -129,6 +130,9 @@ func (s *Store) endSessionTx(tx *bolt.Tx, id, reason string, why ...EndReason) (
 		return nil, err
 	}
 	if err := putSession(tx, sess); err != nil {
+		return nil, err
+	}
+	if err := endSessionDenials(tx, id); err != nil {
 		return nil, err
 	}
 	return s.endWhere(tx, sessionPrefix(id), func(g Grant) bool { return g.Scope != ScopeDevice },

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"pathgrant/applink"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/ipc"
@@ -143,3 +144,7 @@ func TestOpen(t *testing.T) {
 		})
 	}
 }
+
+// The app's link is the one Asker: the settings window reaches the
+// person's own requests through it.
+var _ Asker = (*applink.App)(nil)

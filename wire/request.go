@@ -40,6 +40,13 @@ type Request struct {
 	// Code's Bash tool stopped it after 2 minutes"), for the window to
 	// say in place of the choices.
 	Ended string `json:"ended,omitempty"`
+	// Asked, when set, says the person raised this request themselves
+	// (AskedAudit: "Allow…" on an audit row; AskedSettings: a grant made
+	// in settings), never an agent: it may then be of a path outside the
+	// eligible roots, though never of a never-allowed one. Session is
+	// empty when it is for this device only (the audit row's session
+	// ended, or settings named none): only device choices are offered.
+	Asked string `json:"asked,omitempty"`
 	// Held, when set, is the program of a confined command that is paused
 	// in the open of this file, waiting for the decision: allowing hands
 	// it the file, and it goes on; nothing is retried.
@@ -56,6 +63,12 @@ type Request struct {
 	RequestID      string    `json:"request_id,omitempty"`
 	RequestContext
 }
+
+// Where a request the person raised themselves comes from (Request.Asked).
+const (
+	AskedAudit    = "audit"
+	AskedSettings = "settings"
+)
 
 // Request states. A request whose session ended before anyone decided it
 // is StateEnded: a waiting check is answered deny.
