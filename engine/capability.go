@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"sync"
 	"time"
@@ -74,6 +75,9 @@ type capEntry struct {
 	check   string
 	served  string
 	expires time.Time
+	// clock is an exec capability's purpose and client clock (clock.go),
+	// handed on to its command's hold ticket and served roots.
+	clock toolClock
 }
 
 // capStore holds outstanding capabilities by the hash of their secret,
@@ -164,7 +168,7 @@ func (s *Engine) execInfo(sess *session, req wire.CheckRequest, ans wire.Answer)
 		denied = []string{r.Path}
 	}
 	info.Capability = s.caps.issue(capEntry{kind: CapExec, session: sess.ID, command: launch.CommandHash(req.ExecCommand), used: used,
-		denied: denied, expires: s.now().Add(CapabilityTTL)}, s.now())
+		denied: denied, clock: clockOf(req, cmp.Or(req.Agent, sess.Agent), s.now()), expires: s.now().Add(CapabilityTTL)}, s.now())
 	return info
 }
 

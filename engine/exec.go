@@ -110,7 +110,7 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 	// served before the check is owed: the check's watch of the front
 	// end, which may be gone already, is what unserves it
 	by := raiser(fmt.Sprintf("front end %d started %d", holder.PID, holder.Start))
-	if aerr := s.serve(c.sess, l, holder, c.cap.denied, by); aerr != nil {
+	if aerr := s.serve(c.sess, l, holder, c.cap.denied, by, c.cap.clock); aerr != nil {
 		return wire.Prepared{}, aerr
 	}
 	check, aerr := s.planCheck(c.sess.ID, l.Prepared, holder, servedToken(l))
@@ -125,7 +125,7 @@ func (s *Engine) Exec(c Call, req wire.ExecRequest) (wire.Prepared, *Error) {
 		check: check, served: servedToken(l), holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	if h := l.Prepared.Hold; h != nil {
 		h.Ticket = s.caps.issue(capEntry{kind: CapHold, session: c.sess.ID, command: c.cap.command, roots: h.Roots,
-			denied: c.cap.denied, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
+			denied: c.cap.denied, clock: c.cap.clock, holder: holder, expires: s.now().Add(ReportTTL)}, s.now())
 	}
 	if n := l.Prepared.Net; n != nil {
 		n.Ticket = s.caps.issue(capEntry{kind: CapNet, session: c.sess.ID, command: c.cap.command, check: check,

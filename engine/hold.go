@@ -107,15 +107,17 @@ func (s *Engine) Hold(ctx context.Context, c Call, r wire.HoldRequest) (wire.Hol
 		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
 	}
 	by := raiser(fmt.Sprintf("front end %d started %d", c.cap.holder.PID, c.cap.holder.Start))
-	return s.held(ctx, c.sess, c.cap.roots, r, by)
+	return s.held(ctx, c.sess, c.cap.roots, r, by, c.cap.clock)
 }
 
 // held asks, for sess, to read r.Path, which must lie under one of roots
 // (the command's approvable roots), waiting for the person as long as a
-// check may. A wait cut short because the command was interrupted leaves
-// no request behind that only it had raised (by, the command: the opens
-// it retries count as its own).
-func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire.HoldRequest, by raiser) (wire.HoldAnswer, *Error) {
+// check may, and no longer than the command's client lets it run
+// (clock). A wait cut short because the command was interrupted, or
+// because its client's clock ran out, ends the request that only it had
+// raised (by, the command: the opens it retries count as its own), in
+// words the person's window shows.
+func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire.HoldRequest, by raiser, clock toolClock) (wire.HoldAnswer, *Error) {
 	if !filepath.IsAbs(r.Path) || filepath.Clean(r.Path) != r.Path ||
 		!slices.ContainsFunc(roots, func(root string) bool { return guard.Within(root, r.Path) }) {
 		return wire.HoldAnswer{}, errorf(BadRequest, "", "a held open names a clean absolute path under the command's approvable roots")
@@ -124,18 +126,27 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 		return wire.HoldAnswer{Line: heldLine(r, why)}, nil
 	}
 	defer s.holds.done(sess.ID)
+	wait, byClock := clock.wait(s.cfg.MaxWait, s.now())
 	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program, HeldBy: heldBy(r.By),
-		WaitMS: int(s.cfg.MaxWait / time.Millisecond)}, by)
-	if ans.Pending != "" && ctx.Err() != nil {
-		s.withdraw(ans.Pending, by)
+		Purpose: clock.purpose, WaitMS: max(int(wait/time.Millisecond), 1)}, by)
+	undecided := ans.Pending != "" && ans.Eligible && ans.Decision != guard.Allow
+	switch {
+	case ans.Pending != "" && ctx.Err() != nil:
+		s.withdraw(ans.Pending, by, clock.ended(false))
+	case undecided && byClock:
+		s.withdraw(ans.Pending, by, clock.ended(true))
 	}
 	switch {
 	case err != nil:
 		return wire.HoldAnswer{}, err
 	case ans.Decision == guard.Allow:
 		return wire.HoldAnswer{Allowed: true, Path: ans.Path, Request: ans.Pending}, nil
-	case ans.Pending != "" && ans.Eligible:
-		return wire.HoldAnswer{Request: ans.Pending, Line: heldLine(r, "no decision in time (request "+ans.Pending+" stays pending: approve it, then run the command again)")}, nil
+	case undecided && byClock:
+		return wire.HoldAnswer{Request: ans.Pending, Line: heldLine(r, "no decision before "+clock.words+
+			" (the request ended with the command: run it again to ask again)")}, nil
+	case undecided:
+		return wire.HoldAnswer{Request: ans.Pending, Line: heldLine(r, "no decision in time (request "+ans.Pending+
+			" stays pending: the person can approve it in pathgrant's window or with `pathgrant approve`; then run the command again)")}, nil
 	}
 	return wire.HoldAnswer{Request: ans.Pending, Line: heldLine(r, oneLine(ans.Reason))}, nil
 }
@@ -147,14 +158,31 @@ func heldLine(r wire.HoldRequest, why string) string {
 }
 
 // withdraw ends a pending request that no call waits on any more and that
-// only command by ever raised: its held opens, one of them interrupted.
-func (s *Engine) withdraw(id string, by raiser) {
+// only command by ever raised (its held opens): the command is gone or
+// its client's clock ran out. ended says so, in words, on the request
+// the event and the window carry.
+func (s *Engine) withdraw(id string, by raiser, ended string) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
-	if !s.queue.idle(id, by) {
+	if !s.queue.endIdle(id, by, ended) {
 		return
 	}
-	_, _ = s.finish(id, wire.StateEnded, "deny", "", "withdrawn: the command waiting on it was interrupted")
+	_, _ = s.finish(id, wire.StateEnded, "deny", "", "withdrawn: "+ended)
+}
+
+// endIdle marks pending request id as ending undecided, for ended, when
+// it is idle for by (queue.idle), in one step, so no call joins between
+// the look and the mark.
+func (q *queue) endIdle(id string, by raiser, ended string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e := q.byID[id]
+	if e == nil || !e.idleFor(by) {
+		return false
+	}
+	e.req.Ended = wire.Cut(wire.Printable(ended), wire.MaxInput)
+	e.sealed = true // no call joins a request that is ending
+	return true
 }
 
 // heldOpens asks for the daemon's own tool calls, in process; by names
@@ -167,13 +195,15 @@ type heldOpens struct {
 	// denied are the reads the person denied in the check the command's
 	// exec capability was issued with: refused without asking again.
 	denied []string
+	// clock is the command's client clock and purpose (clock.go).
+	clock toolClock
 }
 
 func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAnswer, error) {
 	if slices.Contains(h.denied, r.Path) {
 		return wire.HoldAnswer{Line: heldLine(r, "the person denied reading it for this command")}, nil
 	}
-	ans, err := h.s.held(ctx, h.sess, h.roots, r, h.by)
+	ans, err := h.s.held(ctx, h.sess, h.roots, r, h.by, h.clock)
 	if err != nil {
 		return ans, err
 	}

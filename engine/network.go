@@ -123,7 +123,7 @@ func (a connectAsker) AskConnect(ctx context.Context, d netproxy.Destination) er
 	ans, aerr := s.check(ctx, a.sess, wire.CheckRequest{Op: guard.OpConnect, Path: dest, Tool: ConnectTool,
 		Input: resolvedTo(d), WaitMS: int(s.cfg.MaxWait.Milliseconds())}, a.by)
 	if ans.Pending != "" && ctx.Err() != nil {
-		s.withdraw(ans.Pending, a.by)
+		s.withdraw(ans.Pending, a.by, "the command ended before a decision")
 	}
 	switch {
 	case aerr != nil:

@@ -299,7 +299,12 @@ func (q *queue) idle(id string, by raiser) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e := q.byID[id]
-	return e != nil && e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && by != "" && e.only == by
+	return e != nil && e.idleFor(by)
+}
+
+// idleFor is idle for an entry, with q.mu held.
+func (e *entry) idleFor(by raiser) bool {
+	return e.req.State == wire.StatePending && !e.sealed && len(e.waiters) == 0 && by != "" && e.only == by
 }
 
 // joinLocked counts a call waiting on e until deadline and returns its

@@ -24,10 +24,11 @@ type HeldServer interface {
 
 // serve registers l's served roots for sess, the command by that holder
 // starts (its front end, or the daemon itself), whose read denials
-// denied are refused without asking again. A command whose roots
+// denied are refused without asking again and whose opens wait no longer
+// than its client's clock. A command whose roots
 // cannot be served is not run: its view binds them. What unserves it is
 // the caller's: its end, or its holder's (watchHolder, unserveWhenGone).
-func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []string, by raiser) *Error {
+func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []string, by raiser, clock toolClock) *Error {
 	v := l.Served
 	if v == nil {
 		return nil
@@ -42,7 +43,7 @@ func (s *Engine) serve(sess *session, l sandbox.Launch, holder Proc, denied []st
 	token := v.Token
 	err = s.cfg.Held.Register(token, heldfs.Command{Roots: v.Roots, Granted: v.Granted, Bwrap: bwrap,
 		Holder: heldfs.Holder{PID: holder.PID, Start: holder.Start},
-		Ask:    heldOpens{s: s, sess: sess, roots: v.Roots, by: by, denied: denied},
+		Ask:    heldOpens{s: s, sess: sess, roots: v.Roots, by: by, denied: denied, clock: clock},
 		Say:    func(path, line string) { s.heldLines.add(token, path, line) }})
 	if err != nil {
 		return errorf(Unavailable, "", "serve the approvable roots: %v", err)

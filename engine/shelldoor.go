@@ -53,7 +53,7 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		return -1, err
 	}
 	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
-	if aerr := s.serve(t.sess, l, s.self, nil, by); aerr != nil {
+	if aerr := s.serve(t.sess, l, s.self, nil, by, toolClock{}); aerr != nil {
 		s.finishCheck(check, false) // nothing ran
 		return -1, aerr
 	}
