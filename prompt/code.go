@@ -19,11 +19,11 @@ func (d *Dialog) newCode() {
 	d.Command = widget.NewLabelWithStyle("", fyne.TextAlignLeading, mono)
 	d.Command.Selectable = true
 	d.CopyCode = widget.NewButton("Copy", nil)
-	d.CopyCommand = widget.NewButton("Copy", nil)
+	d.CopyCommand = widget.NewButton(LabelCopy, nil)
 	for _, o := range []fyne.CanvasObject{d.Code, d.Command, d.CopyCode, d.CopyCommand} {
 		o.Hide()
 	}
-	d.CodeEntry = widget.NewEntry()
+	d.CodeEntry = newCodeField(d)
 	d.CodeEntry.SetPlaceHolder(CodePlaceholder)
 	d.CodeEntry.Hide()
 }
@@ -57,10 +57,14 @@ func (d *Dialog) showCodes() {
 		return
 	}
 	once := wire.Choice{Scope: "once", Kind: d.kind()}
-	d.Code.SetText(CodesText(d.codes, d.selectedChoices()))
+	codes := d.codes
+	if d.scope().Path != "" {
+		codes = nil // a folder above the request's own has no code: only the window grants it
+	}
+	d.Code.SetText(CodesText(codes, d.selectedChoices()))
 	cmd := ApproveCommand(d.Request.ID, once)
 	d.Command.SetText(ApproveCommandShown(d.Request.ID, once))
-	onceCode := wire.CodeFor(d.codes, once)
+	onceCode := wire.CodeFor(codes, once)
 	d.CopyCode.OnTapped = func() { copyText(d.clipboard, onceCode) }
 	d.CopyCommand.OnTapped = func() { copyText(d.clipboard, cmd) }
 	for _, o := range objs {
@@ -149,4 +153,30 @@ func RefusalText(err error) string {
 		return firstLine(de.Msg)
 	}
 	return firstLine(err.Error())
+}
+
+// CodeField is the code entry. It tells the dialog when it has the
+// keyboard, as the key trap does: a person who typed the code may then
+// choose with an Alt shortcut.
+type CodeField struct {
+	widget.Entry
+	d *Dialog
+}
+
+func newCodeField(d *Dialog) *CodeField {
+	f := &CodeField{d: d}
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// FocusGained implements fyne.Focusable.
+func (f *CodeField) FocusGained() {
+	f.Entry.FocusGained()
+	f.d.FocusGained()
+}
+
+// FocusLost implements fyne.Focusable.
+func (f *CodeField) FocusLost() {
+	f.Entry.FocusLost()
+	f.d.FocusLost()
 }

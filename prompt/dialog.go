@@ -16,25 +16,36 @@ import (
 	"pathgrant/wire"
 )
 
-// Choice labels, as the user reads them.
+// Choice labels, as the user reads them: each names its keyboard
+// shortcut (Alt and a letter; no key alone, and never Return, decides
+// anything), so the keyboard needs no guessing. e2e tests find the
+// buttons by these texts.
 const (
-	LabelOnce    = "Allow once"
-	LabelSession = "Allow for this session"
-	LabelDevice  = "Always allow read-only on this device"
+	LabelOnce    = "Allow once (Alt+O)"
+	LabelSession = "Allow for this session (Alt+S)"
+	// LabelDevice beside its duration menu reads "… on this device, for
+	// 1 hour" or "…, always, until you revoke it": no "always" of its own.
+	LabelDevice = "Allow read-only on this device (Alt+A)"
 	// LabelDeviceConnect is the device choice of a connection.
-	LabelDeviceConnect = "Always allow on this device"
-	LabelDeny          = "Deny"
-	LabelDenySession   = "Deny for this session"
-	LabelFile          = "This file"
-	LabelFolder        = "Its folder"
+	LabelDeviceConnect = "Allow on this device (Alt+A)"
+	LabelDeny          = "Deny (Alt+D)"
+	LabelDenySession   = "Deny for this session (Alt+R)"
+	// LabelDenyDevice denies the same access to every session on this
+	// device until the person lifts it (wire.Decision.Device).
+	LabelDenyDevice = "Deny on this device (Alt+E)"
+	LabelPrev       = "Previous (Alt+P)"
+	LabelNext       = "Next (Alt+N)"
+	LabelDenyAll    = "Deny all from this session"
+	LabelCopy       = "Copy (Alt+C)"
+	LabelClose      = "Close (Esc)"
+	LabelDetails    = "Details"
 )
 
-// Row labels of what the dialog shows about the request's origin.
+// Row labels of what the details show about the request's origin.
 const (
-	LabelReason    = "Denied because"
+	LabelReason    = "Why you are asked"
 	LabelSessionOf = "Session"
 	LabelWorkspace = "Workspace"
-	LabelOpenUntil = "Open until"
 	LabelGrant     = "Grant"
 )
 
@@ -46,15 +57,24 @@ const (
 type Dialog struct {
 	Request wire.Request
 
-	Once, Session, Device, Deny, DenySession *widget.Button // Device is nil unless the request is a read
-	Target                                   *widget.RadioGroup
+	// Device and DenyDevice are nil unless the request is a read or a
+	// connection.
+	Once, Session, Device, Deny, DenySession, DenyDevice *widget.Button
+	// Target is the scope menu (ScopeOptions); with one scope it is
+	// hidden and ScopeText names that scope.
+	Target    *widget.Select
+	ScopeText *widget.Label
 	// SessionFor and DeviceFor choose how long a session or device grant
 	// lasts, in words ("until the session ends", "always, until you
 	// revoke it"), beside its button.
 	SessionFor, DeviceFor *widget.Select
-	Expiry                *widget.Label // "HH:MM:SS (in 9m41s)": Tick keeps it current
 	Waiting               *widget.Label // the agent's clock: Tick and Update keep it current
+	Purpose               *widget.Label // the agent's own words for the call; hidden when it gave none
 	Asked                 *widget.Label
+	// Details holds what a person rarely needs to decide (the input and
+	// command, why pathgrant asks, the session, the approval codes),
+	// closed until the person opens it.
+	Details *widget.Accordion
 	// Code shows the approval code of each allow button's choice (one
 	// code per choice, SetCode), Command the command that approves once
 	// from a terminal, which asks for the code; selectable, each with a
@@ -65,7 +85,7 @@ type Dialog struct {
 	// CodeEntry takes the approval code in a window that runs outside the
 	// daemon (AskCode): such a window is never shown the code, so the
 	// person types the one their prompt or the daemon's log shows.
-	CodeEntry *widget.Entry
+	CodeEntry *CodeField
 	// Error is the daemon's refusal of the last choice, one line.
 	Error *widget.Label
 	// Unconfined is a banner shown while agent commands run unconfined
@@ -75,9 +95,20 @@ type Dialog struct {
 	// navigation; the Prompter gives them their actions (SetNav).
 	Position            *widget.Label
 	Prev, Next, DenyAll *widget.Button
+	// EndNote and Close replace the choices once the request ended
+	// undecided (End): the window says so in place instead of vanishing.
+	EndNote *widget.Label
+	Close   *widget.Button
 	// Confirm asks a second question before a durable grant of a whole
 	// folder and calls ok only on yes. nil: such a grant is never decided.
 	Confirm func(message string, ok func())
+	// Dismiss hides the window, deciding nothing: Escape and Close call
+	// it. nil: they do nothing.
+	Dismiss func()
+	// KeyDelay is how long the window must have had the keyboard before
+	// an allow shortcut acts (FocusGained): keys typed for the window the
+	// person just left do not approve.
+	KeyDelay time.Duration
 
 	decide func(wire.Decision)
 	// codes are the request's approval codes (SetCode), clipboard where
@@ -86,39 +117,27 @@ type Dialog struct {
 	clipboard fyne.Clipboard
 	armed     atomic.Bool
 	decided   atomic.Bool
-	home      string
-	content   fyne.CanvasObject
+	ended     atomic.Bool
+	// keysFrom is when the allow shortcuts may act (unix ns), 0 while the
+	// window does not have the keyboard.
+	keysFrom atomic.Int64
+	home     string
+	scopes   []ScopeOption
+	content  fyne.CanvasObject
 	// details and choices are the scrolling part and the bottom edge.
 	details, choices *fyne.Container
-	// KeysLive says whether the allow shortcuts may act: the Prompter's
-	// says so once the person's pointer was at the window (presence.go).
-	// nil: always.
-	KeysLive func() bool
 }
 
 // NewDialog builds the dialog for req; decide receives the user's decision.
 func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 	d := &Dialog{Request: req, decide: decide, home: home()}
-	d.Once = d.allowButton(LabelOnce, "once")
-	d.Once.Importance = widget.HighImportance
-	d.Session = d.allowButton(LabelSession, "session")
-	switch req.Op {
-	case guard.OpRead:
-		d.Device = d.allowButton(LabelDevice, "device")
-	case guard.OpConnect:
-		d.Device = d.allowButton(LabelDeviceConnect, "device")
-	}
-	d.Deny = widget.NewButton(LabelDeny, func() { d.choose(wire.Decision{Scope: "deny"}) })
-	d.Deny.Importance = widget.DangerImportance
-	d.DenySession = widget.NewButton(LabelDenySession, func() { d.choose(wire.Decision{Scope: "deny", Remember: true}) })
-	d.DenySession.Importance = widget.DangerImportance
-	d.Target = widget.NewRadioGroup(d.targets(), nil)
-	d.Target.Horizontal = true
-	d.Target.Required = true
-	d.Target.SetSelected(d.targets()[0])
+	d.keysFrom.Store(time.Now().UnixNano())
+	d.newChoices()
+	d.newScope()
 	d.newDurations()
-	d.Expiry = widget.NewLabel("")
 	d.Waiting = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	d.Purpose = wrapLabel(PurposeText(req))
+	d.Purpose.Hidden = d.Purpose.Text == ""
 	d.Asked = widget.NewLabel(AskedText(req.Count))
 	d.newCode()
 	d.Error = widget.NewLabel("")
@@ -128,10 +147,52 @@ func NewDialog(req wire.Request, decide func(wire.Decision)) *Dialog {
 	d.Unconfined = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	d.Unconfined.Wrapping = fyne.TextWrapWord
 	d.Unconfined.Hide()
+	d.EndNote = wrapLabel("")
+	d.EndNote.TextStyle.Bold = true
+	d.Close = widget.NewButton(LabelClose, func() { d.dismiss() })
 	d.newNav()
 	d.Tick(time.Now())
 	d.content = d.layout()
 	return d
+}
+
+// newChoices makes the allow and deny buttons: the allow ones disabled
+// until Arm, the device ones only where a durable choice exists.
+func (d *Dialog) newChoices() {
+	d.Once = d.allowButton(LabelOnce, "once")
+	d.Once.Importance = widget.HighImportance
+	d.Session = d.allowButton(LabelSession, "session")
+	switch d.Request.Op {
+	case guard.OpRead:
+		d.Device = d.allowButton(LabelDevice, "device")
+	case guard.OpConnect:
+		d.Device = d.allowButton(LabelDeviceConnect, "device")
+	}
+	d.Deny = d.denyButton(LabelDeny, wire.Decision{Scope: "deny"})
+	d.DenySession = d.denyButton(LabelDenySession, wire.Decision{Scope: "deny", Remember: true})
+	if d.Device != nil {
+		d.DenyDevice = d.denyButton(LabelDenyDevice, wire.Decision{Scope: "deny", Remember: true, Device: true})
+	}
+}
+
+func (d *Dialog) denyButton(label string, dec wire.Decision) *widget.Button {
+	b := widget.NewButton(label, func() { d.choose(dec) })
+	b.Importance = widget.DangerImportance
+	return b
+}
+
+// newScope makes the scope menu, the narrowest scope selected; a single
+// scope is said in words, not offered as a menu of one.
+func (d *Dialog) newScope() {
+	d.scopes = ScopeOptions(d.Request, d.home)
+	d.Target = widget.NewSelect(scopeLabels(d.scopes), nil)
+	d.Target.SetSelectedIndex(0)
+	d.ScopeText = widget.NewLabel(ScopeWords(d.Request, d.scopes[0], d.home))
+	if len(d.scopes) == 1 {
+		d.Target.Hide()
+	} else {
+		d.ScopeText.Hide()
+	}
 }
 
 // newDurations makes the duration menus, the scope's own end first.
@@ -147,9 +208,9 @@ func (d *Dialog) newDurations() {
 // newNav makes the inbox's navigation, inert until SetNav.
 func (d *Dialog) newNav() {
 	d.Position = widget.NewLabelWithStyle("1 of 1", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	d.Prev = widget.NewButton("Previous", nil)
-	d.Next = widget.NewButton("Next", nil)
-	d.DenyAll = widget.NewButton("Deny all from this session", nil)
+	d.Prev = widget.NewButton(LabelPrev, nil)
+	d.Next = widget.NewButton(LabelNext, nil)
+	d.DenyAll = widget.NewButton(LabelDenyAll, nil)
 	d.Prev.Disable()
 	d.Next.Disable()
 }
@@ -188,37 +249,48 @@ func UnconfinedBanner(level string) string {
 	return "UNCONFINED: agent commands are not confined (" + level + "): pathgrant's checks are all that stands between them and your files"
 }
 
-// Tick sets the clocks as seen at now: how long the agent still waits,
-// and how long the request stays open before it ends as a deny. UI
-// goroutine only.
+// Tick sets the agent's clock as seen at now. UI goroutine only.
 func (d *Dialog) Tick(now time.Time) {
-	d.Expiry.SetText(openUntil(d.Request.Expires, now))
+	if d.Ended() {
+		return
+	}
 	d.Waiting.SetText(WaitingText(d.Request, now))
 }
 
 // Update takes r's new waiting calls and repeat count (the same request,
-// changed). UI goroutine only.
+// changed), and shows in place that it ended when r is StateEnded. UI
+// goroutine only.
 func (d *Dialog) Update(r wire.Request) {
 	if r.ID != d.Request.ID {
 		return
 	}
 	d.Request.Waiting, d.Request.WaitUntil, d.Request.Count = r.Waiting, r.WaitUntil, r.Count
 	d.Asked.SetText(AskedText(r.Count))
+	if r.State == wire.StateEnded {
+		d.End(r.Ended)
+		return
+	}
 	d.Tick(time.Now())
 }
 
-// openUntil says until when a request stays open and how long that is
-// from now.
-func openUntil(expires, now time.Time) string {
-	switch {
-	case expires.IsZero():
-		return "–"
-	case !now.Before(expires):
-		return "expired"
-	}
-	left := expires.Sub(now).Round(time.Second)
-	return fmt.Sprintf("%s (in %s)", expires.Local().Format("15:04:05"), left)
+// End shows, in place of the choices, that the request ended undecided
+// and why, with a Close button: nothing can be decided any more, and the
+// person who was reading it is told so instead of seeing it vanish. UI
+// goroutine only.
+func (d *Dialog) End(why string) {
+	d.Request.State, d.Request.Ended = wire.StateEnded, why
+	d.ended.Store(true)
+	d.decided.Store(true) // no choice is sent for an ended request
+	d.EndNote.SetText(EndedText(d.Request))
+	d.Waiting.SetText("")
+	d.Waiting.Hide()
+	d.choices.Objects = []fyne.CanvasObject{widget.NewSeparator(), d.EndNote, d.Close}
+	d.choices.Refresh()
 }
+
+// Ended reports whether the request ended undecided (End); safe from any
+// goroutine.
+func (d *Dialog) Ended() bool { return d.ended.Load() }
 
 func (d *Dialog) allowButton(label, scope string) *widget.Button {
 	b := widget.NewButton(label, func() { d.allow(scope) })
@@ -232,7 +304,8 @@ func (d *Dialog) allow(scope string) {
 	if d.Decided() {
 		return
 	}
-	dec := wire.Decision{Scope: scope, Kind: d.kind(), Code: strings.TrimSpace(d.CodeEntry.Text)}
+	opt := d.scope()
+	dec := wire.Decision{Scope: scope, Kind: d.kind(), Path: opt.Path, Code: strings.TrimSpace(d.CodeEntry.Text)}
 	lasts := ""
 	switch scope {
 	case "session":
@@ -248,29 +321,25 @@ func (d *Dialog) allow(scope string) {
 	if d.Confirm == nil {
 		return
 	}
-	folder := d.Request.Path
-	if d.Request.Suggested.Kind != guard.KindFolder {
-		folder = parentDir(folder)
-	}
-	d.Confirm(FolderConfirmText(Tilde(folder, d.home), lasts), func() { d.choose(dec) })
+	d.Confirm(FolderConfirmText(Tilde(opt.Folder, d.home), lasts), func() { d.choose(dec) })
 }
 
-// targets are the scopes the user may pick: the suggested one first (the
-// single file by default), and its folder when the suggestion is a file.
-func (d *Dialog) targets() []string {
-	if d.Request.Suggested.Kind == guard.KindFolder {
-		return []string{LabelFolder}
+// scope is the scope option selected in the menu (the narrowest when
+// none is).
+func (d *Dialog) scope() ScopeOption {
+	if i := d.Target.SelectedIndex(); i > 0 && i < len(d.scopes) {
+		return d.scopes[i]
 	}
-	return []string{LabelFile, LabelFolder}
+	return d.scopes[0]
 }
 
 // kind is the grant's kind the person chose: a connection's is always
-// its one destination (guard.KindFile), whatever the hidden target says.
+// its one destination (guard.KindFile).
 func (d *Dialog) kind() guard.GrantKind {
-	if d.Target.Selected == LabelFolder && d.Request.Op != guard.OpConnect {
-		return guard.KindFolder
+	if d.Request.Op == guard.OpConnect {
+		return guard.KindFile
 	}
-	return guard.KindFile
+	return d.scope().Kind
 }
 
 // Content is the dialog's canvas object.
@@ -278,6 +347,9 @@ func (d *Dialog) Content() fyne.CanvasObject { return d.content }
 
 // Arm enables the allow buttons. UI goroutine only.
 func (d *Dialog) Arm() {
+	if d.Ended() {
+		return
+	}
 	for _, b := range d.allowButtons() {
 		b.Enable()
 	}
@@ -296,12 +368,20 @@ func (d *Dialog) allowButtons() []*widget.Button {
 	return bs
 }
 
-// TypedKey handles keys on the window: Escape denies this request. Return
-// approves nothing: it is the key most likely typed into a window that
-// opened under the person's fingers (presence.go).
+// TypedKey handles keys on the window: Escape hides it and decides
+// nothing (an Escape meant for an editor must never deny a request the
+// person did not read); Return approves nothing either: it is the key
+// most likely typed into a window that appeared under the person's
+// fingers.
 func (d *Dialog) TypedKey(ev *fyne.KeyEvent) {
 	if ev.Name == fyne.KeyEscape {
-		d.choose(wire.Decision{Scope: "deny"})
+		d.dismiss()
+	}
+}
+
+func (d *Dialog) dismiss() {
+	if d.Dismiss != nil {
+		d.Dismiss()
 	}
 }
 
@@ -312,13 +392,6 @@ func (d *Dialog) choose(dec wire.Decision) {
 	}
 }
 
-// Decided reports whether a choice is on its way; safe from any
-// goroutine.
+// Decided reports whether a choice is on its way (or the request ended);
+// safe from any goroutine.
 func (d *Dialog) Decided() bool { return d.decided.Load() }
-
-func parentDir(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i > 0 {
-		return p[:i]
-	}
-	return "/"
-}

@@ -57,11 +57,12 @@ func TestDialogConnect(t *testing.T) {
 		{"the target", texts["over the network, through pathgrant's proxy"]},
 		{"the paused row", strings.Contains(strings.Join(strings.Fields(rows["Paused"]), " "),
 			"it is connecting to this host. Allow, and the connection goes through (nothing runs again); deny, and it is refused.")},
-		{"the reason without the destination", rows[LabelReason] == "It is a destination no grant allows; connecting can be approved"},
+		{"the reason without the destination", rows[LabelReason] == "This host is a destination no grant allows"},
 		{"the tool", texts["connect (command paused)"]},
 		{"the device choice worded for a connection", d.Device != nil && d.Device.Text == LabelDeviceConnect},
-		{"no file-or-folder choice", !hasFormRow(w, LabelGrant)},
+		{"no file-or-folder choice", !hasFormRow(w, LabelGrant) && !d.Target.Visible()},
 		{"no file's folder anywhere", !texts["in ."] && !radioShown(w)},
+		{"a denial on this device", d.DenyDevice != nil && d.DenyDevice.Text == LabelDenyDevice},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,17 +11,19 @@ import (
 )
 
 // The inbox window's width, and the height beyond which its details
-// scroll: a laptop screen holds it whole.
+// scroll: with the window's title bar and a panel, a 1366x768 screen
+// holds it whole, and the choices, at the bottom edge, stay in sight.
 const (
 	WindowWidth = 560
-	MaxHeight   = 740
+	MaxHeight   = 620
 )
 
 // present shows the inbox at request id (the oldest when id is not
 // pending), with a fresh dialog whose allow buttons arm after the delay:
-// every change of the request shown, and every raise, re-arms. UI
-// goroutine only.
-func (p *Prompter) present(id string) {
+// every change of the request shown, and every raise, re-arms. activate
+// says the person asked for the window (the tray, a notification's
+// Open): only then does it take the keyboard. UI goroutine only.
+func (p *Prompter) present(id string, activate bool) {
 	r, ok := p.request(id)
 	if !ok {
 		if r, ok = p.request(p.oldest()); !ok {
@@ -33,27 +35,14 @@ func (p *Prompter) present(id string) {
 	codes := p.codes[r.ID]
 	p.mu.Unlock()
 	w := p.window()
-	d := NewDialog(r, nil)
-	d.decide = func(dec wire.Decision) { go p.apply(r.ID, dec, d) }
-	d.Confirm = p.confirm
-	d.SetCode(codes, p.App.Clipboard())
-	if p.AskCode && len(codes) == 0 {
-		d.AskCode()
-	}
-	if p.Confinement != nil {
-		d.SetConfinement(p.Confinement())
-	}
-	// every request shown, by whatever cause, waits for the pointer before
-	// a key may approve it (presence.go)
-	p.here.Store(false)
-	d.KeysLive = p.here.Load
+	d := p.newDialog(r, codes)
 	p.dlg, p.visible = d, true
 	p.renav()
-	trap := newKeyTrap(d.TypedKey)
-	w.SetContent(container.NewStack(trap, newPresence(func() { p.here.Store(true) }), d.Content()))
-	w.Canvas().Focus(trap)
+	trap := newKeyTrap(d)
+	w.SetContent(container.NewStack(trap, d.Content()))
+	w.Canvas().Focus(trap) // the allow keys act KeyDelay after this (keys.go)
 	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
-	w.Show()
+	p.reveal(w, activate)
 	time.AfterFunc(p.armDelay(), func() {
 		p.onUI(func() {
 			if p.dlg == d {
@@ -62,6 +51,40 @@ func (p *Prompter) present(id string) {
 		})
 	})
 	p.tick()
+}
+
+// newDialog makes the dialog of r with its codes, wired to the inbox.
+func (p *Prompter) newDialog(r wire.Request, codes []wire.ChoiceCode) *Dialog {
+	d := NewDialog(r, nil)
+	d.decide = func(dec wire.Decision) { go p.apply(r.ID, dec, d) }
+	d.Confirm = p.confirm
+	d.Dismiss = p.closed
+	d.Close.OnTapped = func() { p.closeEnded(d) }
+	d.KeyDelay = p.armDelay()
+	d.SetCode(codes, p.App.Clipboard())
+	if p.AskCode && len(codes) == 0 {
+		d.AskCode()
+	}
+	if p.Confinement != nil {
+		d.SetConfinement(p.Confinement())
+	}
+	if r.State == wire.StateEnded {
+		d.End(r.Ended)
+	}
+	return d
+}
+
+// reveal shows the window: taking the keyboard only when activate (the
+// person asked for it), else as Reveal draws attention without it.
+func (p *Prompter) reveal(w fyne.Window, activate bool) {
+	if p.Reveal != nil {
+		p.Reveal(w, activate)
+		return
+	}
+	w.Show()
+	if activate {
+		w.RequestFocus()
+	}
 }
 
 // renav brings the shown dialog's "i of n", its navigation and the title
@@ -73,7 +96,12 @@ func (p *Prompter) renav() {
 	}
 	id := d.Request.ID
 	i, n := p.position(id)
-	if i < 0 {
+	if i < 0 { // an ended request, kept in sight until the person closes it
+		d.Position.SetText(EndedPosition(n))
+		d.Prev.Disable()
+		d.Next.OnTapped = func() { p.present(p.oldest(), false) }
+		enable(d.Next, n > 0)
+		p.window().SetTitle(WindowTitle)
 		return
 	}
 	d.SetNav(i, n,
@@ -83,10 +111,33 @@ func (p *Prompter) renav() {
 	p.window().SetTitle(title(i, n))
 }
 
+// EndedPosition is the position line of an ended request no longer in
+// the inbox, with how many still wait.
+func EndedPosition(waiting int) string {
+	switch waiting {
+	case 0:
+		return "Ended"
+	case 1:
+		return "Ended · 1 other waits"
+	}
+	return fmt.Sprintf("Ended · %d others wait", waiting)
+}
+
+// closeEnded is an ended request's Close: it leaves the inbox, which
+// goes on with the oldest request, or hides. UI goroutine only.
+func (p *Prompter) closeEnded(d *Dialog) {
+	p.forget(d.Request.ID)
+	if p.dlg != d {
+		return
+	}
+	p.present(p.oldest(), false)
+	p.changed(p.Count())
+}
+
 // step moves the window to the previous (-1) or next (1) request.
 func (p *Prompter) step(id string, by int) {
 	if next := p.at(id, by); next != "" {
-		p.present(next)
+		p.present(next, false)
 	}
 }
 
@@ -127,10 +178,15 @@ func (p *Prompter) hide() {
 	}
 }
 
-// closed is the window's close button: the requests stay pending, so the
-// window only hides, and the person is told how many still wait and how
-// to bring it back.
+// closed is the window's close button and Escape: the requests stay
+// pending, so the window only hides (an ended request it showed leaves
+// the inbox), and the person is told how many still wait and how to bring
+// it back.
 func (p *Prompter) closed() {
+	if p.dlg != nil && p.dlg.Ended() {
+		p.forget(p.dlg.Request.ID)
+		p.changed(p.Count())
+	}
 	p.hide()
 	if n := p.Count(); n > 0 {
 		msg := StillWaitingText(n)

@@ -12,21 +12,30 @@ import (
 	"pathgrant/guard"
 )
 
+// headCols is how many characters of the headline (a file's name in
+// heading type) a line of the window holds: the name is broken at its
+// separators by WrapName, never by the toolkit mid-word.
+const headCols = 34
+
 // layout puts the request first, as a person reads it: who wants what
-// (the file's name large, its folder under it), how long the agent
-// waits, then the details, the choices and the code.
+// (the file's name large, its folder under it), the agent's own purpose,
+// how long the agent waits; then, closed, the details; and at the
+// bottom edge the scope and the choices, allow above deny.
 func (d *Dialog) layout() fyne.CanvasObject {
 	r := d.Request
 	nav := container.NewBorder(nil, nil, d.Position, container.NewHBox(d.Prev, d.Next, d.DenyAll))
 	head := widget.NewLabel(fmt.Sprintf("%s wants to %s", AgentName(r.Agent), Verb(r)))
-	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: Heading(r)})
-	name.Wrapping = fyne.TextWrapBreak
+	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: WrapName(Heading(r), headCols)})
+	name.Wrapping = fyne.TextWrapOff
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
-	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting,
-		d.form(), d.codeRows())
-	// The code entry and a refusal's line sit with the choices, never
-	// scrolled out of sight: a missing or wrong code is always seen.
-	d.choices = container.NewVBox(widget.NewSeparator(), d.CodeEntry, d.Error, d.buttons())
+	d.Details = widget.NewAccordion(widget.NewAccordionItem(LabelDetails,
+		container.NewVBox(d.form(), d.codeRows())))
+	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Purpose, d.Waiting,
+		d.Details)
+	// The scope, the code entry and a refusal's line sit with the
+	// choices, never scrolled out of sight: a missing or wrong code is
+	// always seen.
+	d.choices = container.NewVBox(widget.NewSeparator(), d.scopeRow(), d.CodeEntry, d.Error, d.buttons())
 	// The choices sit at the bottom edge: where each button is depends on
 	// the window's size alone, not on how many lines the request took. The
 	// details scroll when they are taller than the screen allows.
@@ -40,8 +49,18 @@ func (d *Dialog) Height() float32 {
 	return d.details.MinSize().Height + d.choices.MinSize().Height + 3*theme.Padding()
 }
 
-// form is the request's details: what the tool was given, why it was
-// denied, whose session it is.
+// scopeRow is what an allow grants: a menu of scopes, or the one scope
+// in words; nothing for a connection, whose grant names its destination.
+func (d *Dialog) scopeRow() fyne.CanvasObject {
+	row := container.NewBorder(nil, nil, widget.NewLabel(LabelGrant+":"), nil, container.NewStack(d.Target, d.ScopeText))
+	if d.Request.Op == guard.OpConnect {
+		row.Hide()
+	}
+	return row
+}
+
+// form is the request's details: what the tool was given, why pathgrant
+// asks, whose session it is.
 func (d *Dialog) form() *widget.Form {
 	r := d.Request
 	form := widget.NewForm()
@@ -66,21 +85,21 @@ func (d *Dialog) form() *widget.Form {
 		form.Append("Workflow", widget.NewLabel(r.Workflow))
 	}
 	form.Append("Tool", container.NewHBox(widget.NewLabel(orDash(r.Tool)), d.Asked))
-	form.Append(LabelOpenUntil, d.Expiry)
-	if r.Op != guard.OpConnect { // a connection's grant names its destination: no folder to choose
-		form.Append(LabelGrant, d.Target)
-	}
 	return form
 }
 
-// buttons are the choices: each allow button beside how long it lasts,
-// the two denials side by side.
+// buttons are the choices: each allow button beside how long it lasts;
+// then, apart, the denials.
 func (d *Dialog) buttons() fyne.CanvasObject {
 	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, durationBox(d.SessionFor), d.Session))
 	if d.Device != nil {
 		box.Add(container.NewBorder(nil, nil, nil, durationBox(d.DeviceFor), d.Device))
 	}
+	box.Add(widget.NewSeparator())
 	box.Add(container.NewGridWithColumns(2, d.Deny, d.DenySession))
+	if d.DenyDevice != nil {
+		box.Add(d.DenyDevice)
+	}
 	return box
 }
 
@@ -109,6 +128,7 @@ var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
 	fyne.KeyA: func(d *Dialog) *widget.Button { return d.Device },
 	fyne.KeyD: func(d *Dialog) *widget.Button { return d.Deny },
 	fyne.KeyR: func(d *Dialog) *widget.Button { return d.DenySession },
+	fyne.KeyE: func(d *Dialog) *widget.Button { return d.DenyDevice },
 	fyne.KeyN: func(d *Dialog) *widget.Button { return d.Next },
 	fyne.KeyP: func(d *Dialog) *widget.Button { return d.Prev },
 	// Alt+C copies the terminal command (which carries no code: it asks
@@ -116,9 +136,9 @@ var shortcutKeys = map[fyne.KeyName]func(*Dialog) *widget.Button{
 	fyne.KeyC: func(d *Dialog) *widget.Button { return d.CopyCommand },
 }
 
-// Press taps the button whose shortcut is Alt+key, when it is there and
-// enabled, and for an allow button once the keys are live (KeysLive); it
-// reports whether one was tapped. UI goroutine only.
+// Press taps the button whose shortcut is Alt+key, when it is there,
+// shown and enabled, and for an allow button once the keys are live
+// (KeysLive); it reports whether one was tapped. UI goroutine only.
 func (d *Dialog) Press(key fyne.KeyName) bool {
 	pick, ok := shortcutKeys[key]
 	if !ok {
@@ -128,8 +148,8 @@ func (d *Dialog) Press(key fyne.KeyName) bool {
 	if b == nil || b.Disabled() || !b.Visible() || b.OnTapped == nil {
 		return false
 	}
-	if d.isAllow(b) && d.KeysLive != nil && !d.KeysLive() {
-		return false // the person's pointer has not been at the window yet
+	if d.isAllow(b) && !d.KeysLive() {
+		return false // the window has not had the keyboard for KeyDelay yet (keys.go)
 	}
 	b.OnTapped()
 	return true

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/wire"
 )
@@ -43,6 +44,11 @@ type Prompter struct {
 	// when it runs outside the daemon (`pathgrant settings`), which never
 	// hands it the code.
 	AskCode bool
+	// Reveal shows the inbox window: with activate (the person asked for
+	// it) taking the keyboard, else without taking it from the
+	// application the person is typing in, drawing attention as the
+	// desktop allows. nil: Show, and RequestFocus with activate.
+	Reveal func(w fyne.Window, activate bool)
 
 	mu      sync.Mutex
 	order   []string // pending request ids, oldest first
@@ -53,9 +59,6 @@ type Prompter struct {
 	win     fyne.Window
 	dlg     *Dialog
 	visible bool
-	// here: the person's pointer was at the window since it showed the
-	// current request, so the allow shortcuts may act (presence.go)
-	here atomic.Bool
 
 	ticking    atomic.Bool
 	notifyOnce sync.Once
@@ -87,7 +90,7 @@ func (p *Prompter) Show(r wire.Request, codes []wire.ChoiceCode) {
 		if p.visible && p.dlg != nil {
 			p.renav()
 		} else {
-			p.present(r.ID)
+			p.present(r.ID, false)
 		}
 		p.changed(n)
 	})
@@ -100,6 +103,9 @@ func (p *Prompter) Update(r wire.Request) {
 	old, ok := p.pending[r.ID]
 	if ok {
 		old.Waiting, old.WaitUntil, old.Count = r.Waiting, r.WaitUntil, r.Count
+		if r.State == wire.StateEnded { // shown in place (Dialog.End) until withdrawn or closed
+			old.State, old.Ended = r.State, r.Ended
+		}
 		p.pending[r.ID] = old
 	}
 	p.mu.Unlock()
@@ -114,7 +120,9 @@ func (p *Prompter) Update(r wire.Request) {
 }
 
 // Withdraw implements engine.Approver: the request was decided or expired.
-// The window goes on with the next request, or hides when none is left.
+// The window goes on with the next request, or hides when none is left;
+// a request that ended undecided (Update with StateEnded) stays in sight,
+// saying so, until the person closes it.
 func (p *Prompter) Withdraw(id string) {
 	p.mu.Lock()
 	i := slices.Index(p.order, id)
@@ -130,10 +138,10 @@ func (p *Prompter) Withdraw(id string) {
 	p.mu.Unlock()
 	p.onUI(func() {
 		switch {
-		case p.dlg == nil || p.dlg.Request.ID != id:
+		case p.dlg == nil || p.dlg.Request.ID != id || p.dlg.Ended():
 			p.renav()
 		case next != "" && p.visible:
-			p.present(next)
+			p.present(next, false)
 		default:
 			p.hide()
 		}
@@ -160,7 +168,7 @@ func (p *Prompter) ShowAll() {
 	if p.dlg != nil {
 		id = p.dlg.Request.ID
 	}
-	p.present(id)
+	p.present(id, true)
 }
 
 // Open adds r to the inbox (when it is not there yet) and shows the inbox
@@ -170,7 +178,7 @@ func (p *Prompter) Open(r wire.Request) {
 	p.add(r)
 	n := len(p.order)
 	p.mu.Unlock()
-	p.present(r.ID)
+	p.present(r.ID, true)
 	p.changed(n)
 }
 
@@ -180,7 +188,7 @@ func (p *Prompter) OpenID(id string) bool {
 	if _, ok := p.request(id); !ok {
 		return false
 	}
-	p.present(id)
+	p.present(id, true)
 	return true
 }
 
@@ -216,15 +224,17 @@ func (p *Prompter) log() *slog.Logger {
 	return slog.Default()
 }
 
-// window makes the inbox window once: closing it hides it (the requests
-// stay pending, and the person is told so), and Alt+key presses its
-// buttons.
+// window makes the inbox window once, centred on the screen (with
+// MaxHeight, inside a 1366x768 screen's work area): closing it hides it
+// (the requests stay pending, and the person is told so), and Alt+key
+// presses its buttons.
 func (p *Prompter) window() fyne.Window {
 	if p.win != nil {
 		return p.win
 	}
 	w := p.App.NewWindow(WindowTitle)
 	w.SetCloseIntercept(p.closed)
+	w.CenterOnScreen()
 	w.Canvas().SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if p.dlg != nil {
 			p.dlg.TypedKey(ev)
@@ -241,13 +251,23 @@ func (p *Prompter) window() fyne.Window {
 	return w
 }
 
-// confirm asks the second question of a durable folder grant.
+// Answers of the folder confirmation: No is the highlighted one, since a
+// durable grant of a whole folder is the one answer worth a second look.
+const (
+	LabelConfirmNo  = "No"
+	LabelConfirmYes = "Yes"
+)
+
+// confirm asks the second question of a durable folder grant, No the
+// highlighted answer.
 func (p *Prompter) confirm(message string, ok func()) {
-	dialog.NewConfirm("Grant the whole folder?", message, func(yes bool) {
-		if yes {
-			ok()
-		}
-	}, p.window()).Show()
+	var dlg *dialog.CustomDialog
+	no := &widget.Button{Text: LabelConfirmNo, Importance: widget.HighImportance, OnTapped: func() { dlg.Hide() }}
+	yes := &widget.Button{Text: LabelConfirmYes, OnTapped: func() { dlg.Hide(); ok() }}
+	dlg = dialog.NewCustomWithoutButtons("Grant the whole folder?", wrapLabel(message), p.window())
+	dlg.SetButtons([]fyne.CanvasObject{no, yes})
+	dlg.Resize(fyne.NewSize(WindowWidth-40, 0))
+	dlg.Show()
 }
 
 // title is the window's title at position i of n: xdotool and a person's

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -232,7 +231,7 @@ func TestInboxNotifications(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], "a|"+NotifyTitle+"|Claude wants to read ") || strings.Contains(got[0], "K7MP") {
 		t.Fatalf("notifications %q", got)
 	}
-	if w := h.read(func() string { return h.p.dlg.Waiting.Text }); !strings.HasPrefix(w, "5 waiting calls") {
+	if w := h.read(func() string { return h.p.dlg.Waiting.Text }); !strings.HasSuffix(w, "(5 calls wait)") {
 		t.Fatalf("update not shown: %q", w)
 	}
 }
@@ -346,59 +345,181 @@ func TestInboxActions(t *testing.T) {
 	}
 }
 
-// TestInboxShortcuts: Alt+O on the window allows once only once armed,
-// and only once the person's pointer has been at the window since it
-// opened by itself: keys typed for another window approve nothing. Return
-// never approves.
-func TestInboxShortcuts(t *testing.T) {
-	h := newTestPrompter(t)
-	h.p.ArmDelay = time.Hour
-	h.p.Show(request("a", "s"), nil)
-	alt := func() { h.do(func() { h.p.dlg.Press(fyne.KeyO) }) }
-	alt()
-	h.do(func() { h.p.dlg.Arm() })
-	alt()
-	h.do(func() { h.p.dlg.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) })
-	time.Sleep(20 * time.Millisecond)
-	if len(h.dec.decisions()) != 0 {
-		t.Fatalf("a key decided before the pointer was at the window: %q", h.dec.decisions())
+// trap is the window's key trap, which holds its keyboard focus.
+func (h *harness) trap(t *testing.T) *keyTrap {
+	t.Helper()
+	var trap *keyTrap
+	h.do(func() { trap, _ = h.p.window().Canvas().Focused().(*keyTrap) })
+	if trap == nil {
+		t.Fatal("the window's focus is not the key trap")
 	}
+	return trap
+}
+
+// press is Alt+key on the window, as its canvas shortcut calls it.
+func (h *harness) press(key fyne.KeyName) {
 	h.do(func() {
-		w := h.p.window()
-		w.Canvas().Content().(*fyne.Container).Objects[1].(*presence).MouseIn(&desktop.MouseEvent{})
+		if h.p.dlg != nil {
+			h.p.dlg.Press(key)
+		}
 	})
-	alt()
-	h.eventually(t, "allowed", func() bool { return len(h.dec.decisions()) == 1 })
-	if got := h.dec.decisions()[0]; got != "a once" {
-		t.Fatalf("decision %q", got)
+}
+
+// armed waits until the shown dialog's allow buttons armed and its keys
+// are live.
+func (h *harness) armed(t *testing.T) {
+	t.Helper()
+	h.eventually(t, "armed, keys live", func() bool { return h.p.dlg != nil && h.p.dlg.Armed() && h.p.dlg.KeysLive() })
+}
+
+// TestInboxKeyboard: from the keyboard alone, with no pointer anywhere,
+// Alt+O allows once as soon as the buttons armed and the window had the
+// keyboard for the delay; never before, never after the window lost the
+// keyboard, and again after Next and Previous once re-armed. Typed text,
+// Space, Tab and Return approve nothing.
+func TestInboxKeyboard(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps func(t *testing.T, h *harness)
+		want  string // the decisions, "" for none
+	}{
+		{"armed: Alt+O allows once", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.press(fyne.KeyO)
+		}, "a once"},
+		{"before arming: nothing", func(t *testing.T, h *harness) {
+			h.press(fyne.KeyO)
+			h.press(fyne.KeyS)
+			h.press(fyne.KeyA)
+		}, ""},
+		{"armed: Alt+S allows for the session", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.press(fyne.KeyS)
+		}, "a session"},
+		{"the keyboard lost: nothing", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.trap(t).FocusLost()
+			h.press(fyne.KeyO)
+		}, ""},
+		{"the keyboard back: not at once", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.p.ArmDelay = time.Hour
+			h.do(func() { h.p.dlg.KeyDelay = time.Hour })
+			h.trap(t).FocusGained()
+			h.press(fyne.KeyO)
+		}, ""},
+		{"the keyboard back: after the delay", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.trap(t).FocusLost()
+			h.trap(t).FocusGained()
+			h.armed(t)
+			h.press(fyne.KeyO)
+		}, "a once"},
+		{"Next: not at once, then re-armed", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.press(fyne.KeyN)
+			h.press(fyne.KeyO)
+			h.armed(t)
+			h.press(fyne.KeyP)
+			h.armed(t)
+			h.press(fyne.KeyN)
+			h.armed(t)
+			h.press(fyne.KeyO)
+		}, "b once"},
+		{"typed text, Space, Tab and Return: nothing", func(t *testing.T, h *harness) {
+			h.armed(t)
+			trap := h.trap(t)
+			h.do(func() {
+				for _, r := range "osadr \n" {
+					trap.TypedRune(r)
+				}
+				for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace, fyne.KeyTab, fyne.KeyO} {
+					trap.TypedKey(&fyne.KeyEvent{Name: k})
+				}
+			})
+		}, ""},
+		{"Alt+D denies", func(t *testing.T, h *harness) { h.press(fyne.KeyD) }, "a deny"},
+		{"Alt+E denies on this device", func(t *testing.T, h *harness) { h.press(fyne.KeyE) }, "a deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newTestPrompter(t)
+			h.p.ArmDelay = 30 * time.Millisecond
+			h.p.Show(request("a", "s"), nil)
+			h.p.Show(request("b", "s"), nil)
+			tt.steps(t, h)
+			time.Sleep(60 * time.Millisecond)
+			if got := strings.Join(h.dec.decisions(), ","); got != tt.want {
+				t.Fatalf("decisions %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 
-// TestInboxKeyTrap: the window's focus is a trap that takes Tab, so no
-// key walks to a button for Space to press; Escape still denies.
-func TestInboxKeyTrap(t *testing.T) {
+// TestInboxEscape: Escape, on the trap or the window, hides the window
+// and decides nothing: the request stays pending, ShowAll brings it back.
+func TestInboxEscape(t *testing.T) {
 	h := newTestPrompter(t)
 	h.p.ArmDelay = 0
 	h.p.Show(request("a", "s"), nil)
-	var trap *keyTrap
-	h.do(func() { trap, _ = h.p.window().Canvas().Focused().(*keyTrap) })
-	if trap == nil || !trap.AcceptsTab() {
-		t.Fatal("the window's focus is not a trap that takes Tab")
-	}
-	h.do(func() {
-		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
-		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
-		trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-		trap.TypedRune(' ')
-	})
-	time.Sleep(20 * time.Millisecond)
-	if got := h.dec.decisions(); len(got) != 0 {
-		t.Fatalf("keys on the trap decided %q", got)
+	trap := h.trap(t)
+	if !trap.AcceptsTab() {
+		t.Fatal("the trap lets Tab walk to a button")
 	}
 	h.do(func() { trap.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape}) })
-	h.eventually(t, "denied", func() bool { return len(h.dec.decisions()) == 1 })
-	if got := h.dec.decisions()[0]; got != "a deny" {
-		t.Fatalf("Escape decided %q", got)
+	time.Sleep(30 * time.Millisecond)
+	if got := h.dec.decisions(); len(got) != 0 || h.shown() != "" || h.p.Count() != 1 {
+		t.Fatalf("after Escape: decisions %q, shows %q, %d pending", got, h.shown(), h.p.Count())
+	}
+	h.do(h.p.ShowAll)
+	h.do(func() {
+		h.p.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	})
+	time.Sleep(30 * time.Millisecond)
+	if got := h.dec.decisions(); len(got) != 0 || h.shown() != "" || h.p.Count() != 1 {
+		t.Fatalf("after the window's Escape: decisions %q, shows %q, %d pending", got, h.shown(), h.p.Count())
+	}
+}
+
+// TestInboxEnded: a request that ended undecided (Update with
+// StateEnded, then Withdraw) stays in the window, saying why, with no
+// choice left; Close moves on to the next request, or hides.
+func TestInboxEnded(t *testing.T) {
+	for _, others := range []int{0, 1} {
+		t.Run(fmt.Sprintf("%d others", others), func(t *testing.T) {
+			h := newTestPrompter(t)
+			h.p.Show(request("a", "s"), nil)
+			if others > 0 {
+				h.p.Show(request("b", "s"), nil)
+			}
+			h.armed(t)
+			r := request("a", "s")
+			r.State, r.Ended = wire.StateEnded, "the command ended: Claude Code's Bash tool stopped it after 2 minutes"
+			h.p.Update(r)
+			h.p.Withdraw("a")
+			d := h.current()
+			if d == nil || d.Request.ID != "a" || !d.Ended() {
+				t.Fatalf("shows %q after the request ended, want it still, ended", h.shown())
+			}
+			note := h.read(func() string { return d.EndNote.Text })
+			if want := "The command ended: Claude Code's Bash tool stopped it after 2 minutes. Nothing waits for this any more."; note != want {
+				t.Errorf("note %q, want %q", note, want)
+			}
+			h.do(func() {
+				for _, o := range test.LaidOutObjects(d.Content()) {
+					if b, ok := o.(*widget.Button); ok && (b == d.Once || b == d.Deny) {
+						t.Errorf("choice %q still laid out", b.Text)
+					}
+				}
+			})
+			h.press(fyne.KeyO)
+			h.press(fyne.KeyD)
+			h.tap(func(d *Dialog) *widget.Button { return d.Close })
+			want := map[int]string{0: "", 1: "b"}[others]
+			if got := h.shown(); got != want || h.p.Count() != others || len(h.dec.decisions()) != 0 {
+				t.Fatalf("after Close: shows %q (want %q), %d pending, decisions %q", got, want, h.p.Count(), h.dec.decisions())
+			}
+		})
 	}
 }
 

@@ -70,3 +70,18 @@ func (p *Prompter) sessionIDs(session string) []string {
 	}
 	return ids
 }
+
+// forget drops id from the inbox without a decision: an ended request
+// the person closed. It reports whether id was there.
+func (p *Prompter) forget(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.Index(p.order, id)
+	if i < 0 {
+		return false
+	}
+	p.order = slices.Delete(p.order, i, i+1)
+	delete(p.pending, id)
+	delete(p.codes, id)
+	return true
+}

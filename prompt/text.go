@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,6 +77,34 @@ func WrapPath(p string, cols int) string {
 			}
 			line += piece
 		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WrapName breaks a file's name (the window's headline) into lines of
+// at most cols characters, after a space, '-', '_' or '.', and only as a
+// last resort inside a run of letters: a name cut mid-word by the
+// toolkit reads as two other names.
+func WrapName(name string, cols int) string {
+	if cols < 8 || utf8.RuneCountInString(name) <= cols {
+		return name
+	}
+	var lines []string
+	line := ""
+	for _, piece := range splitAfterAny(name, " -_.") {
+		if utf8.RuneCountInString(line+piece) > cols && line != "" {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = ""
+		}
+		for utf8.RuneCountInString(piece) > cols { // no break opportunity left
+			r := []rune(piece)
+			lines = append(lines, string(r[:cols]))
+			piece = string(r[cols:])
+		}
+		line += piece
 	}
 	if line != "" {
 		lines = append(lines, line)
@@ -178,22 +205,6 @@ func AgentName(agent string) string {
 	return string(unicode.ToUpper(r)) + agent[n:]
 }
 
-// WaitingText is the one clock the window shows: the agent's. While
-// calls wait it says how many and how long the agent still waits; then
-// that the agent gave up and that an approval serves its next try.
-func WaitingText(r wire.Request, now time.Time) string {
-	name := AgentName(r.Agent)
-	if r.Waiting == 0 || !now.Before(r.WaitUntil) {
-		return name + " stopped waiting; approving lets its next try through"
-	}
-	left := int(r.WaitUntil.Sub(now).Round(time.Second) / time.Second)
-	calls := "1 waiting call"
-	if r.Waiting != 1 {
-		calls = fmt.Sprintf("%d waiting calls", r.Waiting)
-	}
-	return fmt.Sprintf("%s · %s is waiting: %d s", calls, name, left)
-}
-
 // PausedText says that a confined command is paused in the open of r's
 // file, waiting for the person, and which program opened it; "" when no
 // command waits that way.
@@ -217,17 +228,48 @@ func AskedText(count int) string {
 	return fmt.Sprintf("asked %d times", count)
 }
 
-// ReasonText is why the guard denied r, without the path the window
-// already shows in large: "It is outside the workspace; …".
+// ReasonText is why the guard stopped r, worded for the person being
+// asked: the path the window already shows in large becomes "this file"
+// ("this folder", "this host"), and the "can be approved" the model reads
+// is dropped, since the window itself is the asking. "The file is outside
+// the workspace".
 func ReasonText(r wire.Request) string {
-	reason := r.Reason
+	reason := wire.Printable(r.Reason)
+	if reason == "" {
+		return ""
+	}
+	subject := "This file"
+	switch {
+	case r.Op == wire.OpConnect:
+		subject = "This host"
+	case Recursive(r):
+		subject = "This folder"
+	}
 	if rest, ok := strings.CutPrefix(reason, string(r.Op)+" "+r.Path+" "); ok {
-		reason = "It " + rest
+		reason = subject + " " + rest
 	}
 	if r.Path != "" {
-		reason = strings.ReplaceAll(reason, r.Path, "it")
+		reason = strings.ReplaceAll(reason, r.Path, strings.ToLower(subject))
 	}
-	return reason
+	if i := strings.LastIndex(reason, ";"); i > 0 && strings.HasSuffix(reason, "can be approved") {
+		reason = reason[:i]
+	}
+	return upperFirst(trimStop(reason))
+}
+
+// upperFirst capitalises s's first letter, for a line that starts a
+// sentence with the daemon's words.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// trimStop drops a sentence's final full stop, for a line that goes on.
+func trimStop(s string) string {
+	return strings.TrimSuffix(strings.TrimSpace(s), ".")
 }
 
 // SessionText labels r's session as a person knows it: the agent, the
@@ -258,4 +300,31 @@ func heldByText(by string) string {
 		return "(Held by pathgrant's file system, which serves this folder to the command.)"
 	}
 	return "(Held by the seccomp supervisor: pathgrant's file system cannot be mounted here; pathgrant doctor says why.)"
+}
+
+// maxPurpose bounds the agent's stated purpose in the window: its words,
+// not the request, must not fill it.
+const maxPurpose = 200
+
+// PurposeText is the agent's own stated purpose of the call, quoted and
+// attributed to it ("Claude says: …"): the agent's words, which pathgrant
+// has not checked; "" when it gave none.
+func PurposeText(r wire.Request) string {
+	p := strings.Join(strings.Fields(wire.Printable(r.Purpose)), " ")
+	if p == "" {
+		return ""
+	}
+	return AgentName(r.Agent) + " says: \u201c" + wire.Cut(p, maxPurpose) + "\u201d"
+}
+
+// ScopeWords names the one scope a request offers, in place of a menu of
+// one: "This folder, ~/Downloads".
+func ScopeWords(r wire.Request, o ScopeOption, home string) string {
+	switch {
+	case r.Op == wire.OpConnect:
+		return "This destination"
+	case o.Kind == guard.KindFolder:
+		return o.Label + ", " + Tilde(o.Folder, home)
+	}
+	return o.Label
 }
