@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"pathgrant/wire"
 )
@@ -42,6 +43,12 @@ type Call struct {
 	MCP       bool
 	Bridge    bool
 	MCPServer string
+	// Purpose is what the agent said a shell call is for, where its
+	// client sends it (Claude Code's Bash "description"), and ToolTimeout
+	// how long the client lets the command run (its own clock); 0: none
+	// (purpose.go).
+	Purpose     string
+	ToolTimeout time.Duration
 }
 
 // Access is one thing to check: an op on a path, or a shell command (which

@@ -153,6 +153,7 @@ func Run(ctx context.Context, o Options) Result {
 	if err != nil {
 		return Result{Output: blockFor(ad, fmt.Sprintf("pathgrant: %s hook input not understood (%v): denied", o.Client, err)), Err: err}
 	}
+	describeShell(&call, getenv)
 	res := Result{Call: call}
 	res.Verdict, res.Answers, res.Err = decide(ctx, call, getenv, appdirs.SocketOr(o.Socket, getenv))
 	findBin := o.ExecBinary
@@ -185,6 +186,7 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 			ClientSession: call.ClientSession, EnvSession: getenv(appdirs.SessionEnv), Agent: call.Client, Tool: call.Tool,
 			RequestID: call.RequestID, Op: a.Op, Path: a.Path, Command: a.Command, Input: a.Input.words(getenv("HOME")), Cwd: call.Cwd,
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
+			Purpose: call.Purpose, ToolTimeoutMS: int(call.ToolTimeout / time.Millisecond),
 		}
 		if a.Command != "" && CanRewrite(call.Client) {
 			req.ExecCommand = shellText(call) // asks for the capability the rewritten command presents
