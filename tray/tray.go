@@ -5,6 +5,7 @@ package tray
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -54,6 +55,7 @@ func (desktopHost) SetTooltip(s string) { systray.SetTooltip(s) }
 type Tray struct {
 	host        host
 	menu        *fyne.Menu
+	published   string // the menu as the host last got it (menuText)
 	pendingItem *fyne.MenuItem
 	unconfined  *fyne.MenuItem // shown first while unconfined
 	showPending func()
@@ -87,9 +89,13 @@ func newTray(h host, act Actions, schedule scheduler) *Tray {
 	t.pause = newPauser(act.SetPaused, schedule, t.redraw)
 	quit := fyne.NewMenuItem(LabelQuit, act.Quit)
 	quit.IsQuit = true
+	// The last item carries an icon so that the host hears of it (see
+	// iconQuit).
+	quit.Icon = iconQuit
 	t.menu = fyne.NewMenu(Title, t.pendingItem, fyne.NewMenuItem(LabelSettings, act.ShowSettings),
 		fyne.NewMenuItemSeparator(), t.pause.item, fyne.NewMenuItemSeparator(), quit)
 	h.SetSystemTrayMenu(t.menu)
+	t.published = menuText(t.menu)
 	t.redraw()
 	return t
 }
@@ -107,7 +113,34 @@ func (t *Tray) redraw() {
 	t.pendingItem.Disabled = t.pending == 0 // a placeholder, not an action
 	t.host.SetSystemTrayIcon(iconFor(t.pending, t.pause.paused()))
 	t.host.SetTooltip(Tooltip(t.pending, t.pause.until()))
-	t.menu.Refresh()
+	t.publish()
+}
+
+// publish hands the menu to the host again when what it shows changed,
+// and only then. Fyne's tray rebuilds the whole D-Bus menu at every
+// Refresh: every item is removed, the menu is announced empty, then built
+// again under new ids, each step announced to the host (the panel) as a
+// new layout revision. A host that reads the menu between two of those
+// steps keeps whatever it read last, so every rebuild is a chance to lose
+// items; a pause and the daemon's answer to it were two rebuilds within
+// milliseconds. One rebuild per visible change, none for a tooltip.
+func (t *Tray) publish() {
+	text := menuText(t.menu)
+	if text == t.published {
+		return
+	}
+	t.published = text
+	t.host.SetSystemTrayMenu(t.menu) // Fyne's driver rebuilds its tray menu from m
+}
+
+// menuText is what a menu shows, one line per item: its label, and
+// whether it is disabled, a separator or has an icon.
+func menuText(m *fyne.Menu) string {
+	var b strings.Builder
+	for _, i := range m.Items {
+		fmt.Fprintf(&b, "%q sep=%v off=%v icon=%v\n", i.Label, i.IsSeparator, i.Disabled, i.Icon != nil)
+	}
+	return b.String()
 }
 
 // SetConfinement puts LabelUnconfined (with the level: "off" or "none")
@@ -125,7 +158,7 @@ func (t *Tray) SetConfinement(level string) {
 		t.menu.Items = t.menu.Items[2:]
 		t.unconfined = nil
 	}
-	t.menu.Refresh()
+	t.publish()
 }
 
 // PendingLabel is the first menu item's text.
