@@ -27,6 +27,17 @@ type Backend interface {
 	// every session; LiftDenial forgets one, so that access asks again.
 	Denials() ([]wire.Denial, error)
 	LiftDenial(id string) error
+	// Asker raises the person's own approval requests: the audit's
+	// Allow… and the grants' New grant… and Edit…. Nothing is granted by
+	// the call: the request is decided in the inbox like any other.
+	grantsadmin.Asker
+}
+
+// refusesAsking marks a backend whose Asker always refuses (the shared
+// socket offers no such route): the window then offers no Allow…, New
+// grant… or Edit… rather than buttons that can only fail.
+type refusesAsking interface {
+	refusesAsking()
 }
 
 // sessionLister is what a backend may also offer: the daemon's sessions
@@ -47,7 +58,12 @@ func (r Remote) Sessions() ([]wire.SessionInfo, error) {
 // every front end reaches them.
 type Remote struct {
 	Client *apiclient.Client
+	// NoAsker refuses Allow… and new grants: only the app's private link
+	// raises the person's own requests, never the shared socket.
+	grantsadmin.NoAsker
 }
+
+func (Remote) refusesAsking() {}
 
 const remoteTimeout = 5 * time.Second
 

@@ -47,7 +47,7 @@ func (s *Settings) grantsBar() fyne.CanvasObject {
 	b.stateIs.OnChanged = func(v string) { s.setFilter(func(f *filters) { f.state = v }) }
 	b.sessionPick = widget.NewSelect(nil, nil)
 	b.sessionPick.PlaceHolder = "Session…"
-	revokeAll := widget.NewButton("Revoke all of session", func() {
+	revokeAll := widget.NewButton(LabelRevokeSession, func() {
 		if sess := b.sessionIDs[b.sessionPick.Selected]; sess != "" {
 			s.act(func() error { _, err := s.backend.RevokeSession(sess); return err })
 		}
@@ -55,8 +55,12 @@ func (s *Settings) grantsBar() fyne.CanvasObject {
 	b.grantSearch = searchEntry("Search path, session…", func(q string) {
 		s.setFilter(func(f *filters) { f.grantQuery = q })
 	})
-	return container.NewBorder(nil, nil,
-		container.NewHBox(widget.NewLabel("Show"), b.stateIs, b.sessionPick, revokeAll), nil, b.grantSearch)
+	left := container.NewHBox(widget.NewLabel("Show"), b.stateIs, b.sessionPick, revokeAll)
+	var right fyne.CanvasObject
+	if s.canAsk() {
+		right = widget.NewButton(LabelNewGrant, func() { s.askDialog(TitleNewGrant, "") })
+	}
+	return container.NewBorder(nil, nil, left, right, b.grantSearch)
 }
 
 func (s *Settings) auditBar() fyne.CanvasObject {
@@ -77,7 +81,7 @@ func (s *Settings) auditBar() fyne.CanvasObject {
 	b.auditSearch = searchEntry("Search path, reason…", func(q string) {
 		s.setFilter(func(f *filters) { f.auditQuery = q })
 	})
-	export := widget.NewButton("Export JSON lines…", s.export)
+	export := widget.NewButton(LabelExport, s.export)
 	return container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Session"), b.auditSession,
 		widget.NewLabel("Kind"), b.kind), export, b.auditSearch)
 }

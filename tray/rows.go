@@ -17,7 +17,7 @@ import (
 
 func (s *Settings) grantColumns() []column[grants.Grant] {
 	return []column[grants.Grant]{
-		{title: "Path", width: 260, text: func(g grants.Grant) string { return s.tilde(g.Path) }},
+		{title: "Path", width: 260, text: func(g grants.Grant) string { return s.tilde(g.Path) }, cut: cutStart},
 		{title: "Op", width: 90, text: grantOp},
 		{title: "Scope", width: 75, text: func(g grants.Grant) string { return string(g.Scope) }},
 		{title: "State", width: 95, text: func(g grants.Grant) string { return g.State(time.Now()) }},
@@ -63,19 +63,51 @@ func expires(g grants.Grant) string {
 	return "–"
 }
 
-// grantAction revokes a live grant; an ended one has nothing to revoke.
-func (s *Settings) grantAction(g grants.Grant) (string, func()) {
-	if g.State(time.Now()) != "live" {
-		return "Ended", nil
+// grantActions edit and revoke a live grant; an ended one has nothing to
+// revoke, and is edited as any. Edit… asks for the changed scope as a
+// new request and leaves the grant as it is (EditNote): a read's grant
+// only, where the backend can ask.
+func (s *Settings) grantActions(g grants.Grant) []action {
+	var edit action
+	if s.canAsk() && g.Op == wire.OpRead {
+		edit = action{label: LabelEdit, tapped: func() { s.askDialog(TitleEditGrant, g.Path) }}
 	}
-	return "Revoke", func() { s.act(func() error { return s.backend.Revoke(g.ID) }) }
+	if g.State(time.Now()) != "live" {
+		return []action{edit, {label: "Ended"}}
+	}
+	return []action{edit, {label: LabelRevoke, tapped: func() { s.act(func() error { return s.backend.Revoke(g.ID) }) }}}
+}
+
+func (s *Settings) grantDetails(g grants.Grant) []field {
+	return []field{
+		{"Path", s.tilde(g.Path)},
+		{"Allows", grantOp(g)},
+		{"Scope", string(g.Scope)},
+		{"State", g.State(time.Now())},
+		{"Granted", stamp(g.Created)},
+		{"Expires", expiresInFull(g)},
+		{"Uses", strconv.FormatUint(g.UseCount, 10)},
+		{"Last used", stamp(g.LastUsed)},
+		{"Session", s.grantSession(g)},
+		{"Agent", orEmpty("", g.Agent)},
+		{"Grant", g.ID},
+	}
+}
+
+// expiresInFull is expires with the date and seconds.
+func expiresInFull(g grants.Grant) string {
+	if !g.Expires.IsZero() {
+		return stamp(g.Expires)
+	}
+	return expires(g)
 }
 
 func (s *Settings) denialColumns() []column[wire.Denial] {
 	return []column[wire.Denial]{
 		{title: "Session", width: 240, text: func(d wire.Denial) string { return s.book.label(d.Session) }},
+		{title: "Holds", width: 95, text: denialHolds},
 		{title: "Op", width: 70, text: func(d wire.Denial) string { return string(d.Op) }},
-		{title: "Path", width: 360, text: func(d wire.Denial) string { return s.tilde(d.Path) }},
+		{title: "Path", width: 300, text: func(d wire.Denial) string { return s.tilde(d.Path) }, cut: cutStart},
 		{title: "Hits", width: 60, text: func(d wire.Denial) string { return strconv.Itoa(d.Hits) },
 			order: func(a, b wire.Denial) int { return cmp.Compare(a.Hits, b.Hits) }},
 		{title: "Last hit", width: 105, text: func(d wire.Denial) string { return when(d.LastHit) },
@@ -85,9 +117,36 @@ func (s *Settings) denialColumns() []column[wire.Denial] {
 	}
 }
 
-// denialAction lifts a remembered denial: that access asks again.
-func (s *Settings) denialAction(d wire.Denial) (string, func()) {
-	return "Lift", func() { s.act(func() error { return s.backend.LiftDenial(d.ID) }) }
+// denialHolds says for whom a remembered denial holds: the session it
+// was decided in, or every session on this device ("Deny on this
+// device").
+func denialHolds(d wire.Denial) string {
+	if d.Device {
+		return "this device"
+	}
+	return "this session"
+}
+
+// denialActions lift a remembered denial: that access asks again.
+func (s *Settings) denialActions(d wire.Denial) []action {
+	return []action{{label: LabelLift, tapped: func() { s.act(func() error { return s.backend.LiftDenial(d.ID) }) }}}
+}
+
+func (s *Settings) denialDetails(d wire.Denial) []field {
+	decided := "Session"
+	if d.Device {
+		decided = "Decided in"
+	}
+	return []field{
+		{"Path", s.tilde(d.Path)},
+		{"Denies", string(d.Op)},
+		{"Holds for", denialHolds(d)},
+		{decided, s.book.label(d.Session)},
+		{"Denied", stamp(d.Created)},
+		{"Hits", strconv.Itoa(d.Hits)},
+		{"Last hit", stamp(d.LastHit)},
+		{"Request", orEmpty("", d.Request)},
+	}
 }
 
 func (s *Settings) auditColumns() []column[grants.Record] {
@@ -97,10 +156,45 @@ func (s *Settings) auditColumns() []column[grants.Record] {
 		{title: "What", width: 105, text: func(r grants.Record) string { return r.Kind.Label() }},
 		{title: "Session", width: 200, text: func(r grants.Record) string { return s.book.label(r.Session) }},
 		{title: "Op", width: 60, text: func(r grants.Record) string { return string(r.Op) }},
-		{title: "Path", width: 250, text: func(r grants.Record) string { return s.tilde(r.Path) }},
+		{title: "Path", width: 250, text: func(r grants.Record) string { return s.tilde(r.Path) }, cut: cutStart},
 		{title: "Scope", width: 70, text: func(r grants.Record) string { return string(r.Scope) }},
-		{title: "Reason", width: 250, text: func(r grants.Record) string { return r.Reason }},
+		{title: "Reason", width: 250, text: func(r grants.Record) string { return reasonText(r, s.book.home) }},
 	}
+}
+
+// allowable reports whether the audit offers Allow… on r: a read refused
+// as outside the workspace. A protected path, a write and anything the
+// guard could not prove are never offered; the daemon checks again.
+func allowable(r grants.Record) bool {
+	return r.Kind == grants.KindRefuse && r.Op == wire.OpRead && r.Path != "" && recordRule(r) == wire.RuleOutside
+}
+
+// auditActions offer Allow… on a refused read: the daemon raises an
+// approval request for it, which the person decides in the inbox.
+func (s *Settings) auditActions(r grants.Record) []action {
+	if !allowable(r) || !s.canAsk() {
+		return nil
+	}
+	return []action{{label: LabelAllow, tapped: func() { s.allowFromAudit(r) }}}
+}
+
+func (s *Settings) auditDetails(r grants.Record) []field {
+	fields := []field{
+		{"Time", stamp(r.Time)},
+		{"What", r.Kind.Label()},
+		{"Session", s.book.label(r.Session)},
+		{"Agent", orEmpty("", r.Agent)},
+		{"Tool", orEmpty("", r.Tool)},
+		{"Op", orEmpty("", string(r.Op))},
+		{"Path", orEmpty("", s.tilde(r.Path))},
+		{"Scope", orEmpty("", string(r.Scope))},
+		{"Reason", orEmpty("", reasonText(r, s.book.home))},
+	}
+	if words, ok := ruleWords[recordRule(r)]; ok {
+		fields = append(fields, field{"Decided by", words})
+	}
+	return append(fields, field{"Grant", orEmpty("", r.Grant)}, field{"Request", orEmpty("", r.RequestID)},
+		field{"Record", strconv.FormatUint(r.Seq, 10)})
 }
 
 func byTime[T any](at func(T) time.Time) func(a, b T) int {
@@ -132,8 +226,8 @@ func (s *Settings) updatePending(i widget.ListItemID, o fyne.CanvasObject) {
 	}
 	r := s.pending[i]
 	s.mu.Unlock()
-	detail := fmt.Sprintf("%s · %s · tool %s · %d waiting · asked %d time(s) · expires %s",
-		r.Op, s.book.label(r.Session), orEmpty("", r.Tool), r.Waiting, r.Count, when(r.Expires))
+	detail := fmt.Sprintf("%s · %s · tool %s · %d waiting · %s · expires %s",
+		r.Op, s.book.label(r.Session), orEmpty("", r.Tool), r.Waiting, prompt.AskedText(r.Count), when(r.Expires))
 	c := o.(*fyne.Container)
 	texts := c.Objects[0].(*fyne.Container).Objects
 	texts[0].(*widget.Label).SetText(s.tilde(r.Path))
@@ -162,4 +256,12 @@ func when(t time.Time) string {
 		return "–"
 	}
 	return t.Local().Format("Jan 2 15:04")
+}
+
+// stamp is t in full, for the details view.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
 }

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
@@ -25,11 +26,29 @@ const (
 	TabPending = "Pending"
 )
 
+// The settings window's buttons and dialogs, by the labels a person and
+// the e2e tests read.
+const (
+	LabelNewGrant      = "New grant…"
+	LabelEdit          = "Edit…"
+	LabelRevoke        = "Revoke"
+	LabelRevokeSession = "Revoke all of session"
+	LabelLift          = "Lift"
+	LabelAllow         = "Allow…"
+	LabelAsk           = "Ask"
+	LabelExport        = "Export JSON lines…"
+	TitleDetails       = "Details"
+	TitleNewGrant      = "New grant"
+	TitleEditGrant     = "Edit grant"
+)
+
 // refreshEvery is how often an open settings window reloads, so that
 // changes made through the CLI or by expiry show up without reopening.
 const refreshEvery = 2 * time.Second
 
 // Settings is the grants, remembered denials, audit and pending window.
+// Its tables' columns grow with the window and resize by their header's
+// grip; a row selected opens in full (the details view).
 type Settings struct {
 	Win     fyne.Window
 	backend Backend
@@ -51,6 +70,8 @@ type Settings struct {
 	pendingList *widget.List
 	bars        bars
 	tabs        *container.AppTabs
+	details     dialog.Dialog // the details view last opened
+	asking      dialog.Dialog // the New grant… or Edit… form last opened
 	notice      *widget.Label // hidden unless SetNotice
 	status      *widget.Label
 	stop        chan struct{}
@@ -63,9 +84,12 @@ func NewSettings(a fyne.App, b Backend, review func(wire.Request)) *Settings {
 	home, _ := os.UserHomeDir()
 	s := &Settings{Win: a.NewWindow(SettingsTitle), backend: b, review: review, status: widget.NewLabel(""),
 		background: func(f func()) { go f() }, book: newSessionBook(home), filter: filters{state: stateLive}}
-	s.grants = newTable(s.grantColumns(), s.grantAction)
-	s.denials = newTable(s.denialColumns(), s.denialAction)
-	s.audit = newTable(s.auditColumns(), nil)
+	s.grants = newTable(s.grantColumns(), s.grantActions, 2)
+	s.grants.open = func(g grants.Grant) { s.openDetails(s.grantDetails(g), s.grantActions(g)) }
+	s.denials = newTable(s.denialColumns(), s.denialActions, 1)
+	s.denials.open = func(d wire.Denial) { s.openDetails(s.denialDetails(d), s.denialActions(d)) }
+	s.audit = newTable(s.auditColumns(), s.auditActions, 1)
+	s.audit.open = func(r grants.Record) { s.openDetails(s.auditDetails(r), s.auditActions(r)) }
 	s.audit.desc = true // newest first
 	s.pendingList = widget.NewList(s.pendingCount, newRow, s.updatePending)
 	s.notice = widget.NewLabel("")
@@ -73,9 +97,9 @@ func NewSettings(a fyne.App, b Backend, review func(wire.Request)) *Settings {
 	s.notice.Importance = widget.WarningImportance
 	s.notice.Hide()
 	s.tabs = container.NewAppTabs(
-		container.NewTabItem(TabGrants, container.NewBorder(s.grantsBar(), nil, nil, nil, s.grants.Widget)),
-		container.NewTabItem(TabDenials, s.denials.Widget),
-		container.NewTabItem(TabAudit, container.NewBorder(s.auditBar(), nil, nil, nil, s.audit.Widget)),
+		container.NewTabItem(TabGrants, container.NewBorder(s.grantsBar(), nil, nil, nil, s.grants.View)),
+		container.NewTabItem(TabDenials, s.denials.View),
+		container.NewTabItem(TabAudit, container.NewBorder(s.auditBar(), nil, nil, nil, s.audit.View)),
 		container.NewTabItem(TabPending, s.pendingList),
 	)
 	s.Win.SetContent(container.NewBorder(s.notice, s.status, nil, nil, s.tabs))

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -31,6 +30,28 @@ type fakeBackend struct {
 	sessions []string
 	filter   grants.AuditFilter
 	fail     error
+	asked    []string // "audit SEQ", "path OP PATH"
+	askErr   error
+}
+
+func (f *fakeBackend) AskFromAudit(id string) (wire.Request, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, "audit "+id)
+	return wire.Request{ID: "asked"}, f.askErr
+}
+
+func (f *fakeBackend) AskForPath(op wire.Op, path string) (wire.Request, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, "path "+string(op)+" "+path)
+	return wire.Request{ID: "asked"}, f.askErr
+}
+
+func (f *fakeBackend) askedList() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.asked)
 }
 
 func (f *fakeBackend) Pending() ([]wire.Request, error) {
@@ -125,31 +146,57 @@ func newTestSettings(t *testing.T, b Backend, review func(wire.Request)) *Settin
 }
 
 // cells returns a table's rows as rendered, one string per cell; an
-// action cell reads as its button's label.
+// action cell reads as its shown buttons' labels, joined by " | ".
 func cells[T any](tb *table[T]) [][]string {
 	rows, cols := tb.size()
 	out := make([][]string, rows)
 	for r := range rows {
 		for c := range cols {
-			o := newCell()
+			o := tb.newCell()
 			tb.updateCell(widget.TableCellID{Row: r, Col: c}, o)
-			objs := o.(*fyne.Container).Objects
-			if l := objs[0].(*widget.Label); l.Visible() {
+			l, buttons, _ := cellParts(o)
+			if l.Visible() {
 				out[r] = append(out[r], l.Text)
-			} else {
-				out[r] = append(out[r], objs[1].(*widget.Button).Text)
+				continue
 			}
+			var labels []string
+			for _, b := range buttons {
+				if b.Visible() {
+					labels = append(labels, b.(*widget.Button).Text)
+				}
+			}
+			out[r] = append(out[r], strings.Join(labels, " | "))
 		}
 	}
 	return out
 }
 
-// tapCell taps the action button of a table's row.
-func tapCell[T any](tb *table[T], row int) *widget.Button {
-	o := newCell()
+// rowButton renders the button labelled label of a table's row; nil when
+// the row shows none.
+func rowButton[T any](tb *table[T], row int, label string) *widget.Button {
+	o := tb.newCell()
 	tb.updateCell(widget.TableCellID{Row: row, Col: len(tb.cols)}, o)
-	b := o.(*fyne.Container).Objects[1].(*widget.Button)
-	if !b.Disabled() {
+	_, buttons, _ := cellParts(o)
+	for _, b := range buttons {
+		if btn := b.(*widget.Button); btn.Visible() && btn.Text == label {
+			return btn
+		}
+	}
+	return nil
+}
+
+// tapCell taps the last button of a table's row (Revoke, Lift, Allow…).
+func tapCell[T any](tb *table[T], row int) *widget.Button {
+	o := tb.newCell()
+	tb.updateCell(widget.TableCellID{Row: row, Col: len(tb.cols)}, o)
+	_, buttons, _ := cellParts(o)
+	var b *widget.Button
+	for _, o := range buttons {
+		if o.Visible() {
+			b = o.(*widget.Button)
+		}
+	}
+	if b != nil && !b.Disabled() {
 		test.Tap(b)
 	}
 	return b
@@ -159,7 +206,8 @@ func tapCell[T any](tb *table[T], row int) *widget.Button {
 func header[T any](tb *table[T], col int) *widget.Button {
 	o := tb.Widget.CreateHeader()
 	tb.Widget.UpdateHeader(widget.TableCellID{Row: -1, Col: col}, o)
-	return o.(*widget.Button)
+	b, _ := headerParts(o)
+	return b
 }
 
 func columnOf(rows [][]string, col int) []string {
@@ -183,16 +231,16 @@ func TestSettingsShowsEverything(t *testing.T) {
 	g := cells(s.grants)
 	wantGrants := [][]string{
 		{"~/Downloads/a.csv", "read file", "session", "live", "session end", "9", "–",
-			"claude · ~/work/app · " + clock(started, time.Now()), "Revoke"},
+			"claude · ~/work/app · " + clock(started, time.Now()), "Edit… | Revoke"},
 		{"~/Downloads/data", "read folder", "device", "live", "never", "10", "–",
-			"codex · ~/src/tool · since " + clock(time.Now(), time.Now()), "Revoke"},
+			"codex · ~/src/tool · since " + clock(time.Now(), time.Now()), "Edit… | Revoke"},
 	}
 	if !slices.EqualFunc(g, wantGrants, slices.Equal) {
 		t.Errorf("grant rows\n%q\nwant\n%q", g, wantGrants)
 	}
 	d := cells(s.denials)
-	if len(d) != 1 || d[0][0] != "codex · ~/src/tool · since "+clock(time.Now(), time.Now()) || d[0][2] != "~/Documents/taxes.pdf" ||
-		d[0][3] != "3" || d[0][6] != "Lift" {
+	if len(d) != 1 || d[0][0] != "codex · ~/src/tool · since "+clock(time.Now(), time.Now()) || d[0][1] != "this session" ||
+		d[0][3] != "~/Documents/taxes.pdf" || d[0][4] != "3" || d[0][7] != "Lift" {
 		t.Errorf("denial rows %q", d)
 	}
 	a := cells(s.audit)

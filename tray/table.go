@@ -7,53 +7,109 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+)
+
+// cutMode says which end of a cell's text gives way when it is wider
+// than its column.
+type cutMode int
+
+const (
+	// cutEnd cuts the end, as most text reads from its start.
+	cutEnd cutMode = iota
+	// cutStart cuts the start of a path, so that its file name shows:
+	// "…/Downloads/report.csv", never "~/Downloads/rep…".
+	cutStart
 )
 
 // column is one column of a table of T.
 type column[T any] struct {
 	title string
+	// width is the column's least width: columns grow with the window in
+	// proportion to it, until the person resizes one.
 	width float32
 	text  func(T) string
 	// order compares two rows by this column; nil compares their text.
 	// Times and counts need their own, or "10" sorts before "9".
 	order func(a, b T) int
+	cut   cutMode
 }
 
-// rowAction is a row's button: its label, and what a tap does (nil: the
-// button is shown disabled, as for a grant that already ended).
-type rowAction[T any] func(T) (label string, tapped func())
+// action is one of a row's buttons: its label, and what a tap does (nil:
+// shown disabled, as for a grant that already ended).
+type action struct {
+	label  string
+	tapped func()
+}
 
-// table is a widget.Table of rows of T under a header row of buttons: a
-// tap on a header sorts by that column, a second tap reverses. With an
-// action, the last column holds each row's button.
+// rowActions are a row's buttons, at most the table's maxActions; none
+// leaves the cell empty (an audit record there is nothing to do about).
+type rowActions[T any] func(T) []action
+
+// table is a widget.Table of rows of T under a header row: a tap on a
+// header sorts by that column, a second tap reverses, and the grip at a
+// header's right edge resizes its column. Columns grow with the table's
+// width; selecting a row opens its details. With actions, the last
+// column holds each row's buttons.
 type table[T any] struct {
-	cols   []column[T]
-	action rowAction[T]
+	cols       []column[T]
+	actions    rowActions[T]
+	maxActions int
+	// open shows a row in full (the details view); nil: rows are not
+	// opened.
+	open func(T)
+
 	mu     sync.Mutex
 	rows   []T // the rows shown, sorted
 	sortBy int
 	desc   bool
-	Widget *widget.Table
+
+	// Column widths: UI goroutine only. resized marks the columns the
+	// person sized, which keep their width when the window changes.
+	widths  []float32
+	resized []bool
+	fitted  float32 // the width the columns were last fitted to
+	Widget  *widget.Table
+	// View is the table in a container that fits its columns to its
+	// width: what the window shows.
+	View fyne.CanvasObject
 }
 
-func newTable[T any](cols []column[T], action rowAction[T]) *table[T] {
-	t := &table[T]{cols: cols, action: action}
-	t.Widget = widget.NewTable(t.size, newCell, t.updateCell)
+// actionWidth is the width of one action button's share of the last
+// column.
+const actionWidth = 90
+
+// minColumn is the narrowest a person can drag a column.
+const minColumn = 40
+
+func newTable[T any](cols []column[T], actions rowActions[T], maxActions int) *table[T] {
+	t := &table[T]{cols: cols, actions: actions, maxActions: maxActions}
+	if actions == nil {
+		t.maxActions = 0
+	}
+	t.Widget = widget.NewTable(t.size, t.newCell, t.updateCell)
 	t.Widget.ShowHeaderRow = true
-	t.Widget.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("", nil) }
+	t.Widget.CreateHeader = t.newHeader
 	t.Widget.UpdateHeader = t.updateHeader
+	t.Widget.OnSelected = t.selected
+	t.widths = make([]float32, len(cols))
+	t.resized = make([]bool, len(cols))
 	for i, c := range cols {
+		t.widths[i] = c.width
 		t.Widget.SetColumnWidth(i, c.width)
 	}
-	if action != nil {
-		t.Widget.SetColumnWidth(len(cols), 90)
+	if t.maxActions > 0 {
+		t.Widget.SetColumnWidth(len(cols), t.actionsWidth())
 	}
+	t.View = container.New(fitLayout{fit: t.fit}, t.Widget)
 	return t
 }
 
+func (t *table[T]) actionsWidth() float32 { return float32(t.maxActions) * actionWidth }
+
 func (t *table[T]) width() int {
-	if t.action != nil {
+	if t.maxActions > 0 {
 		return len(t.cols) + 1
 	}
 	return len(t.cols)
@@ -89,6 +145,17 @@ func (t *table[T]) row(i int) (T, bool) {
 	return t.rows[i], true
 }
 
+// selected opens the row selected (a click, or Space on the focused
+// cell) in the details view, and lets go of the selection so that the
+// same row opens again.
+func (t *table[T]) selected(id widget.TableCellID) {
+	r, ok := t.row(id.Row)
+	t.Widget.UnselectAll()
+	if ok && t.open != nil && id.Col < len(t.cols) {
+		t.open(r)
+	}
+}
+
 // sortOn sorts by column col, reversing when it already sorts by it.
 func (t *table[T]) sortOn(col int) {
 	t.mu.Lock()
@@ -116,48 +183,158 @@ func (t *table[T]) sortLocked() {
 	})
 }
 
-// newCell is a cell: a label for text, a button for the action column.
-func newCell() fyne.CanvasObject {
+// newCell is a cell: a label for text, the row's buttons in the action
+// column.
+func (t *table[T]) newCell() fyne.CanvasObject {
 	l := widget.NewLabel("")
 	l.Truncation = fyne.TextTruncateEllipsis
-	return container.NewStack(l, widget.NewButton("", nil))
+	buttons := container.NewHBox()
+	for range t.maxActions {
+		buttons.Add(widget.NewButton("", nil))
+	}
+	return container.NewStack(l, buttons)
+}
+
+// cellParts are a cell's label and buttons.
+func cellParts(o fyne.CanvasObject) (*widget.Label, []fyne.CanvasObject, *fyne.Container) {
+	objs := o.(*fyne.Container).Objects
+	box := objs[1].(*fyne.Container)
+	return objs[0].(*widget.Label), box.Objects, box
 }
 
 func (t *table[T]) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
-	objs := o.(*fyne.Container).Objects
-	l, b := objs[0].(*widget.Label), objs[1].(*widget.Button)
+	l, buttons, box := cellParts(o)
 	r, ok := t.row(id.Row)
 	if !ok {
 		l.SetText("")
-		b.Hide()
+		box.Hide()
 		return
 	}
 	if id.Col < len(t.cols) {
-		b.Hide()
+		box.Hide()
 		l.Show()
-		l.SetText(t.cols[id.Col].text(r))
+		l.SetText(t.cellText(id.Col, r))
 		return
 	}
-	label, tapped := t.action(r)
 	l.Hide()
-	b.SetText(label)
-	b.OnTapped = tapped
-	if tapped == nil {
-		b.Disable()
-	} else {
-		b.Enable()
+	box.Show()
+	acts := t.actions(r)
+	for i, o := range buttons {
+		b := o.(*widget.Button)
+		if i >= len(acts) || acts[i].label == "" {
+			b.Hide()
+			continue
+		}
+		b.SetText(acts[i].label)
+		b.OnTapped = acts[i].tapped
+		if acts[i].tapped == nil {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+		b.Show()
 	}
-	b.Show()
+}
+
+// cellText is row r's text in column col, cut at its start to the
+// column's width when the column cuts paths so.
+func (t *table[T]) cellText(col int, r T) string {
+	text := t.cols[col].text(r)
+	if t.cols[col].cut != cutStart {
+		return text
+	}
+	room := t.columnWidth(col) - 2*theme.InnerPadding()
+	return cutFront(text, func(s string) bool {
+		return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width <= room
+	})
+}
+
+// columnWidth is column col's width now.
+func (t *table[T]) columnWidth(col int) float32 {
+	if col < len(t.widths) {
+		return t.widths[col]
+	}
+	return t.cols[col].width
+}
+
+// fit sizes the columns to width: each column the person did not resize
+// grows from its least width in proportion to it, so that the columns
+// fill the table; none shrinks below its least width (the table then
+// scrolls). UI goroutine only.
+func (t *table[T]) fit(width float32) {
+	if width == t.fitted {
+		return
+	}
+	t.fitted = width
+	pad := theme.Padding()
+	room := width - pad*float32(t.width()+1) - theme.ScrollBarSize() - t.actionsWidth()
+	var growing float32
+	for i, c := range t.cols {
+		if t.resized[i] {
+			room -= t.widths[i]
+		} else {
+			growing += c.width
+		}
+	}
+	scale := float32(1)
+	if growing > 0 && room > growing {
+		scale = room / growing
+	}
+	for i, c := range t.cols {
+		if !t.resized[i] {
+			t.setWidth(i, c.width*scale)
+		}
+	}
+}
+
+// resize is the person dragging column col's grip by dx: the column
+// keeps the width it is given, whatever the window does next.
+func (t *table[T]) resize(col int, dx float32) {
+	if col < 0 || col >= len(t.cols) {
+		return
+	}
+	t.resized[col] = true
+	t.setWidth(col, max(minColumn, t.widths[col]+dx))
+}
+
+func (t *table[T]) setWidth(col int, w float32) {
+	t.widths[col] = w
+	t.Widget.SetColumnWidth(col, w)
+}
+
+// newHeader is a header cell: the title's sort button and, at its right
+// edge, the grip that resizes the column.
+func (t *table[T]) newHeader() fyne.CanvasObject {
+	g := newGrip(t.resize)
+	return container.NewBorder(nil, nil, nil, g, widget.NewButton("", nil))
+}
+
+// headerParts are a header cell's button and grip.
+func headerParts(o fyne.CanvasObject) (*widget.Button, *grip) {
+	var b *widget.Button
+	var g *grip
+	for _, c := range o.(*fyne.Container).Objects {
+		switch w := c.(type) {
+		case *widget.Button:
+			b = w
+		case *grip:
+			g = w
+		}
+	}
+	return b, g
 }
 
 func (t *table[T]) updateHeader(id widget.TableCellID, o fyne.CanvasObject) {
-	b := o.(*widget.Button)
+	b, g := headerParts(o)
+	g.col = id.Col
 	if id.Col < 0 || id.Col >= len(t.cols) {
 		b.SetText("")
 		b.OnTapped = nil
 		b.Disable()
+		g.Hide()
 		return
 	}
+	g.Show()
 	t.mu.Lock()
 	title := t.cols[id.Col].title
 	if t.sortBy == id.Col {
@@ -167,4 +344,26 @@ func (t *table[T]) updateHeader(id widget.TableCellID, o fyne.CanvasObject) {
 	b.SetText(title)
 	b.OnTapped = func() { t.sortOn(id.Col) }
 	b.Enable()
+}
+
+// fitLayout lays out one object over the whole container and hands the
+// container's width to fit first: the table's columns follow the window.
+type fitLayout struct {
+	fit func(width float32)
+}
+
+func (l fitLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	l.fit(size.Width)
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l fitLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s
 }

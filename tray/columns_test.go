@@ -1,0 +1,150 @@
+package tray
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/grants"
+	"pathgrant/guard"
+)
+
+// TestCutFront: a path too wide for its column loses its start, never
+// its file name, and the cut falls at a "/" where one leaves the name
+// whole.
+func TestCutFront(t *testing.T) {
+	tests := []struct {
+		name, text string
+		room       int // runes that fit
+		want       string
+	}{
+		{"fits", "~/Downloads/a.csv", 40, "~/Downloads/a.csv"},
+		{"cut at a folder", "~/Downloads/2026/reports/q4/report.csv", 22, "…/q4/report.csv"},
+		{"only the name fits", "~/Downloads/2026/reports/report.csv", 12, "…/report.csv"},
+		{"a name wider than the column keeps its end", "~/Downloads/a-very-long-report-name.csv", 12, "…rt-name.csv"},
+		{"a name with no folder", "registry.npmjs.org:443", 10, "…s.org:443"},
+		{"runes, not bytes", "~/Téléchargements/été/rapport.csv", 17, "…/été/rapport.csv"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fits := func(s string) bool { return utf8.RuneCountInString(s) <= tc.room }
+			got := cutFront(tc.text, fits)
+			if got != tc.want {
+				t.Errorf("cutFront(%q, %d) = %q, want %q", tc.text, tc.room, got, tc.want)
+			}
+			if !fits(got) {
+				t.Errorf("%q does not fit in %d", got, tc.room)
+			}
+		})
+	}
+}
+
+// TestColumnsGrowWithWindow: the columns fill the window as it widens,
+// each in proportion to its least width; none shrinks below it; a column
+// the person resized by its grip keeps its width.
+func TestColumnsGrowWithWindow(t *testing.T) {
+	s := newTestSettings(t, fixtureBackend(), nil)
+	tb := s.grants
+	widen := func(w float32) {
+		s.Win.Resize(fyne.NewSize(w, 560))
+		tb.fit(tb.View.Size().Width)
+	}
+	var dragged float32
+	steps := []struct {
+		name  string
+		do    func()
+		check func() string
+	}{
+		{"a narrow window: least widths", func() { widen(600) }, func() string {
+			for i, c := range tb.cols {
+				if tb.widths[i] != c.width {
+					return "a column is not at its least width"
+				}
+			}
+			return ""
+		}},
+		{"a wide window: every column grows alike and they fill it", func() { widen(2400) }, func() string {
+			ratio := tb.widths[0] / tb.cols[0].width
+			for i, c := range tb.cols {
+				if d := tb.widths[i]/c.width - ratio; d > 0.01 || d < -0.01 || ratio < 1.5 {
+					return "columns did not grow in proportion"
+				}
+			}
+			return fills(tb, tb.View.Size().Width)
+		}},
+		{"the grip resizes its column", func() { dragged = tb.widths[0] - 100; dragGrip(tb, 0, -100) }, func() string {
+			if tb.widths[0] != dragged || !tb.resized[0] {
+				return "the grip did not resize the column"
+			}
+			return ""
+		}},
+		{"the window narrows: the resized column keeps its width", func() { widen(1800) }, func() string {
+			if tb.widths[0] != dragged {
+				return "the resized column changed with the window"
+			}
+			return fills(tb, tb.View.Size().Width)
+		}},
+		{"no column is dragged below the least", func() { dragGrip(tb, 1, -1000) }, func() string {
+			if tb.widths[1] != minColumn {
+				return "a column dragged below the least width"
+			}
+			return ""
+		}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			st.do()
+			if msg := st.check(); msg != "" {
+				t.Fatalf("%s: widths %v (table %v wide)", msg, tb.widths, tb.View.Size().Width)
+			}
+		})
+	}
+}
+
+// fills reports whether the columns fill a table width wide without
+// spilling out of it.
+func fills(tb *table[grants.Grant], width float32) string {
+	sum := tb.actionsWidth()
+	for _, w := range tb.widths {
+		sum += w
+	}
+	if sum > width || sum < width*0.9 {
+		return "the columns do not fill the table"
+	}
+	return ""
+}
+
+// dragGrip drags column col's header grip by dx.
+func dragGrip[T any](tb *table[T], col int, dx float32) {
+	o := tb.Widget.CreateHeader()
+	tb.Widget.UpdateHeader(widget.TableCellID{Row: -1, Col: col}, o)
+	_, g := headerParts(o)
+	g.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: dx}})
+	g.DragEnd()
+}
+
+// TestPathCutAtStart: a long path in the path column ends with its file
+// name, and fits the column.
+func TestPathCutAtStart(t *testing.T) {
+	b := fixtureBackend()
+	long := "/home/u/Downloads/2026/clients/acme-corporation/quarterly/reports/final/q4-report.csv"
+	b.grants = []grants.Grant{{ID: "g1", Scope: grants.ScopeSession, Op: guard.OpRead, Path: long, Kind: guard.KindFile,
+		Session: sessA, Created: time.Now()}}
+	s := newTestSettings(t, b, nil)
+	got := cells(s.grants)[0][0]
+	room := s.grants.widths[0] - 2*theme.InnerPadding()
+	if !strings.HasPrefix(got, "…/") || !strings.HasSuffix(got, "/q4-report.csv") {
+		t.Errorf("path cell %q: want it cut at its start, ending with the file name", got)
+	}
+	if w := fyne.MeasureText(got, theme.TextSize(), fyne.TextStyle{}).Width; w > room {
+		t.Errorf("path cell %q is %v wide, the column has %v", got, w, room)
+	}
+	if search(s.grants.rows, s.grants.cols, "acme") == nil {
+		t.Error("the search no longer finds the part of the path cut from the cell")
+	}
+}
