@@ -89,7 +89,7 @@ func (s *Engine) remembered(sess *session, a guard.Access, rec grants.Record) (s
 func (s *Engine) newRequest(sess *session, req wire.CheckRequest, d guard.Decision, a guard.Access) wire.Request {
 	return wire.Request{
 		Session: sess.ID, SessionKind: sess.Kind, Workflow: sess.Workflow, Agent: sess.Agent, Tool: req.Tool,
-		Command: agentCommand(req), Input: cleanInput(req.Input), Purpose: cleanInput(req.Purpose), Held: cleanInput(req.Held), HeldBy: req.HeldBy, SessionStarted: sess.Started,
+		Command: agentCommand(req), Input: cleanInput(req.Input), Purpose: cleanInput(req.Purpose), Held: cleanInput(req.Held), HeldBy: req.HeldBy, SessionStarted: sess.Started, SessionExpires: sess.ageCap(),
 		Op: a.Op, Path: a.Path, Requested: a.Requested, Suggested: *d.Suggested, RequestID: req.RequestID,
 		RequestContext: wire.RequestContext{Cwd: sess.Cwd, Workspace: sess.roots.Workspace, Reason: d.Reason},
 	}

@@ -106,6 +106,7 @@ func (s *Engine) askedRequest(sess *session, op wire.Op, path string, kind guard
 		Tool: rec.Tool, Asked: from, RequestContext: wire.RequestContext{Reason: askedReason(from)}}
 	if sess != nil {
 		r.Session, r.SessionKind, r.Workflow, r.Agent, r.SessionStarted = sess.ID, sess.Kind, sess.Workflow, sess.Agent, sess.Started
+		r.SessionExpires = sess.ageCap()
 		r.Cwd, r.Workspace = sess.Cwd, sess.roots.Workspace
 	}
 	return r

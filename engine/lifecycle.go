@@ -219,6 +219,7 @@ func (s *Engine) adopt(rec grants.Session) (grants.EndReason, error) {
 		return grants.EndReasonSessionEnd, fmt.Errorf("rebuild: %w", err)
 	}
 	sess.Expires = rec.Expires
+	sess.Started = rec.Started // its own start, never the daemon's restart
 	if err := restoreBinding(sess, rec, spec); err != nil {
 		return grants.EndReasonSessionEnd, err
 	}

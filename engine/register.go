@@ -57,6 +57,7 @@ func (s *Engine) addSession(sess *session, owner Proc) error {
 	if aerr := s.admitSession(owner); aerr != nil {
 		return aerr
 	}
+	sess.uncap()
 	if err := s.sessions.add(sess); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ type session struct {
 	Cwd      string
 	Env      map[string]string // never logged, audited or published
 	Expires  time.Time
-	Started  time.Time // when it registered, by the engine's clock; labels it for a person
+	Started  time.Time // when it registered, by the engine's clock (kept across a restart); labels it for a person
 
 	roots     guard.SessionPolicy // canonical
 	tokenHash [32]byte            // set for sessions registered with a token
@@ -178,6 +178,47 @@ func (r *registry) add(s *session) error {
 	}
 	r.sessions[s.ID] = s
 	return nil
+}
+
+// boundSessionAge is how far ahead a session bound to a process expires:
+// never, in practice (the store wants a time, and one past 2262 would not
+// fit its index). Such a session ends when its process exits, however
+// long that takes, so "until the session ends" means that.
+const boundSessionAge = 100 * 365 * 24 * time.Hour
+
+// uncap lifts the age cap (Config.SessionMaxAge, 24 h by default) of a
+// session bound to a process, the agent of a hook-only session or the
+// launcher it ends with: the daemon watches that process and ends the
+// session when it exits. A session bound to nothing (a token session
+// registered without end_with_launcher) keeps the cap, and says so
+// (ageCap). Called when a new session is admitted, before the store
+// records it; an adopted session keeps the expiry the store has for it.
+func (s *session) uncap() {
+	if s.endsWithProcess() && s.Expires.Before(s.Started.Add(boundSessionAge)) {
+		s.Expires = s.Started.Add(boundSessionAge)
+	}
+}
+
+// ageCap is when s ends at the latest whatever its agent does, or
+// zero when it ends only with its process (see uncap): what a person is
+// told beside "until the session ends" (wire.Request.SessionExpires).
+func (s *session) ageCap() time.Time {
+	if s.endsWithProcess() {
+		return time.Time{}
+	}
+	return s.Expires
+}
+
+// endsWithProcess reports whether s ends with a process the daemon
+// watches: its own, or one a session it runs under is bound to (a child
+// ends with its parent).
+func (s *session) endsWithProcess() bool {
+	for p := s; p != nil; p = p.Parent {
+		if p.bound() != (Proc{}) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *registry) end(id string) bool { return r.endFor(id, grants.EndReasonSessionEnd) }

@@ -55,6 +55,11 @@ type Request struct {
 	HeldBy string `json:"held_by,omitempty"`
 	// SessionStarted labels the session, with its agent and cwd.
 	SessionStarted time.Time `json:"session_started,omitzero"`
+	// SessionExpires is when the session ends at the latest whatever its
+	// agent does (the daemon's age cap on a session bound to no process,
+	// 24 h by default), for "until the session ends" to say so; zero when
+	// it ends only when its agent or launcher exits.
+	SessionExpires time.Time `json:"session_expires,omitzero"`
 	Created        time.Time `json:"created"`
 	Expires        time.Time `json:"expires"`
 	State          string    `json:"state"` // pending | approved | denied | expired | ended
@@ -145,6 +150,11 @@ type Denial struct {
 	Cwd     string `json:"cwd,omitempty"`
 	// SessionStarted labels the session, with its agent and cwd.
 	SessionStarted time.Time `json:"session_started,omitzero"`
+	// SessionExpires is when the session ends at the latest whatever its
+	// agent does (the daemon's age cap on a session bound to no process,
+	// 24 h by default), for "until the session ends" to say so; zero when
+	// it ends only when its agent or launcher exits.
+	SessionExpires time.Time `json:"session_expires,omitzero"`
 	Op             Op        `json:"op"`
 	Path           string    `json:"path"`
 	Request        string    `json:"request"` // the approval request it was decided on
