@@ -43,7 +43,8 @@ const withdrawnMemory = 256
 // notification is still shown, by updating that one to count the group's
 // requests ("3 requests from Claude in myproject"). A note whose request
 // was already withdrawn is not posted. Without a server that supports
-// actions it is a plain notification, which cannot be taken back.
+// actions it is a plain notification, which cannot be taken back. A
+// request already shown is not posted again.
 func (n *Notifier) Post(note Note) error {
 	if !n.actions {
 		return n.opts.Plain(note.Title, note.Body)
@@ -54,7 +55,9 @@ func (n *Notifier) Post(note Note) error {
 		return err
 	}
 	n.mu.Lock()
-	if n.withdrawn[note.Key] {
+	if n.withdrawn[note.Key] || n.byKey(note.Key) != nil {
+		// withdrawn meanwhile, or shown already (a request shown again
+		// after the app reconnected): nothing new to tell
 		n.mu.Unlock()
 		return nil
 	}

@@ -49,6 +49,11 @@ type Prompter struct {
 	// application the person is typing in, drawing attention as the
 	// desktop allows. nil: Show, and RequestFocus with activate.
 	Reveal func(w fyne.Window, activate bool)
+	// Announce posts a request's notification, worded by NoticeFor, in
+	// place of Notify; Unannounce takes it back when the request leaves
+	// the inbox. nil: Notify alone, never taken back.
+	Announce   func(Notice) error
+	Unannounce func(id string)
 
 	mu      sync.Mutex
 	order   []string // pending request ids, oldest first
@@ -85,7 +90,7 @@ func (p *Prompter) Show(r wire.Request, codes []wire.ChoiceCode) {
 	p.codes[r.ID] = codes
 	n := len(p.order)
 	p.mu.Unlock()
-	go p.notify(r)
+	go p.announce(r)
 	p.onUI(func() {
 		if p.visible && p.dlg != nil {
 			p.renav()
@@ -136,6 +141,7 @@ func (p *Prompter) Withdraw(id string) {
 		next = p.order[min(max(i, 0), n-1)]
 	}
 	p.mu.Unlock()
+	p.unannounce(id)
 	p.onUI(func() {
 		switch {
 		case p.dlg == nil || p.dlg.Request.ID != id || p.dlg.Ended():
