@@ -72,6 +72,11 @@ func TestInboxAnnounces(t *testing.T) {
 	}{
 		{"withdrawn by the daemon", func(h *harness) { h.p.Withdraw("a") }},
 		{"denied from its notification", func(h *harness) { h.p.DenyID("a") }},
+		{"its waiting command ended", func(h *harness) {
+			r := request("a", "s")
+			r.State, r.Ended = wire.StateEnded, "the command ended"
+			h.p.Update(r)
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

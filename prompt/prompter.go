@@ -117,6 +117,9 @@ func (p *Prompter) Update(r wire.Request) {
 	if !ok {
 		return
 	}
+	if r.State == wire.StateEnded {
+		p.unannounce(r.ID) // the window says so in place; the notification would only mislead
+	}
 	p.onUI(func() {
 		if p.dlg != nil {
 			p.dlg.Update(r)
