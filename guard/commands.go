@@ -59,7 +59,14 @@ func buildCommands() map[string]handler {
 		add(name, h)
 	}
 	for name, r := range refusingCommands {
-		add(name, refusingCommand(r))
+		switch name {
+		case "tar":
+			add(name, tarCommand(refusingCommand(r)))
+		case "rsync":
+			add(name, rsyncCommand(refusingCommand(r)))
+		default:
+			add(name, refusingCommand(r))
+		}
 	}
 	for name, in := range interpreters {
 		add(name, in.handle)

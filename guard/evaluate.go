@@ -16,6 +16,10 @@ type Request struct {
 	Op    Op
 	Path  string
 	Shell string
+	// View, for a shell command that will run confined, is what its
+	// confinement view opens beyond the session's roots (view.go); nil
+	// for anything else.
+	View *View
 }
 
 // Verdict is the outcome of an evaluation (the socket's type, package wire).
@@ -84,6 +88,8 @@ func Evaluate(p *Compiled, g Grants, req Request) (Decision, error) {
 	switch {
 	case req.Shell != "" && (req.Path != "" || req.Op != ""):
 		return Decision{}, fmt.Errorf("%w: give either a shell command or an op and a path, not both", ErrBadRequest)
+	case req.View != nil && req.Shell == "":
+		return Decision{}, fmt.Errorf("%w: a confinement view is for a shell command only", ErrBadRequest)
 	case req.Shell != "":
 		a, err := analyzeShell(p, req.Shell)
 		if err != nil {
@@ -104,8 +110,9 @@ func Evaluate(p *Compiled, g Grants, req Request) (Decision, error) {
 		}
 		found = a
 	}
+	view := p.compileView(req.View)
 	for i := range found.accesses {
-		p.judge(g, &found.accesses[i])
+		p.judge(g, view, &found.accesses[i])
 	}
 	return decide(found), nil
 }
@@ -122,8 +129,8 @@ func analyzePath(p *Compiled, op Op, path string) (analysis, error) {
 }
 
 // judge gives one access its verdict. Protected paths and blocked writes
-// come first so that no root or grant can open them.
-func (p *Compiled) judge(g Grants, a *Access) {
+// come first so that no root, view or grant can open them.
+func (p *Compiled) judge(g Grants, view *viewSets, a *Access) {
 	protected := p.reaches(p.protected, a)
 	member, plants := p.plants(a)
 	switch {
@@ -141,6 +148,8 @@ func (p *Compiled) judge(g Grants, a *Access) {
 		a.allow(RuleReadOnly, "inside a read-only root")
 	case protected:
 		a.deny(RuleProtected, "is a protected path outside the workspace")
+	case view.allows(a):
+		a.allow(RuleView, "inside what the command's confinement opens (the device policy's caches, toolchains, read-only files)")
 	default:
 		p.judgeOutside(g, a)
 	}
@@ -166,22 +175,44 @@ func (p *Compiled) reaches(set rootSet, a *Access) bool {
 	return false
 }
 
+// The endings of an outside denial's reason: what the person could do, so
+// that the model can tell them, and whether to retry. Each is one line.
+const (
+	reasonEligible   = "is outside the workspace; reading it can be approved"
+	reasonNotOffered = "is outside the workspace and not in a folder pathgrant offers for approval; " +
+		"the person can allow it in pathgrant's settings (Audit → Allow…) or add its folder to eligible_read_only in policy.toml; " +
+		"do not retry until they say they have"
+	reasonNever = "is outside the workspace, in a folder of credentials, configuration or state that pathgrant never offers " +
+		"for approval: it can never be approved; do not retry"
+	reasonNeverTree = "is outside the workspace and holds a folder of credentials, configuration or state that pathgrant " +
+		"never offers for approval: reading it whole can never be approved; do not retry"
+	reasonNeverOp = "is outside the workspace, and %s outside it is never offered for approval"
+)
+
+// judgeOutside decides an access outside the workspace and the read-only
+// roots: in (or, whole, over) a never-offered folder no grant opens it;
+// else a grant allows it; else only a read under an eligible root can be
+// offered.
 func (p *Compiled) judgeOutside(g Grants, a *Access) {
-	if id := g.Lookup(a.Op, a.Path, a.Tree); id != "" {
+	never := p.NeverOffered(a.Path, a.Tree)
+	if id := g.Lookup(a.Op, a.Path, a.Tree); id != "" && !never {
 		a.Grant = id
 		a.allow(RuleGrant, "allowed by grant "+id)
 		return
 	}
-	if a.Op == OpRead && p.eligible.contains(a.Path) {
+	switch {
+	case a.Op != OpRead:
+		a.deny(RuleOutside, fmt.Sprintf(reasonNeverOp, a.Op))
+	case p.NeverOffered(a.Path, false):
+		a.deny(RuleOutside, reasonNever)
+	case never:
+		a.deny(RuleOutside, reasonNeverTree)
+	case p.eligible.contains(a.Path):
 		a.Eligible = true
-		a.deny(RuleOutside, "is outside the workspace; reading it can be approved")
-		return
+		a.deny(RuleOutside, reasonEligible)
+	default:
+		a.deny(RuleOutside, reasonNotOffered)
 	}
-	what := "is outside the workspace"
-	if a.Op != OpRead {
-		what = "is outside the workspace, and " + string(a.Op) + " outside it is never offered for approval"
-	}
-	a.deny(RuleOutside, what)
 }
 
 func (a *Access) allow(r Rule, why string) {
@@ -209,13 +240,15 @@ func decide(found analysis) Decision {
 	case len(found.unproven) > 0:
 		d.Verdict, d.Reason = Deny, "cannot prove what the command touches: "+found.unproven[0]
 	case len(denied) > 0:
-		d.Verdict, d.Reason = Deny, denied[0].Reason
 		d.Eligible = allEligible(denied)
+		d.Verdict, d.Reason = Deny, blocking(denied).Reason
 		if len(denied) > 1 {
 			d.Reason += fmt.Sprintf(" (and %d more denied)", len(denied)-1)
 		}
 	case len(d.Accesses) == 0:
 		d.Reason = "touches no files"
+	case len(d.Accesses) == 1:
+		d.Reason = "its one access is allowed"
 	default:
 		d.Reason = "all " + strconv.Itoa(len(d.Accesses)) + " accesses are allowed"
 	}
@@ -223,6 +256,18 @@ func decide(found analysis) Decision {
 		d.Suggested = suggest(denied[0])
 	}
 	return d
+}
+
+// blocking is the denied access a decision's reason names: the first
+// that cannot be offered when there is one (what stands in the way, not
+// a read that alone could be approved), else the first.
+func blocking(denied []Access) Access {
+	for _, a := range denied {
+		if !a.Eligible {
+			return a
+		}
+	}
+	return denied[0]
 }
 
 func allEligible(denied []Access) bool {

@@ -46,8 +46,8 @@ func runEvalCases(t *testing.T, cases []evalCase) {
 				}
 			}
 			checkSuggestion(t, d, f.path(tc.suggest))
-			if tc.reason != "" && !strings.Contains(d.Reason, tc.reason) {
-				t.Errorf("reason %q does not contain %q", d.Reason, tc.reason)
+			if tc.reason != "" && !strings.Contains(d.Reason, f.path(tc.reason)) {
+				t.Errorf("reason %q does not contain %q", d.Reason, f.path(tc.reason))
 			}
 		})
 	}
@@ -124,6 +124,19 @@ func TestEvaluatePath(t *testing.T) {
 		{name: "dotdot back out of a folder grant", op: OpRead, path: "{D}/data/../report.csv", grants: []string{"read:{D}/data"},
 			want: Deny, eligible: true},
 		{name: "grant never opens a protected path", op: OpWrite, path: "{T}/state/db", grants: []string{"write:{T}/state/db"}, want: Deny, reason: "protected"},
+		{name: "documents read is eligible", op: OpRead, path: "~/Documents/spec.pdf", want: Deny, eligible: true,
+			suggest: "read {H}/Documents/spec.pdf file", reason: "reading it can be approved"},
+		{name: "an eligible root itself is offered", op: OpRead, path: "{H}/Documents", want: Deny, eligible: true},
+		{name: "ssh key never eligible", op: OpRead, path: "~/.ssh/id_rsa", want: Deny,
+			reason: "never offers for approval: it can never be approved; do not retry"},
+		{name: "config never eligible", op: OpRead, path: "~/.config/x", want: Deny, reason: "it can never be approved"},
+		{name: "never eligible wins over a listed root", op: OpRead, path: "~/.config/shared/notes.txt", want: Deny,
+			reason: "it can never be approved"},
+		{name: "no grant opens a never-eligible folder", op: OpRead, path: "~/.ssh/id_rsa", grants: []string{"read:{H}/.ssh"}, want: Deny,
+			reason: "it can never be approved"},
+		{name: "a read not offered says what the person can do", op: OpRead, path: "{T}/secret/key", want: Deny,
+			reason: "not in a folder pathgrant offers for approval; the person can allow it in pathgrant's settings (Audit → Allow…) " +
+				"or add its folder to eligible_read_only in policy.toml; do not retry until they say they have"},
 	})
 }
 

@@ -7,8 +7,10 @@ import (
 	"testing"
 )
 
-// fixture is a small home directory with a workspace, a Downloads folder,
-// a secret outside both, and symlinks that try to escape.
+// fixture is a small home directory with a workspace, a Downloads folder
+// and a Documents folder (both eligible), credential and configuration
+// folders that are never eligible (one of them listed as eligible all the
+// same), a secret outside them all, and symlinks that try to escape.
 type fixture struct {
 	T, H, W, D, R string
 	policy        *Compiled
@@ -28,6 +30,7 @@ func newFixture(t testing.TB) *fixture {
 		"{W}/.claude/settings.json", "{W}/vendor/lib.go", "{W}/sub/x.txt",
 		"{D}/report.csv", "{D}/a.csv", "{D}/b.csv", "{D}/space name.csv", "{D}/data/x.csv",
 		"{D}/run.sh", "{T}/secret/key", "{T}/secret/sub/inner", "{R}/doc.md",
+		"{H}/Documents/spec.pdf", "{H}/Documents/reports/q1.csv", "{H}/.ssh/id_rsa", "{H}/.config/x", "{H}/.config/shared/notes.txt",
 	}
 	f.expand = strings.NewReplacer("{T}", f.T, "{H}", f.H, "{W}", f.W, "{D}", f.D, "{R}", f.R)
 	for _, name := range files {
@@ -52,8 +55,9 @@ func newFixture(t testing.TB) *fixture {
 	p := Policy{
 		SessionPolicy: SessionPolicy{Cwd: f.W, Workspace: []string{f.W}, ReadOnly: []string{f.R},
 			BlockedWrite: []string{f.W + "/vendor"}},
-		DevicePolicy: DevicePolicy{EligibleReadOnly: []string{"~/Downloads"},
-			Protected: []string{f.W + "/.claude/settings.json", f.W + "/.gemini/settings.json", f.T + "/state"}},
+		DevicePolicy: DevicePolicy{EligibleReadOnly: []string{"~/Downloads", "~/Documents", "~/.config/shared"},
+			Protected:     []string{f.W + "/.claude/settings.json", f.W + "/.gemini/settings.json", f.T + "/state"},
+			NeverEligible: []string{"~/.ssh", "~/.config"}},
 	}
 	f.policy, err = p.Compile(f.H)
 	if err != nil {

@@ -57,13 +57,19 @@ func checkInvariants(t *testing.T, fx *fixture, grants *GrantSet, d Decision) {
 		if d.Verdict == Allow && !referenceAllows(fx, grants, a) {
 			t.Fatalf("allowed %s %s (tree=%v), which the policy does not allow", a.Op, a.Path, a.Tree)
 		}
-		if d.Eligible && !a.Allowed && (a.Op != OpRead || !Within(fx.D, a.Path)) {
+		if d.Eligible && !a.Allowed && (a.Op != OpRead || !fx.eligible(a.Path)) {
 			t.Fatalf("eligible decision holds a denied %s %s", a.Op, a.Path)
 		}
 	}
-	if s := d.Suggested; s != nil && (s.Op != OpRead || !Within(fx.D, s.Path)) {
-		t.Fatalf("suggested scope %+v is not a read under Downloads", s)
+	if s := d.Suggested; s != nil && (s.Op != OpRead || !fx.eligible(s.Path)) {
+		t.Fatalf("suggested scope %+v is not a read under Downloads or Documents", s)
 	}
+}
+
+// eligible reports whether p lies under one of the fixture's eligible
+// roots that no never-eligible folder covers: Downloads or Documents.
+func (fx *fixture) eligible(p string) bool {
+	return Within(fx.D, p) || Within(fx.H+"/Documents", p)
 }
 
 // referenceAllows restates the policy of the fixture as plainly as possible.
@@ -87,7 +93,9 @@ func referenceAllows(fx *fixture, grants *GrantSet, a Access) bool {
 	case a.Op == OpRead && Within(fx.R, a.Path):
 		return true
 	}
-	return !protected && grants.Lookup(a.Op, a.Path, a.Tree) != ""
+	never := Within(fx.H+"/.ssh", a.Path) || Within(fx.H+"/.config", a.Path) ||
+		a.Tree && (Within(a.Path, fx.H+"/.ssh") || Within(a.Path, fx.H+"/.config"))
+	return !protected && !never && grants.Lookup(a.Op, a.Path, a.Tree) != ""
 }
 
 // FuzzProgramText: sed scripts, awk programs and command lines built

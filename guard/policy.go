@@ -23,6 +23,11 @@ type DevicePolicy struct {
 	// protected, by key: ".vscode", ".git/config") the person opened for
 	// writing in every workspace: the device policy's allow_protected.
 	AllowProtected []string `json:"allow_protected,omitempty"`
+	// NeverEligible are folders under which nothing is offered for
+	// approval or allowed by a grant, whatever EligibleReadOnly says:
+	// credentials, configuration and state (devicepolicy.NeverEligible).
+	// The protected paths are never offered either.
+	NeverEligible []string `json:"never_eligible,omitempty"`
 }
 
 // Policy is a session policy together with the device policy. Its JSON form
@@ -43,6 +48,7 @@ type Compiled struct {
 	blockedWrite rootSet
 	eligible     rootSet
 	protected    rootSet
+	never        rootSet         // never offered nor granted: NeverEligible
 	open         map[string]bool // allow_protected keys, lower case
 }
 
@@ -76,6 +82,7 @@ func (p Policy) Compile(home string) (*Compiled, error) {
 		{"blocked_write", p.BlockedWrite, &c.blockedWrite},
 		{"eligible_read_only", p.EligibleReadOnly, &c.eligible},
 		{"protected", p.Protected, &c.protected},
+		{"never_eligible", p.NeverEligible, &c.never},
 	}
 	for _, l := range lists {
 		set, err := c.rootSet(l.paths)
@@ -148,11 +155,19 @@ func (c *Compiled) Offerable(op Op, path string, tree bool) bool {
 		d, err := Destination(path)
 		return !tree && err == nil && d == path
 	}
-	if op != OpRead || !c.eligible.contains(path) {
+	if op != OpRead || !c.eligible.contains(path) || c.NeverOffered(path, tree) {
 		return false
 	}
+	return true
+}
+
+// NeverOffered reports whether reading path (its subtree when tree) lies
+// in, or for a subtree spans, a folder never offered for approval: a
+// never-eligible folder or a protected path. Such a read is never
+// offered, and no grant allows it.
+func (c *Compiled) NeverOffered(path string, tree bool) bool {
 	if tree {
-		return !c.protected.overlaps(path)
+		return c.never.overlaps(path) || c.protected.overlaps(path)
 	}
-	return !c.protected.contains(path)
+	return c.never.contains(path) || c.protected.contains(path)
 }
