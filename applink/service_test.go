@@ -3,9 +3,6 @@ package applink
 import (
 	"io"
 	"log/slog"
-	"net"
-	"net/rpc"
-	"net/rpc/jsonrpc"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,15 +19,7 @@ func calls(t *testing.T, l *Link) *App {
 	st := ipctest.OpenStore(t, filepath.Join(t.TempDir(), "pathgrant.db"))
 	srv := ipc.New(ipc.Config{Store: st, Home: t.TempDir(), Logger: ipctest.Quiet, Approver: l})
 	l.Attach(srv.Engine(), st)
-	mine, theirs := net.Pipe()
-	rs := rpc.NewServer()
-	if err := rs.RegisterName("Daemon", &service{link: l, run: &running{}}); err != nil {
-		t.Fatal(err)
-	}
-	go rs.ServeCodec(jsonrpc.NewServerCodec(theirs))
-	a := &App{events: io.NopCloser(nil), calls: jsonrpc.NewClient(mine)}
-	t.Cleanup(func() { a.calls.Close() })
-	return a
+	return linkedApp(t, l)
 }
 
 // TestEveryCallOnAnEmptyDaemon: each call the settings window and the
