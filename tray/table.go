@@ -234,6 +234,7 @@ func (t *table[T]) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 		}
 		b.Show()
 	}
+	box.Refresh() // lay the buttons out again: their number and labels changed
 }
 
 // cellText is row r's text in column col, cut at its start to the
