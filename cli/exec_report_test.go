@@ -61,7 +61,7 @@ func TestExecExplainsRefusals(t *testing.T) {
 		{"cat outside", "cat " + e.secret, "", 1, "", []string{"cat: " + e.secret, cannot}, false},
 		{"python outside", "/usr/bin/python3 leak.py", "", 1, "", []string{"Error", cannot}, false},
 		{"eligible read raises a request", "cat " + e.dl + "/asked.csv", "", 1, "",
-			[]string{"pathgrant: " + e.dl + "/asked.csv is outside this session's permissions; reading it can be approved: raised as request "}, false},
+			[]string{"pathgrant: " + e.dl + "/asked.csv is outside this session's permissions; reading it needs the person's approval: they were asked in pathgrant's window (or with `pathgrant approve` in a terminal) (request "}, false},
 		{"a missing workspace file is not explained", "cat nothere.txt " + e.work + "/gone.txt", "", 1, "", nil, true},
 		{"status passes through", "echo out; echo err >&2; exit 3", "", 3, "out\n", []string{"err"}, true},
 		{"stdin and stdout pass through", "tr a-z A-Z", "hello", 0, "HELLO", nil, true},

@@ -11,9 +11,6 @@ import (
 	"pathgrant/wire"
 )
 
-// retryHint is what an agent is told when the user has not decided yet.
-const retryHint = "approval pending: retry after approving"
-
 // check answers one request for a resolved session: evaluate, and on an
 // eligible denial queue an approval, raised by by, and (interactive
 // sessions only) wait for it up to wait_ms.
@@ -43,7 +40,7 @@ func (s *Engine) check(ctx context.Context, sess *session, req wire.CheckRequest
 	}
 	ans.Pending = o.req.ID
 	if wait == 0 {
-		ans.Reason = retryHint + " (" + ans.Reason + ")"
+		ans.Reason = pendingReason(s.cfg.Home, ans, false)
 		return ans, nil
 	}
 	return s.await(ctx, sess, req, ans, o.waiter, wait), nil
@@ -56,15 +53,11 @@ func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest
 	decided, ok := s.waitDecision(ctx, ans.Pending, w, wait)
 	switch {
 	case !ok:
-		ans.Reason = retryHint
-		return ans
-	case decided.State == wire.StateEnded:
-		ans.Eligible, ans.Suggested = false, nil
-		ans.Reason = endedReason(sess)
+		ans.Reason = pendingReason(s.cfg.Home, ans, true)
 		return ans
 	case decided.State != wire.StateApproved:
 		ans.Eligible, ans.Suggested = false, nil
-		ans.Reason = deniedReason(decided)
+		ans.Reason = s.notApprovedReason(sess, decided)
 		return ans
 	}
 	again, _, err := s.reevaluate(sess, req, decided)
@@ -74,6 +67,24 @@ func (s *Engine) await(ctx context.Context, sess *session, req wire.CheckRequest
 	}
 	again.Pending = ans.Pending
 	return again
+}
+
+// notApprovedReason is what a call that waited on request r is told when
+// r ended otherwise than approved: denied by the person (once, for the
+// session, on the device), expired, or ended with its session or its
+// command.
+func (s *Engine) notApprovedReason(sess *session, r wire.Request) string {
+	switch {
+	case r.State == wire.StateEnded && r.Ended != "":
+		return endedUndecidedReason(s.cfg.Home, r)
+	case r.State == wire.StateEnded:
+		return endedReason(sess)
+	case r.State == wire.StateExpired:
+		return "the request for " + accessWords(s.cfg.Home, r.Op, r.Path) + " expired without a decision: retry once to ask the person again"
+	case r.Scope == string(grants.ScopeSession) || r.Scope == string(grants.ScopeDevice):
+		return deniedReason(r)
+	}
+	return deniedOnceReason
 }
 
 // evaluate runs the guard for sess and, on allow, records the use of the
@@ -91,7 +102,7 @@ func (s *Engine) evaluateWith(sess *session, req wire.CheckRequest, extra *decid
 	if extra != nil {
 		held = withDecided{Grants: view, extra: extra}
 	}
-	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command}
+	greq := guard.Request{Op: req.Op, Path: req.Path, Shell: req.Command, View: s.confinedView(req)}
 	pol, err := s.compiled(sess)
 	if err != nil {
 		return wire.Answer{}, guard.Decision{}, errorf(Internal, "", "%v", err)
@@ -131,19 +142,20 @@ func grantIDs(d guard.Decision) []string {
 	return ids
 }
 
-// answer builds the one structured answer from a decision: the first
-// denied access names the path, op and rule.
+// answer builds the one structured answer from a decision: the denied
+// access its reason names (guard.Decision.Blocking: the first that cannot
+// be offered, else the first) names the path, op and rule.
 func (s *Engine) answer(sess *session, req wire.CheckRequest, d guard.Decision) wire.Answer {
 	ans := wire.Answer{
 		Decision: d.Verdict, Session: sess.ID, Workflow: sess.Workflow, Execution: req.Execution,
 		Tool: req.Tool, RequestID: req.RequestID, Reason: d.Reason, Eligible: d.Eligible, Suggested: d.Suggested,
 		Grants: grantIDs(d),
 	}
-	for _, a := range d.Accesses {
-		if !a.Allowed || d.Verdict == guard.Allow {
-			ans.Op, ans.Path, ans.Rule = a.Op, a.Path, a.Rule
-			break
-		}
+	if a, ok := d.Blocking(); ok {
+		ans.Op, ans.Path, ans.Rule = a.Op, a.Path, a.Rule
+	} else if d.Verdict == guard.Allow && len(d.Accesses) > 0 {
+		a := d.Accesses[0]
+		ans.Op, ans.Path, ans.Rule = a.Op, a.Path, a.Rule
 	}
 	if d.Verdict == guard.Deny && ans.Rule == "" {
 		ans.Rule = guard.RuleUnproven

@@ -62,9 +62,10 @@ func refusalLine(p string, ans wire.Answer, err error) string {
 	case ans.Decision == guard.Allow:
 		return fmt.Sprintf("pathgrant: %s may be read now (approved since the command started): retry", p)
 	case ans.Eligible && ans.Pending != "":
-		return fmt.Sprintf(outside+"; reading it can be approved: raised as request %s, retry after approving", p, ans.Pending)
+		return fmt.Sprintf(outside+"; reading it needs the person's approval: they were asked "+whereAsked+
+			" (request %s); wait for them, then run the command again", p, ans.Pending)
 	case ans.Eligible:
-		return fmt.Sprintf(outside+"; reading it can be approved, but no request was raised: %s", p, oneLine(ans.Reason))
+		return fmt.Sprintf(outside+"; reading it needs the person's approval, but nobody was asked: %s", p, oneLine(ans.Reason))
 	}
 	return fmt.Sprintf(outside+" and cannot be approved", p)
 }

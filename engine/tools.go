@@ -69,6 +69,7 @@ func (s *Engine) runTool(ctx context.Context, sess *session, tool string, req wi
 		return denial(p, d, ans), nil
 	}
 	if wait == 0 {
+		ans.Reason = pendingReason(s.cfg.Home, ans, false)
 		return denial(p, d, ans).Pending(o.req.ID), nil
 	}
 	return s.awaitTool(ctx, sess, p, creq, ans, d, o, wait), nil
@@ -81,9 +82,10 @@ func (s *Engine) awaitTool(ctx context.Context, sess *session, p *tools.Prepared
 	decided, ok := s.waitDecision(ctx, o.req.ID, o.waiter, wait)
 	switch {
 	case !ok:
+		ans.Reason = pendingReason(s.cfg.Home, ans, true)
 		return denial(p, d, ans).Pending(o.req.ID)
 	case decided.State != wire.StateApproved:
-		ans.Eligible, ans.Suggested, ans.Reason = false, nil, deniedReason(decided)
+		ans.Eligible, ans.Suggested, ans.Reason = false, nil, s.notApprovedReason(sess, decided)
 		return denial(p, d, ans)
 	}
 	again, d2, aerr := s.reevaluate(sess, creq, decided)

@@ -64,7 +64,7 @@ func TestDecisionAnswersEveryWaitingCall(t *testing.T) {
 	}{
 		{scope: "once", want: guard.Allow, next: guard.Deny},
 		{scope: "session", want: guard.Allow, next: guard.Allow},
-		{scope: "deny", want: guard.Deny, next: guard.Deny, reason: "denied by the user"},
+		{scope: "deny", want: guard.Deny, next: guard.Deny, reason: "denied by the person in pathgrant's window"},
 		{scope: "deny", remember: true, want: guard.Deny, next: guard.Deny, reason: "do not retry"},
 	} {
 		name := tc.scope
@@ -149,7 +149,7 @@ func TestWaitingClock(t *testing.T) {
 	c := e.clientFor(e.register(wire.SessionRequest{Agent: "claude"}))
 	start := time.Now()
 	ans, err := c.Check(context.Background(), wire.CheckRequest{Op: guard.OpRead, Path: e.dl + "/report.csv", WaitMS: 300})
-	if err != nil || ans.Pending == "" || !strings.Contains(ans.Reason, "retry after approving") {
+	if err != nil || ans.Pending == "" || !strings.Contains(ans.Reason, "needs the person's approval") {
 		t.Fatalf("%+v %v", ans, err)
 	}
 	first := *a.last.Load() // the prompt as shown: the call that raised it waits already

@@ -3,8 +3,8 @@
 // and list_directory. It checks and runs nothing itself: every call is
 // forwarded to the daemon's tool route for the bridge's one session, and
 // the daemon's structured result (a denial with its reason, pending
-// approval id and "retry after approving", or the output) is returned as
-// the MCP tool result.
+// approval id and what the person must do before the call is tried
+// again, or the output) is returned as the MCP tool result.
 package mcp
 
 import (

@@ -180,7 +180,7 @@ func TestDownloadsThroughTheBridge(t *testing.T) {
 	report := e.downloads + "/report.csv"
 	res, text, structured := e.call(t, "read_file", map[string]any{"path": "~/Downloads/report.csv"})
 	pending, _ := structured["pending_id"].(string)
-	if !res.IsError || pending == "" || !strings.Contains(text, "retry after approving") || !strings.Contains(text, pending) {
+	if !res.IsError || pending == "" || !strings.Contains(text, "call the tool again once they have") || !strings.Contains(text, pending) {
 		t.Fatalf("first call: isError %v, text %q, structured %v", res.IsError, text, structured)
 	}
 	if structured["session"] != e.session.ID || structured["eligible"] != true {

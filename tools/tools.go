@@ -23,9 +23,10 @@ const (
 // Names lists every tool in a stable order.
 var Names = []string{ExecuteShellCommand, ReadFile, WriteFile, ListDirectory}
 
-// RetryHint is what a denied call that waits for the user's approval
-// tells the agent: the call is not replayed, the agent calls again.
-const RetryHint = "retry after approving"
+// RetryHint is what a denied call that waits for the person's approval
+// tells the agent: the call is not replayed, so the agent calls again,
+// once, after the person approved it where they were asked.
+const RetryHint = "the person approves it in pathgrant's window (or with `pathgrant approve` in a terminal); call the tool again once they have"
 
 // ErrBadCall wraps every error caused by the call itself: an unknown tool,
 // arguments that do not parse or are missing, a path the guard cannot
