@@ -14,8 +14,9 @@ type Notice struct {
 	// Group is who asks and where, "Claude in myproject": requests of one
 	// group arriving together are summarised in one notification.
 	Group string
-	// Title names the agent, the project and the file: "Claude in
-	// myproject wants to read report.csv"; Body where the file is.
+	// Title is NotifyTitle; Body names the agent, the project and the
+	// file, "Claude in myproject wants to read report.csv", and on its
+	// second line where the file is.
 	Title, Body string
 	// Line is the request in a summary's list: "read report.csv".
 	Line string
@@ -28,8 +29,8 @@ func NoticeFor(r wire.Request) Notice {
 	return Notice{
 		ID:    r.ID,
 		Group: group,
-		Title: group + " wants to " + Verb(r) + " " + Heading(r),
-		Body:  Target(r, home()),
+		Title: NotifyTitle,
+		Body:  group + " wants to " + Verb(r) + " " + Heading(r) + "\n" + Target(r, home()),
 		Line:  Verb(r) + " " + Heading(r),
 	}
 }

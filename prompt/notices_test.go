@@ -23,16 +23,16 @@ func TestNoticeFor(t *testing.T) {
 		want Notice
 	}{
 		{"a file in Downloads", read("claude", "/home/u/src/myproject", "/home/u/Downloads/report.csv"),
-			Notice{ID: "r1", Group: "Claude in myproject", Title: "Claude in myproject wants to read report.csv",
-				Body: "in ~/Downloads", Line: "read report.csv"}},
+			Notice{ID: "r1", Group: "Claude in myproject", Title: NotifyTitle,
+				Body: "Claude in myproject wants to read report.csv\nin ~/Downloads", Line: "read report.csv"}},
 		{"no session folder", read("codex", "", "/home/u/Documents/spec.pdf"),
-			Notice{ID: "r1", Group: "Codex", Title: "Codex wants to read spec.pdf", Body: "in ~/Documents", Line: "read spec.pdf"}},
+			Notice{ID: "r1", Group: "Codex", Title: NotifyTitle, Body: "Codex wants to read spec.pdf\nin ~/Documents", Line: "read spec.pdf"}},
 		{"a destination", wire.Request{ID: "r1", Agent: "claude", RequestContext: wire.RequestContext{Cwd: "/w/app"},
 			Op: wire.OpConnect, Path: "pypi.org:443"},
-			Notice{ID: "r1", Group: "Claude in app", Title: "Claude in app wants to connect to pypi.org:443",
-				Body: "over the network, through pathgrant's proxy", Line: "connect to pypi.org:443"}},
+			Notice{ID: "r1", Group: "Claude in app", Title: NotifyTitle,
+				Body: "Claude in app wants to connect to pypi.org:443\nover the network, through pathgrant's proxy", Line: "connect to pypi.org:443"}},
 		{"a project name that hides text", read("claude", "/w/a\u202eb", "/home/u/Downloads/x"),
-			Notice{ID: "r1", Group: `Claude in a\u202eb`, Title: `Claude in a\u202eb wants to read x`, Body: "in ~/Downloads",
+			Notice{ID: "r1", Group: `Claude in a\u202eb`, Title: NotifyTitle, Body: `Claude in a\u202eb wants to read x` + "\nin ~/Downloads",
 				Line: "read x"}},
 	}
 	for _, tc := range tests {
@@ -82,7 +82,7 @@ func TestInboxAnnounces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newTestPrompter(t)
 			an := &announcements{}
-			h.p.Announce = func(n Notice) error { an.add("post " + n.ID + " " + n.Title); return nil }
+			h.p.Announce = func(n Notice) error { an.add("post " + n.ID + " " + n.Body); return nil }
 			h.p.Unannounce = func(id string) { an.add("withdraw " + id) }
 			h.p.Show(request("a", "s"), testCodes("K7MP"))
 			h.eventually(t, "announced", func() bool { return len(an.list()) == 1 })
