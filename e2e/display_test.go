@@ -73,11 +73,18 @@ func startDesktopWith(t *testing.T, dunstrc string) *desktop {
 // startXvfb lets Xvfb pick a free display (-displayfd) and returns it.
 func startXvfb(t *testing.T) string {
 	t.Helper()
+	return startXvfbScreen(t, "1280x800x24")
+}
+
+// startXvfbScreen is startXvfb with the screen's size and depth
+// ("1366x768x24").
+func startXvfbScreen(t *testing.T, screen string) string {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	startGroup(t, cmd)
 	w.Close()

@@ -1,0 +1,254 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"pathgrant/tray"
+)
+
+// dbusMenu reads the app's tray menu over com.canonical.dbusmenu as a
+// StatusNotifierItem host does: the item the watcher lists, its Menu
+// object, GetLayout of the whole tree, then the properties of every item
+// by GetGroupProperties (libdbusmenu, behind xfce4-panel and GNOME's
+// AppIndicator extension, shows an item only once that call returned it;
+// KDE's importer reads the layout's properties).
+type dbusMenu struct {
+	conn         *dbus.Conn
+	service      string
+	path         dbus.ObjectPath
+	revisionSeen uint32
+}
+
+// menuEntry is one item of a layout: its id and label, "-" for a
+// separator.
+type menuEntry struct {
+	ID    int32
+	Label string
+}
+
+// layout is GetLayout's tree: an id, properties, children.
+type layout struct {
+	ID       int32
+	Props    map[string]dbus.Variant
+	Children []dbus.Variant
+}
+
+// openDBusMenu connects to the desktop's session bus and finds the one
+// registered StatusNotifierItem and its menu.
+func openDBusMenu(t *testing.T, d *desktop) *dbusMenu {
+	t.Helper()
+	conn, err := dbus.Connect(d.Bus)
+	if err != nil {
+		t.Fatalf("session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var items []string
+	waitUntil(t, 30*time.Second, "the app's StatusNotifierItem registered with the panel", func() bool {
+		v, err := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher").
+			GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
+		if err != nil {
+			return false
+		}
+		items, _ = v.Value().([]string)
+		return len(items) == 1
+	})
+	// xfce4-panel lists an item as "service/path".
+	service, path, _ := strings.Cut(items[0], "/")
+	m := &dbusMenu{conn: conn, service: service}
+	v, err := conn.Object(service, dbus.ObjectPath("/"+path)).GetProperty("org.kde.StatusNotifierItem.Menu")
+	if err != nil {
+		t.Fatalf("the item's Menu: %v", err)
+	}
+	m.path, _ = v.Value().(dbus.ObjectPath)
+	return m
+}
+
+// entries is the menu as a host shows it: GetLayout, then every item's
+// properties by GetGroupProperties; an item whose properties do not come
+// back is not shown, as libdbusmenu does not show it.
+func (m *dbusMenu) entries(t *testing.T) []menuEntry {
+	t.Helper()
+	obj := m.conn.Object(m.service, m.path)
+	var rev uint32
+	var root layout
+	if err := obj.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&rev, &root); err != nil {
+		t.Fatalf("GetLayout: %v", err)
+	}
+	m.revisionSeen = rev
+	var ids []int32
+	for _, c := range root.Children {
+		var child layout
+		if err := dbus.Store([]any{c.Value()}, &child); err != nil {
+			t.Fatalf("a child of the layout: %v (%#v)", err, c.Value())
+		}
+		ids = append(ids, child.ID)
+	}
+	var props []struct {
+		ID    int32
+		Props map[string]dbus.Variant
+	}
+	if err := obj.Call("com.canonical.dbusmenu.GetGroupProperties", 0, ids, []string{}).Store(&props); err != nil {
+		t.Fatalf("GetGroupProperties: %v", err)
+	}
+	byID := map[int32]map[string]dbus.Variant{}
+	for _, p := range props {
+		byID[p.ID] = p.Props
+	}
+	var out []menuEntry
+	for _, id := range ids {
+		p, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if visible, ok := p["visible"]; ok && visible.Value() == false {
+			continue
+		}
+		label, _ := p["label"].Value().(string)
+		if typ, _ := p["type"].Value().(string); typ == "separator" {
+			label = "-"
+		}
+		out = append(out, menuEntry{ID: id, Label: label})
+	}
+	return out
+}
+
+// labels are the entries' labels.
+func labels(es []menuEntry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Label)
+	}
+	return out
+}
+
+// waitMenu waits until the menu read over D-Bus has the labels want
+// (a label ending in "…)" matches by its prefix up to "(").
+func (m *dbusMenu) waitMenu(t *testing.T, what string, want []string) []menuEntry {
+	t.Helper()
+	var got []menuEntry
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got = m.entries(t)
+		if menuMatches(labels(got), want) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the menu reads %q, want %q", what, labels(got), want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func menuMatches(got, want []string) bool {
+	return slices.EqualFunc(got, want, func(g, w string) bool {
+		if p, ok := strings.CutSuffix(w, "*"); ok {
+			return strings.HasPrefix(g, p)
+		}
+		return g == w
+	})
+}
+
+// panelMenu opens the tray icon's menu in the panel with a click (the
+// icon is the systray plugin's first, at the panel's left end) and
+// returns the new menu window and its geometry.
+func (w *wmDesktop) panelMenu(t *testing.T) (string, geometry) {
+	t.Helper()
+	before := w.visibleWindows(t)
+	w.output(t, "xdotool", "mousemove", "11", fmt.Sprint(panelSize/2), "click", "1")
+	var win string
+	var g geometry
+	waitUntil(t, 10*time.Second, "the panel's menu window", func() bool {
+		for _, id := range w.visibleWindows(t) {
+			if slices.Contains(before, id) {
+				continue
+			}
+			g = w.windowGeometry(t, id)
+			if g.Y >= panelSize-2 && g.H > 40 {
+				win = id
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(300 * time.Millisecond) // drawn
+	return win, g
+}
+
+// visibleWindows lists every visible window on the screen.
+func (w *wmDesktop) visibleWindows(t *testing.T) []string {
+	t.Helper()
+	out, _ := w.command("xdotool", "search", "--onlyvisible", "--name", "").Output()
+	return strings.Fields(string(out))
+}
+
+// closeMenu closes an open panel menu without choosing.
+func (w *wmDesktop) closeMenu(t *testing.T, win string) {
+	t.Helper()
+	w.output(t, "xdotool", "key", "Escape")
+	waitUntil(t, 10*time.Second, "the panel's menu to close", func() bool {
+		return !slices.Contains(w.visibleWindows(t), win)
+	})
+}
+
+// chooseInPanelMenu opens the menu and picks its n-th enabled item from
+// the keyboard (GTK's menu skips the disabled first item).
+func (w *wmDesktop) chooseInPanelMenu(t *testing.T, n int) {
+	t.Helper()
+	win, _ := w.panelMenu(t)
+	for range n {
+		w.output(t, "xdotool", "key", "Down")
+	}
+	w.output(t, "xdotool", "key", "Return")
+	waitUntil(t, 10*time.Second, "the panel's menu to close", func() bool {
+		return !slices.Contains(w.visibleWindows(t), win)
+	})
+}
+
+// TestTrayMenuAfterPauseResume is issue 43's tray menu on a real panel:
+// xfce4-panel 4.18 kept only part of the menu after Pause → Resume. Here
+// the real app runs on xfwm4 with the panel's systray plugin as its
+// StatusNotifierItem host; Pause and Resume are picked in the panel's own
+// menu, and after them the menu is whole both as the panel shows it (its
+// window is as tall as before, screenshots) and as a host reads it over
+// D-Bus (GetLayout, then every item's properties).
+func TestTrayMenuAfterPauseResume(t *testing.T) {
+	w := startWMDesktop(t, 1366, 768)
+	e := newAppEnv(t)
+	startTheApp(t, w.desktop, e, "tray-panel-app.log")
+	menu := openDBusMenu(t, w.desktop)
+	idle := []string{tray.LabelNoPending, tray.LabelSettings, "-", tray.LabelPause, "-", tray.LabelQuit}
+	paused := []string{tray.LabelNoPending, tray.LabelSettings, "-", tray.LabelResume + "*", "-", tray.LabelQuit}
+	first := menu.waitMenu(t, "at start", idle)
+
+	win, before := w.panelMenu(t)
+	w.screenshot(t, "tray-menu-before.png")
+	w.closeMenu(t, win)
+
+	w.chooseInPanelMenu(t, 2) // Pause for 1 hour
+	menu.waitMenu(t, "paused", paused)
+	win, pausedGeo := w.panelMenu(t)
+	w.screenshot(t, "tray-menu-paused.png")
+	w.closeMenu(t, win)
+	if pausedGeo.H != before.H {
+		t.Errorf("paused: the panel's menu is %d px tall, %d before: items missing", pausedGeo.H, before.H)
+	}
+
+	w.chooseInPanelMenu(t, 2) // Resume prompts
+	after := menu.waitMenu(t, "resumed", idle)
+	time.Sleep(time.Second) // every announcement of the rebuild reached the panel
+	win, afterGeo := w.panelMenu(t)
+	w.screenshot(t, "tray-menu-after-resume.png")
+	w.closeMenu(t, win)
+	if afterGeo.H != before.H {
+		t.Errorf("after Pause → Resume the panel's menu is %d px tall, %d before: items missing", afterGeo.H, before.H)
+	}
+	if first[0].ID == after[0].ID {
+		t.Logf("the menu kept its ids (%d): no rebuild", first[0].ID)
+	}
+}
