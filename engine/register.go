@@ -181,7 +181,7 @@ func (s *Engine) devicePolicy(workspaces []string) guard.DevicePolicy {
 // settings files of these workspaces.
 func (s *Engine) devicePolicyOf(file devicepolicy.Policy, workspaces []string) guard.DevicePolicy {
 	d := guard.DevicePolicy{EligibleReadOnly: file.EligibleReadOnly, Protected: slices.Clone(s.cfg.Device.Protected),
-		AllowProtected: file.AllowProtected}
+		AllowProtected: file.AllowProtected, NeverEligible: file.NeverEligible}
 	for _, w := range workspaces {
 		for _, rel := range workspaceProtectedFor(d.AllowProtected) {
 			d.Protected = append(d.Protected, filepath.Join(w, rel))
