@@ -12,12 +12,13 @@ import (
 // The answers the fixtures expect. $HOME is the test daemon's home, $SOCK
 // a socket nobody listens on.
 const (
-	pendingRead   = "pathgrant: approval pending: retry after approving (read $HOME/Downloads/report.csv is outside the workspace; reading it can be approved)"
-	pendingFolder = "pathgrant: approval pending: retry after approving (read $HOME/Downloads is outside the workspace; reading it can be approved)"
-	timedOut      = "pathgrant: approval pending: retry after approving"
+	pendingRead   = "pathgrant: reading ~/Downloads/report.csv needs the person's approval: " + asked + "; wait for them, then retry once"
+	pendingFolder = "pathgrant: reading ~/Downloads needs the person's approval: " + asked + "; wait for them, then retry once"
+	timedOut      = "pathgrant: reading ~/Downloads/report.csv needs the person's approval: " + asked + " and have not answered yet; wait for them, then retry once"
 	writeDenied   = "pathgrant: write $HOME/Downloads/summary.txt is outside the workspace, and write outside it is never offered for approval"
-	daemonDown    = "pathgrant is not running (no answer on $SOCK): start it with `pathgrant serve` (or once for good: `pathgrant install-desktop`): denied"
-	approved      = "pathgrant: approved by the user"
+	daemonDown    = "pathgrant is not running (no answer on $SOCK): start it with `pathgrant serve` (or once for good: `pathgrant install-desktop`): denied; ask the person to start it, then retry once"
+	approved      = "pathgrant: approved by the person in pathgrant's window"
+	asked         = "they were asked in pathgrant's window (or with `pathgrant approve` in a terminal)"
 )
 
 // How a fixture case is run.

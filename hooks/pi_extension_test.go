@@ -93,7 +93,7 @@ func TestPiExtension(t *testing.T) {
 	got := runPiExtension(t, hook, d.work, "pi-session-1", cases, "PATHGRANT_WAIT_MS=0")
 	want := []*piResult{
 		nil, nil,
-		{true, "pathgrant: approval pending: retry after approving (read " + d.dl + "/report.csv is outside the workspace; reading it can be approved)"},
+		{true, pendingRead},
 		{true, "pathgrant: write " + d.dl + "/summary.txt is outside the workspace, and write outside it is never offered for approval"},
 		{true, unmappedText("deploy")},
 	}

@@ -16,9 +16,9 @@ import (
 	"pathgrant/wire"
 )
 
-// DefaultWait is how long a hook waits for the user's decision on an
-// eligible denial before it denies with "approval pending: retry after
-// approving". It stays below every client's hook timeout: 60 s is Claude
+// DefaultWait is how long a hook waits for the person's decision on an
+// eligible denial before it denies, telling the model that the person
+// was asked and to retry once they answered. It stays below every client's hook timeout: 60 s is Claude
 // Code's default, and the one install-hooks writes for Codex, Cursor,
 // Gemini (60000 ms) and the Pi extension.
 const DefaultWait = 50 * time.Second
@@ -201,7 +201,7 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 		}
 		switch {
 		case ans.Pending != "":
-			v.Granted, v.Reason = true, "pathgrant: approved by the user"
+			v.Granted, v.Reason = true, "pathgrant: approved by the person in pathgrant's window"
 		case len(ans.Grants) > 0:
 			v.Granted, v.Reason = true, "pathgrant: allowed by grant "+strings.Join(ans.Grants, ", ")
 		case !v.Granted:
@@ -244,15 +244,15 @@ func failureReason(err error) string {
 	var ue *wire.UnreachableError
 	switch {
 	case errors.As(err, &ue):
-		return wire.NotRunning(ue.Socket) + ": denied"
+		return wire.NotRunning(ue.Socket) + ": denied; ask the person to start it, then retry once"
 	case errors.As(err, &de) && de.Status == 409:
-		return "pathgrant: session conflict: " + de.Msg + ": denied"
+		return "pathgrant: session conflict: " + de.Msg + ": denied; do not retry"
 	case errors.As(err, &de):
-		return "pathgrant: the daemon refused the check: " + de.Msg + fmt.Sprintf(" (HTTP %d)", de.Status) + ": denied"
+		return "pathgrant: the daemon refused the check: " + de.Msg + ": denied; do not retry"
 	case errors.Is(err, context.DeadlineExceeded):
-		return "pathgrant: no answer from the daemon in time: denied"
+		return "pathgrant: no answer from pathgrant's daemon in time: denied; retry once"
 	}
-	return "pathgrant: " + err.Error() + ": denied"
+	return "pathgrant: " + err.Error() + ": denied; do not retry"
 }
 
 const usage = `usage: pathgrant-hook CLIENT [--socket PATH] < hook-input.json

@@ -406,7 +406,7 @@ func TestResumedConversationStartsAfresh(t *testing.T) {
 		"PATHGRANT_WAIT_MS=0")
 	resumed.put(t, d.daemon, "read.json", "claude-code-2.1.328-pretooluse-read.json")
 	out := resumed.output(t, "out", 10*time.Second)
-	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "approval pending") {
+	if !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "needs the person's approval") {
 		t.Fatalf("resumed hook answered %q, want a deny pending a new approval (the old grant ended)", out)
 	}
 	again := d.waitPending(1)[0]

@@ -181,7 +181,7 @@ func TestSearchToolsSendTheirInput(t *testing.T) {
 			input := d.expand(tt.input)
 			want := strings.ReplaceAll(tt.want, "/home/user", d.home) // a pattern holding the home is shown as the agent wrote it
 			got := runHook(t, tt.client, input, "PATHGRANT_SOCKET="+d.sock, "PATHGRANT_WAIT_MS=0", "HOME="+d.home, "XDG_CONFIG_HOME=")
-			if got.exit != 0 || !strings.Contains(got.stdout, "approval pending") {
+			if got.exit != 0 || !strings.Contains(got.stdout, "needs the person's approval") {
 				t.Fatalf("stdout %q exit %d stderr %q, want a pending denial", got.stdout, got.exit, got.stderr)
 			}
 			p := d.srv.Engine().Pending()
