@@ -29,7 +29,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	if s.paused.Load() {
 		rec.Reason = "prompts paused: eligible denial not offered"
 		s.Audit(rec)
-		return offered{}, "prompts are paused: " + d.Reason
+		return offered{}, pausedReason(s.cfg.Home, a.Op, a.Path)
 	}
 	var until time.Time
 	if wait > 0 {
@@ -39,7 +39,7 @@ func (s *Engine) offer(sess *session, req wire.CheckRequest, d guard.Decision, w
 	if err != nil {
 		rec.Reason = err.Error()
 		s.Audit(rec)
-		return offered{}, err.Error() + ": " + d.Reason
+		return offered{}, crowdedReason(s.cfg.Home, a.Op, a.Path, err.Error())
 	}
 	r := o.req
 	if !o.isNew {
@@ -242,7 +242,7 @@ func deniedReason(r wire.Request) string {
 	case string(grants.ScopeDevice):
 		return deviceDeniedReason
 	}
-	return "denied by the user"
+	return deniedOnceReason
 }
 
 // maxFor is the longest a limited grant may last; longer is "always"
