@@ -89,6 +89,8 @@ func newAppUI(fa fyne.App, link *applink.App, log *slog.Logger) *appUI {
 	ui.prompter = &prompt.Prompter{App: fa, Log: log, OnChange: ui.pendingChanged, Decide: link.Decide,
 		Confinement: func() string { return ui.state.Confinement },
 		Notify:      requestNotifier(log, func() *prompt.Prompter { return ui.prompter })}
+	// a new request's window never takes the keyboard by itself (attention.go)
+	ui.prompter.Reveal = (&revealer{}).reveal
 	return ui
 }
 
