@@ -1,22 +1,24 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
 	"time"
 
-	"pathgrant/apiclient"
+	"pathgrant/grants"
 	"pathgrant/wire"
 )
 
-// `pathgrant denials`: the remembered denials ("deny for this session"),
-// which live in the daemon with their sessions, never in the store.
+// `pathgrant denials`: the remembered denials, "Deny for this session"
+// (ending with their session) and "Deny on this device" (until lifted).
+// Both are kept in the store, so they are listed and lifted through the
+// daemon when one answers, else on the store file, as grants are.
 
-const denialsUsageText = "usage: pathgrant denials [--json] [--socket PATH]\n" +
-	"       pathgrant denials lift ID [--socket PATH]   (the access asks the person again)"
+const denialsUsageText = "usage: pathgrant denials [list] [--json] [--store PATH] [--socket PATH]\n" +
+	"       pathgrant denials lift ID [--store PATH] [--socket PATH]   (the access asks the person again)"
 
 func runDenials(args []string, stdout, stderr io.Writer) int {
 	return daemonExit("denials", denialsUsageText, denials(args, stdout), stdout, stderr)
@@ -24,34 +26,39 @@ func runDenials(args []string, stdout, stderr io.Writer) int {
 
 func denials(args []string, stdout io.Writer) error {
 	lift := len(args) > 0 && args[0] == "lift"
-	if lift {
+	if len(args) > 0 && (args[0] == "lift" || args[0] == "list") {
 		args = args[1:]
 	}
-	fs, socket := newDaemonFlags("denials")
+	fs, where := newStoreFlags("denials")
 	asJSON := fs.Bool("json", false, "one JSON array")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sock := socketOr(*socket)
-	client := apiclient.New(sock)
-	ctx, cancel := context.WithTimeout(context.Background(), daemonCallTimeout)
-	defer cancel()
 	switch {
 	case lift && len(pos) != 1:
 		return usagef("give exactly one denial ID (%s)", denialsUsageText)
-	case lift:
-		if err := client.LiftDenial(ctx, pos[0]); err != nil {
-			return daemonError(sock, err)
-		}
-		_, err := fmt.Fprintf(stdout, "lifted %s\n", pos[0])
-		return err
-	case len(pos) > 0:
+	case !lift && len(pos) > 0:
 		return usagef("unexpected argument %q", pos[0])
 	}
-	list, err := client.Denials(ctx)
+	b, err := openBackend(where, !lift)
+	if err != nil || b == nil {
+		return err
+	}
+	defer b.Close()
+	if lift {
+		if err := b.LiftDenial(pos[0]); err != nil {
+			if errors.Is(err, grants.ErrNotFound) {
+				return usagef("no remembered denial with id %q", pos[0])
+			}
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "lifted %s: that access asks the person again\n", pos[0])
+		return err
+	}
+	list, err := b.Denials()
 	if err != nil {
-		return daemonError(sock, err)
+		return err
 	}
 	if *asJSON {
 		return writeJSONArray(stdout, list)
@@ -78,12 +85,22 @@ func writeDenialsTable(w io.Writer, list []wire.Denial, now time.Time) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSESSION\tAGENT\tOP\tPATH\tDENIED\tAGE")
+	fmt.Fprintln(tw, "ID\tHOLDS\tSESSION\tAGENT\tOP\tPATH\tDENIED\tAGE")
 	for _, d := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, shortID(d.Session), orDash(shown(d.Agent)), opShown(d.Op), shown(d.Path), d.Hits, age(now.Sub(d.Created)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, denialHolds(d), shortID(d.Session), orDash(shown(d.Agent)),
+			opShown(d.Op), shown(d.Path), d.Hits, age(now.Sub(d.Created)))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write denials: %w", err)
 	}
 	return nil
+}
+
+// denialHolds is how far a denial reaches, in words: the session it was
+// decided in, or every session on this device.
+func denialHolds(d wire.Denial) string {
+	if d.Device {
+		return "this device"
+	}
+	return "its session"
 }

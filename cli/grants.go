@@ -20,19 +20,20 @@ import (
 )
 
 const (
-	grantsUsageText = "usage: pathgrant grants list [--json] [--session S] [--all] [--store PATH] [--socket PATH]\n" +
+	grantsUsageText = "usage: pathgrant grants [list] [--json] [--session S] [--all] [--store PATH] [--socket PATH]\n" +
 		"       pathgrant grants revoke (ID | --session S) [--store PATH] [--socket PATH]\n" +
 		"       a daemon answering on the socket is used; --store alone works on that file"
 	auditUsageText = "usage: pathgrant audit [--since T] [--session S] [--kind K] [--json] [--store PATH] [--socket PATH]\n" +
 		"       T is an RFC3339 time or a duration such as 1h (that long ago); K is a kind (refuse, code, deny, ...) or its label (\"wrong code\")"
 )
 
-// runGrants implements `pathgrant grants list|revoke`, through the daemon
-// when one answers, else on the store file directly. Exit 0 on success, 2
-// for usage or input errors, 1 otherwise.
+// runGrants implements `pathgrant grants [list]|revoke`, through the
+// daemon when one answers, else on the store file directly; with no
+// subcommand (nothing, or only flags) it lists. Exit 0 on success, 2 for
+// usage or input errors, 1 otherwise.
 func runGrants(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		return storeExit("grants", usagef("missing subcommand (list or revoke)"), stderr)
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0])) {
+		return storeExit("grants list", grantsList(args, stdout), stderr)
 	}
 	switch args[0] {
 	case "list":
@@ -65,6 +66,8 @@ func storeExit(cmd string, err error, stderr io.Writer) int {
 	}
 	return fail(stderr, cmd, err)
 }
+
+func isHelp(arg string) bool { return arg == "help" || arg == "-h" || arg == "--help" }
 
 func usageFor(cmd string) string {
 	if strings.HasPrefix(cmd, "audit") {

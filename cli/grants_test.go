@@ -123,6 +123,9 @@ func TestGrantsList(t *testing.T) {
 			t.Errorf("list output lacks %s:\n%s", id, text)
 		}
 	}
+	if bare := grantsCmd("--store", f.path).ok(t).stdout; bare != text {
+		t.Errorf("grants with no subcommand printed\n%s\nwant what grants list prints:\n%s", bare, text)
+	}
 	all := ids(jsonLines[listed](t, grantsCmd("list", "--json", "--store", f.path).ok(t).stdout))
 	if len(all) != 3 || all[f.dev.ID] != "live" {
 		t.Errorf("list --json = %v", all)
@@ -163,8 +166,10 @@ func TestGrantsRevoke(t *testing.T) {
 func TestGrantsStoreFromEnvironment(t *testing.T) {
 	f := newFixture(t)
 	t.Setenv(appdirs.StoreEnv, f.path)
-	if out := grantsCmd("list").ok(t).stdout; !strings.Contains(out, f.dev.ID) {
-		t.Errorf("list with %s set did not read that store:\n%s", appdirs.StoreEnv, out)
+	for _, args := range [][]string{{"list"}, nil} {
+		if out := grantsCmd(args...).ok(t).stdout; !strings.Contains(out, f.dev.ID) {
+			t.Errorf("grants %v with %s set did not read that store:\n%s", args, appdirs.StoreEnv, out)
+		}
 	}
 }
 
@@ -212,7 +217,7 @@ func TestStoreCommandErrors(t *testing.T) {
 		stderr  string
 		nothing bool // stdout must be empty
 	}{
-		{"no subcommand", grantsCmd, nil, 2, "missing subcommand", true},
+		{"no subcommand lists", grantsCmd, []string{"--store", missing}, 0, "", true},
 		{"unknown subcommand", grantsCmd, []string{"frob"}, 2, "unknown subcommand", true},
 		{"list extra argument", grantsCmd, []string{"list", "x", "--store", f.path}, 2, "unexpected argument", true},
 		{"unknown flag", grantsCmd, []string{"list", "--nope"}, 2, "flag provided but not defined", true},

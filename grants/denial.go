@@ -3,6 +3,7 @@ package grants
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -110,4 +111,43 @@ func endSessionDenials(tx *bolt.Tx, session string) error {
 		}
 	}
 	return nil
+}
+
+// LiftDenial forgets the denial whose id is, or begins with, prefix (at
+// least MinPrefix characters), and audits the lift: for a front end on
+// the store file while no daemon runs. A running daemon lifts through
+// its own index (Engine.LiftDenial), since it holds the denials in
+// memory too.
+func (s *Store) LiftDenial(prefix string) (Denial, error) {
+	var d Denial
+	err := s.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketDenials)
+		var ids []string
+		err := b.ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		id, err := MatchPrefix(prefix, slices.Values(ids))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b.Get([]byte(id)), &d); err != nil {
+			return fmt.Errorf("decode denial %s: %w", id, err)
+		}
+		return b.Delete([]byte(id))
+	})
+	if err != nil {
+		return Denial{}, fmt.Errorf("lift denial %s: %w", prefix, err)
+	}
+	what := "remembered denial lifted by the person"
+	if d.Device {
+		what = "device denial lifted by the person"
+	}
+	if err := s.Audit(Record{Kind: KindLift, Session: d.Session, Agent: d.Agent, Op: d.Op, Path: d.Path, Reason: what}); err != nil {
+		return d, err
+	}
+	return d, nil
 }

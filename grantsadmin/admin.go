@@ -1,5 +1,6 @@
-// Package grantsadmin lists and revokes grants and reads the audit log in
-// one way for every front end (the CLI, the settings window): through the
+// Package grantsadmin lists and revokes grants, lists and lifts the
+// remembered denials and reads the audit log in one way for every front
+// end (the CLI, the settings window): through the
 // daemon when one answers on its socket, since the daemon owns the store
 // while it runs and must publish each revoke to the session it affects;
 // otherwise on the store file directly.
@@ -36,6 +37,13 @@ type Admin interface {
 	// EachAudit calls fn for each record f selects, oldest first, and
 	// stops at fn's first error.
 	EachAudit(f grants.AuditFilter, fn func(grants.Record) error) error
+	// Denials lists the remembered denials, for a session ("Deny for this
+	// session") and on this device ("Deny on this device"), oldest first.
+	Denials() ([]wire.Denial, error)
+	// LiftDenial forgets one remembered denial (its id or a unique
+	// prefix): that access asks the person again. An unknown one wraps
+	// grants.ErrNotFound.
+	LiftDenial(id string) error
 	// Where names what this Admin works on, for messages.
 	Where() string
 	// Close releases the store file, if this Admin opened one.
@@ -79,18 +87,39 @@ func Dial(socket string) (Admin, bool) {
 	return Daemon(c), true
 }
 
+// refusal is the daemon's refusal told once, in its own words (it
+// already names what was refused: "revoke grant X: grant has ended"),
+// without a second prefix or its HTTP status; it is still the
+// wire.DaemonError, and the store error it stands for, to errors.Is and
+// errors.As.
+type refusal struct {
+	like error // grants.ErrNotFound, grants.ErrEnded, or nil
+	d    *wire.DaemonError
+}
+
+func (r refusal) Error() string { return r.d.Msg }
+
+func (r refusal) Unwrap() []error {
+	if r.like == nil {
+		return []error{r.d}
+	}
+	return []error{r.like, r.d}
+}
+
 // errorsLike maps a daemon refusal to the store error it stands for, so
-// callers branch on grants' errors whichever Admin they hold.
-func errorsLike(err error) error {
+// callers branch on grants' errors whichever Admin they hold; any other
+// error (the daemon unreachable, a timeout) is said with what was being
+// done.
+func errorsLike(what string, err error) error {
 	var ae *wire.DaemonError
 	if !errors.As(err, &ae) {
-		return err
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	switch ae.Status {
 	case http.StatusNotFound:
-		return fmt.Errorf("%w: %w", grants.ErrNotFound, err)
+		return refusal{grants.ErrNotFound, ae}
 	case http.StatusConflict:
-		return fmt.Errorf("%w: %w", grants.ErrEnded, err)
+		return refusal{grants.ErrEnded, ae}
 	}
-	return err
+	return refusal{nil, ae}
 }

@@ -2,11 +2,11 @@ package grantsadmin
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"pathgrant/apiclient"
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // callTimeout bounds each call to the daemon.
@@ -30,7 +30,7 @@ func (d daemon) List(f grants.Filter) ([]grants.Grant, error) {
 	defer cancel()
 	gs, err := d.c.Grants(ctx, f.Session, f.IncludeRevoked || f.IncludeExpired)
 	if err != nil {
-		return nil, fmt.Errorf("list grants: %w", err)
+		return nil, errorsLike("list grants", err)
 	}
 	return gs, nil
 }
@@ -43,7 +43,7 @@ func (d daemon) Revoke(id string) error {
 	ctx, cancel := call()
 	defer cancel()
 	if err := d.c.Revoke(ctx, id); err != nil {
-		return fmt.Errorf("revoke grant %s: %w", id, errorsLike(err))
+		return errorsLike("revoke grant "+id, err)
 	}
 	return nil
 }
@@ -53,7 +53,7 @@ func (d daemon) RevokeSession(session string) (int, error) {
 	defer cancel()
 	ids, err := d.c.RevokeSession(ctx, session)
 	if err != nil {
-		return 0, fmt.Errorf("revoke session %s: %w", session, errorsLike(err))
+		return 0, errorsLike("revoke session "+session, err)
 	}
 	return len(ids), nil
 }
@@ -63,7 +63,7 @@ func (d daemon) Audit(f grants.AuditFilter) ([]grants.Record, error) {
 	defer cancel()
 	recs, err := d.c.Audit(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("read audit log: %w", err)
+		return nil, errorsLike("read audit log", err)
 	}
 	return recs, nil
 }
@@ -77,6 +77,25 @@ func (d daemon) EachAudit(f grants.AuditFilter, fn func(grants.Record) error) er
 		if err := fn(r); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func (d daemon) Denials() ([]wire.Denial, error) {
+	ctx, cancel := call()
+	defer cancel()
+	ds, err := d.c.Denials(ctx)
+	if err != nil {
+		return nil, errorsLike("list denials", err)
+	}
+	return ds, nil
+}
+
+func (d daemon) LiftDenial(id string) error {
+	ctx, cancel := call()
+	defer cancel()
+	if err := d.c.LiftDenial(ctx, id); err != nil {
+		return errorsLike("lift denial "+id, err)
 	}
 	return nil
 }

@@ -1,9 +1,13 @@
 package grantsadmin
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"pathgrant/grants"
+	"pathgrant/wire"
 )
 
 // file is an Admin on a store file this process holds.
@@ -31,6 +35,27 @@ func (f file) Audit(flt grants.AuditFilter) ([]grants.Record, error) { return f.
 
 func (f file) EachAudit(flt grants.AuditFilter, fn func(grants.Record) error) error {
 	return f.s.EachAudit(flt, fn)
+}
+
+// Denials lists the stored denials, oldest first.
+func (f file) Denials() ([]wire.Denial, error) {
+	stored, err := f.s.Denials()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Denial, 0, len(stored))
+	for _, d := range stored {
+		out = append(out, d.Denial)
+	}
+	slices.SortFunc(out, func(a, b wire.Denial) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (f file) LiftDenial(id string) error {
+	_, err := f.s.LiftDenial(id)
+	return err
 }
 
 func (f file) Where() string { return "the store " + f.s.Path() }
