@@ -86,9 +86,10 @@ type appUI struct {
 func newAppUI(fa fyne.App, link *applink.App, log *slog.Logger) *appUI {
 	beeep.AppName = "pathgrant"
 	ui := &appUI{app: fa, link: link, log: log}
+	notices := newRequestNotices(log, func() *prompt.Prompter { return ui.prompter })
 	ui.prompter = &prompt.Prompter{App: fa, Log: log, OnChange: ui.pendingChanged, Decide: link.Decide,
 		Confinement: func() string { return ui.state.Confinement },
-		Notify:      requestNotifier(log, func() *prompt.Prompter { return ui.prompter })}
+		Notify:      notices.Notify, Announce: notices.Announce, Unannounce: notices.Unannounce}
 	// a new request's window never takes the keyboard by itself (attention.go)
 	ui.prompter.Reveal = (&revealer{}).reveal
 	return ui

@@ -18,20 +18,47 @@ func notify(title, message string) error {
 	return beeep.Notify(title, message, assets.Icon)
 }
 
-// requestNotifier is the inbox's Notify: one notification per new
-// request, with the actions Open and Deny where the notification server
-// supports them (never Allow: approving stays in the window or with the
-// code). It connects to the session bus at the first notification, off
+// requestNotices are the inbox's notifications: one per request, naming
+// the agent and its project, with the actions Open and Deny where the
+// notification server supports them (never Allow: approving stays in the
+// window or with the code); taken back when the request leaves the
+// inbox; a burst of one agent in one project one notification that
+// counts them. The session bus is reached at the first notification, off
 // the UI goroutine; inbox gives the Prompter the actions go to.
-func requestNotifier(log *slog.Logger, inbox func() *prompt.Prompter) func(id, title, message string) error {
-	var once sync.Once
-	var n *notifications.Notifier
-	return func(id, title, message string) error {
-		once.Do(func() {
-			n = notifications.New(notifications.Options{AppName: "pathgrant", Icon: assets.Icon, Log: log,
-				OnAction: func(id, action string) { notificationAction(inbox(), id, action, log) }})
-		})
-		return n.Send(id, title, message)
+type requestNotices struct {
+	log   *slog.Logger
+	inbox func() *prompt.Prompter
+	once  sync.Once
+	n     *notifications.Notifier
+}
+
+func newRequestNotices(log *slog.Logger, inbox func() *prompt.Prompter) *requestNotices {
+	return &requestNotices{log: log, inbox: inbox}
+}
+
+func (rn *requestNotices) notifier() *notifications.Notifier {
+	rn.once.Do(func() {
+		rn.n = notifications.New(notifications.Options{AppName: "pathgrant", Icon: assets.Icon, Log: rn.log,
+			OnAction: func(id, action string) { notificationAction(rn.inbox(), id, action, rn.log) }})
+	})
+	return rn.n
+}
+
+// Notify is the Prompter's Notify: a notice, or a request's notification
+// the Prompter words itself.
+func (rn *requestNotices) Notify(id, title, message string) error {
+	return rn.notifier().Send(id, title, message)
+}
+
+// Announce is the Prompter's Announce.
+func (rn *requestNotices) Announce(n prompt.Notice) error {
+	return rn.notifier().Post(notifications.Note{Key: n.ID, Group: n.Group, Title: n.Title, Body: n.Body, Line: n.Line})
+}
+
+// Unannounce is the Prompter's Unannounce.
+func (rn *requestNotices) Unannounce(id string) {
+	if err := rn.notifier().Withdraw(id); err != nil {
+		rn.log.Warn("take back a request's notification", "request", id, "err", err)
 	}
 }
 
