@@ -206,7 +206,7 @@ func TestDialogShowsOrigin(t *testing.T) {
 			r.Expires = time.Time{}
 			r.Agent = ""
 		}, map[string]string{
-			LabelSessionOf: "The agent", LabelReason: "–", LabelWorkspace: "", }},
+			LabelSessionOf: "The agent", LabelReason: "–", LabelWorkspace: ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

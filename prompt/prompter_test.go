@@ -524,8 +524,8 @@ func TestInboxEnded(t *testing.T) {
 }
 
 // TestInboxFolderConfirm: in the window, a device grant of the whole
-// folder asks a second time and is decided only on Yes; No decides
-// nothing and the request stays.
+// folder asks a second time, No highlighted, and is decided only on Yes;
+// No decides nothing and the request stays.
 func TestInboxFolderConfirm(t *testing.T) {
 	for _, answer := range []string{"No", "Yes"} {
 		t.Run(answer, func(t *testing.T) {
@@ -543,11 +543,22 @@ func TestInboxFolderConfirm(t *testing.T) {
 				if top == nil {
 					t.Fatal("no second question")
 				}
+				var hit *widget.Button
 				for _, o := range test.LaidOutObjects(top) {
-					if b, ok := o.(*widget.Button); ok && b.Text == answer {
-						test.Tap(b)
-						return
+					b, ok := o.(*widget.Button)
+					if !ok {
+						continue
 					}
+					if high := b.Importance == widget.HighImportance; high != (b.Text == LabelConfirmNo) {
+						t.Errorf("%q highlighted: %v; want No alone highlighted", b.Text, high)
+					}
+					if b.Text == answer {
+						hit = b
+					}
+				}
+				if hit != nil {
+					test.Tap(hit)
+					return
 				}
 				t.Fatalf("no %s button in the question", answer)
 			})

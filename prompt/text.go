@@ -310,7 +310,7 @@ const maxPurpose = 200
 // attributed to it ("Claude says: …"): the agent's words, which pathgrant
 // has not checked; "" when it gave none.
 func PurposeText(r wire.Request) string {
-	p := strings.Join(strings.Fields(wire.Printable(r.Purpose)), " ")
+	p := wire.Printable(strings.Join(strings.Fields(r.Purpose), " "))
 	if p == "" {
 		return ""
 	}

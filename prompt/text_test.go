@@ -186,3 +186,63 @@ func TestPausedText(t *testing.T) {
 		})
 	}
 }
+
+// TestWrapName: the headline breaks after a space, '-', '_' or '.', and
+// only with no such place inside a run of letters.
+func TestWrapName(t *testing.T) {
+	tests := []struct {
+		name, in string
+		cols     int
+		want     string
+	}{
+		{"short", "report.csv", 20, "report.csv"},
+		{"at dashes", "quarterly-report-final-version.csv", 20, "quarterly-report-\nfinal-version.csv"},
+		{"at spaces", "Scan of my passport 2026.pdf", 17, "Scan of my\npassport 2026.pdf"},
+		{"at underscores and dots", "db_backup_2026.12.06_full.tar.gz", 14, "db_backup_\n2026.12.06_\nfull.tar.gz"},
+		{"no break left", strings.Repeat("a", 25), 10, "aaaaaaaaaa\naaaaaaaaaa\naaaaa"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := WrapName(tt.in, tt.cols)
+			if got != tt.want {
+				t.Fatalf("WrapName = %q, want %q", got, tt.want)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if utf8.RuneCountInString(line) > tt.cols {
+					t.Errorf("line %q longer than %d", line, tt.cols)
+				}
+			}
+		})
+	}
+}
+
+// TestReasonText: why pathgrant asks, worded for the person: the path
+// as "this file" (folder, host), no "can be approved" (the window is the
+// asking), no internal code.
+func TestReasonText(t *testing.T) {
+	tests := []struct {
+		name string
+		r    wire.Request
+		want string
+	}{
+		{"a file", wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads/a.csv",
+			RequestContext: wire.RequestContext{Reason: "read /home/u/Downloads/a.csv is outside the workspace; reading it can be approved"}},
+			"This file is outside the workspace"},
+		{"a folder", wire.Request{Op: guard.OpRead, Path: "/home/u/Downloads", Suggested: guard.Scope{Kind: guard.KindFolder},
+			RequestContext: wire.RequestContext{Reason: "read /home/u/Downloads is outside the workspace; reading it can be approved"}},
+			"This folder is outside the workspace"},
+		{"a host", wire.Request{Op: guard.OpConnect, Path: "example.org:443",
+			RequestContext: wire.RequestContext{Reason: "connect example.org:443 is a destination no grant allows; connecting can be approved"}},
+			"This host is a destination no grant allows"},
+		{"other words kept", wire.Request{Op: guard.OpRead, Path: "/x/a",
+			RequestContext: wire.RequestContext{Reason: "no grant covers /x/a."}}, "No grant covers this file"},
+		{"none", wire.Request{Op: guard.OpRead, Path: "/x/a"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReasonText(tt.r); got != tt.want {
+				t.Fatalf("ReasonText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
