@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"pathgrant/devicepolicy"
 	"pathgrant/grants"
 	"pathgrant/guard"
 	"pathgrant/wire"
@@ -138,6 +139,39 @@ func TestAskRefuses(t *testing.T) {
 				t.Fatalf("request %+v; want a pending device request asked from settings", r)
 			case tt.want != 0 && (err == nil || err.Code != tt.want):
 				t.Fatalf("AskForPath(%s %s): %v; want code %d", tt.op, tt.path, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestAskNeverEligible: a folder the device policy never offers
+// (devicepolicy.NeverEligible) is never asked for either, nor a folder
+// holding one; beside it the person's files are.
+func TestAskNeverEligible(t *testing.T) {
+	p := newPlace(t)
+	pictures := filepath.Join(p.home, "Pictures")
+	never := filepath.Join(pictures, "vault")
+	if err := os.MkdirAll(never, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := p.startWith(t, func(c *Config) {
+		c.DeviceFile = func() devicepolicy.Policy {
+			return devicepolicy.Policy{EligibleReadOnly: []string{p.downloads}, NeverEligible: []string{never}}
+		}
+	})
+	tests := []struct {
+		name string
+		path string
+		ok   bool
+	}{
+		{"a picture", filepath.Join(pictures, "cat.png"), true},
+		{"in the never-offered folder", filepath.Join(never, "key.png"), false},
+		{"the folder holding it", pictures, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := e.AskForPath(guard.OpRead, tt.path); (err == nil) != tt.ok {
+				t.Fatalf("AskForPath(%s): %v; want a request %v", tt.path, err, tt.ok)
 			}
 		})
 	}

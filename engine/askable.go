@@ -36,11 +36,15 @@ func (s *Engine) neverAskable(sess *session, path string, tree bool) string {
 		}
 	}
 	for _, b := range s.registrationBounds() {
-		if !b.class.under {
-			continue
-		}
-		if guard.Within(b.path, path) || (tree && guard.Within(path, b.path)) {
+		if b.class.under && reachesPlace(b.path, path, tree) {
 			return "it is or holds " + b.class.is + " (" + b.path + ")"
+		}
+	}
+	for _, n := range s.deviceFile().NeverEligible {
+		for _, v := range canonicalAndClean(home, n) {
+			if reachesPlace(v, path, tree) {
+				return "it is or holds " + v + ", which pathgrant never offers (credentials, configuration or state)"
+			}
 		}
 	}
 	if !s.homeOfferable(sess)(guard.OpRead, path, tree) {
@@ -119,4 +123,10 @@ func (s *Engine) scopeCeiling(path string) string {
 		return filepath.Join(home, first)
 	}
 	return filepath.Dir(path)
+}
+
+// reachesPlace reports whether path lies in place or, for a subtree
+// (tree), holds it.
+func reachesPlace(place, path string, tree bool) bool {
+	return guard.Within(place, path) || (tree && guard.Within(path, place))
 }

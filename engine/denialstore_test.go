@@ -37,13 +37,21 @@ func newPlace(t *testing.T) place {
 // stop (registered as a cleanup too) stops it and closes the store.
 func (p place) start(t *testing.T, protected ...string) (e *Engine, stop func()) {
 	t.Helper()
+	return p.startWith(t, func(*Config) {}, protected...)
+}
+
+// startWith is start with the configuration changed by mutate.
+func (p place) startWith(t *testing.T, mutate func(*Config), protected ...string) (e *Engine, stop func()) {
+	t.Helper()
 	st, err := grants.Open(p.store, grants.Options{MachineID: "test", NoWatch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e = New(Config{Store: st, Home: p.home, Getenv: func(string) string { return "" },
+	cfg := Config{Store: st, Home: p.home, Getenv: func(string) string { return "" },
 		Device: guard.DevicePolicy{EligibleReadOnly: []string{p.downloads}, Protected: protected},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	mutate(&cfg)
+	e = New(cfg)
 	e.Start()
 	stopped := false
 	stop = func() {
