@@ -8,8 +8,11 @@
 // itself (Link), with an environment it builds from a short list (no
 // LD_PRELOAD or anything else a caller could plant). The link is two
 // socket pairs, the events the app shows, in order, and the calls it
-// makes (deciding, the settings window's reads and revokes, pausing,
+// makes (deciding, the settings window's reads and revokes, raising the
+// person's own requests from the audit log and settings, pausing,
 // quitting), made only once the app is undumpable (boot.go), so that not
 // even a process of the same user can take a descriptor of it or read the
-// app's memory.
+// app's memory. Raising the person's own request is a door too: such a
+// request may be of a path no agent's denial offers, so it exists here
+// and nowhere on the shared socket.
 package applink
