@@ -411,9 +411,9 @@ func TestToolRoutesRefuseIdentities(t *testing.T) {
 		agent  bool
 		want   string
 	}{
-		{"bridge naming a session while its agent process has another", apiclient.ForSession(e.sock, a.ID, a.Token), true, "HTTP 409"},
-		{"bridge with an unknown session", apiclient.ForSession(e.sock, "nope", ""), false, "HTTP 404"},
-		{"bridge with no session", apiclient.New(e.sock), false, "HTTP 400"},
+		{"bridge naming a session while its agent process has another", apiclient.ForSession(e.sock, a.ID, a.Token), true, "refusing to pick one"},
+		{"bridge with an unknown session", apiclient.ForSession(e.sock, "nope", ""), false, "unknown session nope"},
+		{"bridge with no session", apiclient.New(e.sock), false, "no session id"},
 	}
 	for _, bt := range bridges {
 		t.Run(bt.name, func(t *testing.T) {

@@ -16,8 +16,15 @@ type DaemonError struct {
 	Msg    string
 }
 
+// Error is the daemon's own one-line message, nothing around it: every
+// client already says "pathgrant CMD:" before it, and the status is
+// Status's (a "pathgrant deny: pathgrant daemon: … (HTTP 404)" line said
+// pathgrant twice and a number no person needs).
 func (e *DaemonError) Error() string {
-	return fmt.Sprintf("pathgrant daemon: %s (HTTP %d)", e.Msg, e.Status)
+	if e.Msg == "" {
+		return fmt.Sprintf("the daemon refused the call (status %d)", e.Status)
+	}
+	return e.Msg
 }
 
 // UnreachableError means no daemon accepted the connection.
