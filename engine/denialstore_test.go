@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -230,4 +231,46 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestSessionAgeCap: "until the session ends" means that. A session that
+// ends with its launcher has no age cap, and its requests say none; one
+// bound to no process keeps the daemon's cap (24 h) and its requests say
+// when. A session a restarted daemon adopts keeps its own start time.
+func TestSessionAgeCap(t *testing.T) {
+	tests := []struct {
+		name        string
+		withProcess bool
+		capped      bool
+	}{
+		{"ends with its launcher", true, false},
+		{"bound to no process", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPlace(t)
+			e, stop := p.start(t)
+			resp, err := e.Register(wire.SessionRequest{Agent: "claude", Cwd: p.project, Workspace: []string{p.project}, EndWithLauncher: tt.withProcess},
+				"", newLineage(int32(os.Getpid())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess := e.sessions.get(resp.ID)
+			ans := read(t, e, sess, filepath.Join(p.downloads, "a.txt"))
+			r, _ := e.Request(ans.Pending)
+			if capped := !r.SessionExpires.IsZero(); capped != tt.capped {
+				t.Errorf("the request says the session expires %v; want a cap %v", r.SessionExpires, tt.capped)
+			}
+			if over := sess.Expires.Sub(sess.Started) > 25*time.Hour; over == tt.capped {
+				t.Errorf("session expires %s after its start; want capped %v", sess.Expires.Sub(sess.Started), tt.capped)
+			}
+			started := sess.Started
+			stop()
+			time.Sleep(10 * time.Millisecond)
+			e, _ = p.start(t)
+			if again := e.sessions.get(resp.ID); again == nil || !again.Started.Equal(started) {
+				t.Fatalf("after a restart the session is %+v; want it adopted, started %s", again, started)
+			}
+		})
+	}
 }

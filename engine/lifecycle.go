@@ -146,7 +146,7 @@ type sessionSpec struct {
 
 // record is sess as the store keeps it.
 func (sess *session) record() grants.Session {
-	rec := grants.Session{ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent, Expires: sess.Expires}
+	rec := grants.Session{ID: sess.ID, Workflow: sess.Workflow, Agent: sess.Agent, Started: sess.Started, Expires: sess.Expires}
 	if sess.Parent != nil {
 		rec.Parent = sess.Parent.ID
 	}

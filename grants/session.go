@@ -57,7 +57,9 @@ func (s Session) Live(now time.Time) bool {
 }
 
 // StartSession registers a session so that grants can be made in it.
-// Started is set to now and Expires, when zero, to now+SessionMaxAge.
+// Started, when zero or in the future, is set to now (a daemon gives its
+// own registration time, so an adopted session keeps it), and Expires,
+// when zero, to now+SessionMaxAge.
 // Starting a live session again returns it unchanged; an ended one cannot
 // be restarted (ErrSessionEnded).
 func (s *Store) StartSession(sess Session) (Session, error) {
@@ -65,7 +67,10 @@ func (s *Store) StartSession(sess Session) (Session, error) {
 		return Session{}, fmt.Errorf("start session: %w: empty id", ErrInvalid)
 	}
 	now := s.now()
-	sess.Started, sess.Ended = now, time.Time{}
+	if sess.Started.IsZero() || sess.Started.After(now) {
+		sess.Started = now
+	}
+	sess.Started, sess.Ended = sess.Started.UTC().Round(0), time.Time{}
 	if sess.Expires.IsZero() {
 		sess.Expires = now.Add(s.opts.SessionMaxAge)
 	}
