@@ -44,9 +44,9 @@ func TestCutFront(t *testing.T) {
 	}
 }
 
-// TestColumnsGrowWithWindow: the columns fill the window as it widens,
-// each in proportion to its least width; none shrinks below it; a column
-// the person resized by its grip keeps its width.
+// TestColumnsGrowWithWindow: the columns fill the window, each in
+// proportion to its usual width, as it widens or narrows, down to a
+// floor; a column the person resized by its grip keeps its width.
 func TestColumnsGrowWithWindow(t *testing.T) {
 	s := newTestSettings(t, fixtureBackend(), nil)
 	tb := s.grants
@@ -60,10 +60,19 @@ func TestColumnsGrowWithWindow(t *testing.T) {
 		do    func()
 		check func() string
 	}{
-		{"a narrow window: least widths", func() { widen(600) }, func() string {
+		{"a window narrower than the usual widths: the columns shrink alike and fit it", func() { widen(1120) }, func() string {
+			ratio := tb.widths[0] / tb.cols[0].width
 			for i, c := range tb.cols {
-				if tb.widths[i] != c.width {
-					return "a column is not at its least width"
+				if d := tb.widths[i]/c.width - ratio; d > 0.01 || d < -0.01 || ratio >= 1 {
+					return "columns did not shrink in proportion"
+				}
+			}
+			return fills(tb, tb.View.Size().Width)
+		}},
+		{"a very narrow window: no column below its floor, the table scrolls", func() { widen(500) }, func() string {
+			for i, c := range tb.cols {
+				if tb.widths[i] < max(minColumn, c.width*leastScale)-0.01 {
+					return "a column below its floor"
 				}
 			}
 			return ""

@@ -151,9 +151,9 @@ func (s *Settings) denialDetails(d wire.Denial) []field {
 
 func (s *Settings) auditColumns() []column[grants.Record] {
 	return []column[grants.Record]{
-		{title: "Time", width: 150, text: func(r grants.Record) string { return r.Time.Local().Format("2006-01-02 15:04:05") },
+		{title: "Time", width: 130, text: func(r grants.Record) string { return auditTime(r.Time, time.Now()) },
 			order: func(a, b grants.Record) int { return cmp.Compare(a.Seq, b.Seq) }},
-		{title: "What", width: 105, text: func(r grants.Record) string { return r.Kind.Label() }},
+		{title: "What", width: 120, text: func(r grants.Record) string { return r.Kind.Label() }},
 		{title: "Session", width: 200, text: func(r grants.Record) string { return s.book.label(r.Session) }},
 		{title: "Op", width: 60, text: func(r grants.Record) string { return string(r.Op) }},
 		{title: "Path", width: 250, text: func(r grants.Record) string { return s.tilde(r.Path) }, cut: cutStart},
@@ -256,6 +256,16 @@ func when(t time.Time) string {
 		return "–"
 	}
 	return t.Local().Format("Jan 2 15:04")
+}
+
+// auditTime is when a record was written, short enough for its column:
+// the year only when it is not this one (the details view has it all).
+func auditTime(t, now time.Time) string {
+	t = t.Local()
+	if t.Year() == now.Local().Year() {
+		return t.Format("Jan 2 15:04:05")
+	}
+	return t.Format("2006-01-02 15:04")
 }
 
 // stamp is t in full, for the details view.

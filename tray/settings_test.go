@@ -544,3 +544,24 @@ func TestSettingsLabelsLiveSessions(t *testing.T) {
 		t.Errorf("denial session %q, want %q", got, want)
 	}
 }
+
+// TestAuditTime: an audit row's time fits its column: the year only when
+// it is not this one.
+func TestAuditTime(t *testing.T) {
+	now := time.Date(2026, 12, 6, 18, 0, 0, 0, time.Local)
+	tests := []struct {
+		name string
+		at   time.Time
+		want string
+	}{
+		{"this year", time.Date(2026, 3, 1, 9, 5, 7, 0, time.Local), "Mar 1 09:05:07"},
+		{"last year", time.Date(2025, 12, 31, 23, 59, 0, 0, time.Local), "2025-12-31 23:59"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := auditTime(tc.at, now); got != tc.want {
+				t.Errorf("auditTime = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -26,8 +26,8 @@ const (
 // column is one column of a table of T.
 type column[T any] struct {
 	title string
-	// width is the column's least width: columns grow with the window in
-	// proportion to it, until the person resizes one.
+	// width is the column's usual width: columns grow and shrink with the
+	// window in proportion to it, until the person resizes one.
 	width float32
 	text  func(T) string
 	// order compares two rows by this column; nil compares their text.
@@ -258,10 +258,15 @@ func (t *table[T]) columnWidth(col int) float32 {
 	return t.cols[col].width
 }
 
+// leastScale is how far the columns shrink below their usual widths in a
+// narrow window before the table scrolls instead: cut texts still say
+// enough, and the row's buttons stay in sight.
+const leastScale = 0.6
+
 // fit sizes the columns to width: each column the person did not resize
-// grows from its least width in proportion to it, so that the columns
-// fill the table; none shrinks below its least width (the table then
-// scrolls). UI goroutine only.
+// takes its usual width scaled alike, so that the columns fill the
+// table, growing with a wide window and shrinking with a narrow one down
+// to leastScale (the table then scrolls). UI goroutine only.
 func (t *table[T]) fit(width float32) {
 	if width == t.fitted {
 		return
@@ -278,12 +283,12 @@ func (t *table[T]) fit(width float32) {
 		}
 	}
 	scale := float32(1)
-	if growing > 0 && room > growing {
-		scale = room / growing
+	if growing > 0 {
+		scale = max(leastScale, room/growing)
 	}
 	for i, c := range t.cols {
 		if !t.resized[i] {
-			t.setWidth(i, c.width*scale)
+			t.setWidth(i, max(minColumn, c.width*scale))
 		}
 	}
 }
