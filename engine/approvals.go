@@ -347,6 +347,12 @@ func (s *Engine) requestEnded(r wire.Request, reason string) {
 	}
 	s.hub.publish(wire.Event{Type: wire.EventRequestDecided, Time: s.now(), Session: r.Session, Request: &r})
 	if s.cfg.Approver != nil {
+		// a request that ended in words (its command gone, its client's
+		// clock out) is updated first: the window says why in place
+		// instead of vanishing (prompt's Dialog.End)
+		if u, ok := s.cfg.Approver.(Updater); ok && r.State == wire.StateEnded && r.Ended != "" {
+			u.Update(r)
+		}
 		s.cfg.Approver.Withdraw(r.ID)
 	}
 }
