@@ -5,11 +5,30 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"pathgrant/appdirs"
+	"pathgrant/hooks/clientconfig"
 )
 
-const installMCPUsageText = "usage: pathgrant install-mcp claude|codex|cursor|gemini [--project DIR] [--uninstall] [--socket PATH]"
+// installMCPUsage is install-mcp's usage line, naming every client the
+// client table gives an MCP configuration (a list written out by hand
+// fell behind the table).
+func installMCPUsage() string {
+	return "usage: pathgrant install-mcp " + mcpClients() + " [--project DIR] [--uninstall] [--socket PATH]"
+}
+
+// mcpClients is the clients install-mcp registers the bridge with, as
+// "a|b|c".
+func mcpClients() string {
+	var names []string
+	for _, name := range clientconfig.Clients() {
+		if c, err := clientconfig.LookupClient(name); err == nil && c.InstallMCP != nil {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, "|")
+}
 
 // runInstallMCP implements `pathgrant install-mcp`: it registers this
 // binary's bridge (`pathgrant mcp`) as the MCP server named pathgrant in
@@ -20,7 +39,7 @@ const installMCPUsageText = "usage: pathgrant install-mcp claude|codex|cursor|ge
 func runInstallMCP(args []string, stdout, stderr io.Writer) int {
 	a, err := parseInstallMCPArgs(args)
 	if err != nil {
-		return parseFailed("install-mcp", installMCPUsageText, err, stdout, stderr)
+		return parseFailed("install-mcp", installMCPUsage(), err, stdout, stderr)
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -3,8 +3,11 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"pathgrant/hooks/clientconfig"
 )
 
 // TestInstallMCP registers the bridge for each client where the client
@@ -65,5 +68,23 @@ func TestInstallMCPUsage(t *testing.T) {
 		if _, err := parseInstallMCPArgs(args); err == nil {
 			t.Errorf("%q: no usage error", args)
 		}
+	}
+}
+
+// TestInstallMCPUsageNamesItsClients: the usage line and the command's
+// summary name exactly the clients install-mcp accepts, so neither falls
+// behind the client table again.
+func TestInstallMCPUsageNamesItsClients(t *testing.T) {
+	for _, name := range clientconfig.Clients() {
+		t.Run(name, func(t *testing.T) {
+			_, err := parseInstallMCPArgs([]string{name})
+			accepted := err == nil
+			list := strings.Fields(installMCPUsage())[3] // usage: pathgrant install-mcp A|B|C ...
+			named := slices.Contains(strings.Split(list, "|"), name) &&
+				strings.HasSuffix(commands(nil)["install-mcp"].summary, ": "+list)
+			if accepted != named {
+				t.Errorf("install-mcp %s: accepted %v (%v), named in the usage and summary %v", name, accepted, err, named)
+			}
+		})
 	}
 }

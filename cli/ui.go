@@ -34,6 +34,29 @@ func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// settingsUsage is `pathgrant settings`'s usage line.
+const settingsUsage = "usage: pathgrant settings [--socket PATH]"
+
+// runSettings opens the settings window (runUI) once its arguments are
+// read here: a flag it does not take is said, with the usage, before
+// anything starts (the window's binary, given it, printed the usage and
+// no reason).
+func runSettings(args []string, stdout, stderr io.Writer) int {
+	fs, socket := newDaemonFlags("settings")
+	pos, err := parseFlags(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usagef("unexpected argument %q: settings takes none", pos[0])
+	}
+	if err != nil {
+		return parseFailed("settings", settingsUsage, err, stdout, stderr)
+	}
+	var uiArgs []string
+	if *socket != "" {
+		uiArgs = []string{"--socket", *socket}
+	}
+	return runUI("settings")(uiArgs, stdout, stderr)
+}
+
 // runWithoutDisplay says, in one line, that there is no display and why,
 // and for the app (runApp) serves headless exactly as `pathgrant serve
 // --headless` would, with the same --socket and --store.

@@ -218,3 +218,34 @@ func noDisplayEnv(env []string) []string {
 	}
 	return out
 }
+
+// TestSettingsArgs: settings says why it refuses an argument (the flag
+// it does not know, an argument it takes none of), with its usage,
+// before it looks for a display or the window's binary; -h is its usage.
+func TestSettingsArgs(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // in stdout
+		stderr string // in stderr
+	}{
+		{"an unknown flag", []string{"--bogus"}, exitUsage, "", "pathgrant settings: flag provided but not defined: -bogus\n" + settingsUsage},
+		{"an argument", []string{"grants"}, exitUsage, "", `pathgrant settings: unexpected argument "grants": settings takes none`},
+		{"help", []string{"-h"}, exitOK, settingsUsage, ""},
+		{"a socket: on to the display check", []string{"--socket", "/tmp/x.sock"}, exitFail, "", "no display"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runSettings(tt.args, &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) ||
+				tt.stderr == "" && stderr.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
