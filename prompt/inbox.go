@@ -36,13 +36,24 @@ func (p *Prompter) present(id string, activate bool) {
 	p.mu.Unlock()
 	w := p.window()
 	d := p.newDialog(r, codes)
+	wasVisible := p.visible
 	p.dlg, p.visible = d, true
 	p.renav()
 	trap := newKeyTrap(d)
 	w.SetContent(container.NewStack(trap, d.Content()))
 	w.Canvas().Focus(trap) // the allow keys act KeyDelay after this (keys.go)
-	w.Resize(fyne.NewSize(WindowWidth, min(d.Height(), MaxHeight)))
+	height := min(d.Height(), MaxHeight)
+	if wasVisible && height <= p.height {
+		height = p.height // the choices stay where they were
+	}
+	w.Resize(fyne.NewSize(WindowWidth, height))
 	p.reveal(w, activate)
+	if !wasVisible || height > p.height {
+		// shown again, or taller: centred, so that it stays on the screen
+		// wherever it was (a window that grew downwards ran off it)
+		w.CenterOnScreen()
+	}
+	p.height = height
 	time.AfterFunc(p.armDelay(), func() {
 		p.onUI(func() {
 			if p.dlg == d {

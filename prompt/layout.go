@@ -18,8 +18,8 @@ import (
 const headCols = 34
 
 // layout puts the request first, as a person reads it: who wants what
-// (the file's name large, its folder under it), the agent's own purpose,
-// how long the agent waits; then, closed, the details; and at the
+// (the file's name large, its folder under it), how long the agent
+// waits, its own purpose; then, closed, the details; and at the
 // bottom edge the scope and the choices, allow above deny.
 func (d *Dialog) layout() fyne.CanvasObject {
 	r := d.Request
@@ -30,7 +30,7 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
 	d.Details = widget.NewAccordion(widget.NewAccordionItem(LabelDetails,
 		container.NewVBox(d.form(), d.codeRows())))
-	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Purpose, d.Waiting,
+	d.details = container.NewVBox(d.Unconfined, nav, widget.NewSeparator(), head, name, where, d.Waiting, d.Purpose,
 		d.Details)
 	// The scope, the code entry and a refusal's line sit with the
 	// choices, never scrolled out of sight: a missing or wrong code is

@@ -64,6 +64,9 @@ type Prompter struct {
 	win     fyne.Window
 	dlg     *Dialog
 	visible bool
+	// height is the window's content height as last set: while the
+	// window stays open it never shrinks, so the choices stay in place.
+	height float32
 
 	ticking    atomic.Bool
 	notifyOnce sync.Once

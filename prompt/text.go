@@ -304,7 +304,7 @@ func heldByText(by string) string {
 
 // maxPurpose bounds the agent's stated purpose in the window: its words,
 // not the request, must not fill it.
-const maxPurpose = 200
+const maxPurpose = 160
 
 // PurposeText is the agent's own stated purpose of the call, quoted and
 // attributed to it ("Claude says: …"): the agent's words, which pathgrant
