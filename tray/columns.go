@@ -3,12 +3,6 @@ package tray
 import (
 	"strings"
 	"unicode/utf8"
-
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 )
 
 // ellipsis marks where a cut text was cut.
@@ -47,52 +41,3 @@ func cutFront(text string, fits func(string) bool) string {
 	}
 	return ellipsis + rest
 }
-
-// grip is the handle at a column header's right edge: dragging it
-// resizes the column, as in any file manager. The header's own button
-// sorts.
-type grip struct {
-	widget.BaseWidget
-	col  int
-	drag func(col int, dx float32)
-}
-
-func newGrip(drag func(col int, dx float32)) *grip {
-	g := &grip{drag: drag}
-	g.ExtendBaseWidget(g)
-	return g
-}
-
-// gripWidth is wide enough to catch with a pointer, narrow beside a
-// title.
-const gripWidth = 6
-
-func (g *grip) CreateRenderer() fyne.WidgetRenderer {
-	line := canvas.NewRectangle(theme.Color(theme.ColorNameSeparator))
-	return &gripRenderer{line: line}
-}
-
-// Dragged implements fyne.Draggable.
-func (g *grip) Dragged(e *fyne.DragEvent) { g.drag(g.col, e.Dragged.DX) }
-
-// DragEnd implements fyne.Draggable.
-func (g *grip) DragEnd() {}
-
-// Cursor implements desktop.Cursorable: the resize cursor says what a
-// drag does.
-func (g *grip) Cursor() desktop.Cursor { return desktop.HResizeCursor }
-
-// gripRenderer draws the grip as a thin line in its middle.
-type gripRenderer struct {
-	line *canvas.Rectangle
-}
-
-func (r *gripRenderer) Layout(s fyne.Size) {
-	r.line.Resize(fyne.NewSize(1, s.Height*0.6))
-	r.line.Move(fyne.NewPos(s.Width/2, s.Height*0.2))
-}
-
-func (r *gripRenderer) MinSize() fyne.Size           { return fyne.NewSize(gripWidth, 1) }
-func (r *gripRenderer) Refresh()                     { r.line.FillColor = theme.Color(theme.ColorNameSeparator) }
-func (r *gripRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.line} }
-func (r *gripRenderer) Destroy()                     {}

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -46,7 +46,7 @@ func TestCutFront(t *testing.T) {
 
 // TestColumnsGrowWithWindow: the columns fill the window, each in
 // proportion to its usual width, as it widens or narrows, down to a
-// floor; a column the person resized by its grip keeps its width.
+// floor; a column the person resized keeps its width.
 func TestColumnsGrowWithWindow(t *testing.T) {
 	s := newTestSettings(t, fixtureBackend(), nil)
 	tb := s.grants
@@ -86,10 +86,11 @@ func TestColumnsGrowWithWindow(t *testing.T) {
 			}
 			return fills(tb, tb.View.Size().Width)
 		}},
-		{"the grip resizes its column", func() { dragged = tb.widths[0] - 100; dragGrip(tb, 0, -100) }, func() string {
-			if tb.widths[0] != dragged || !tb.resized[0] {
-				return "the grip did not resize the column"
+		{"a drag at the headers' gap resizes the column", func() { dragged = tb.widths[0] - 100; dragDivider(t, tb, 0, -100) }, func() string {
+			if d := tb.widths[0] - dragged; d > 1 || d < -1 || !tb.resized[0] {
+				return "the drag did not resize the column"
 			}
+			dragged = tb.widths[0]
 			return ""
 		}},
 		{"the window narrows: the resized column keeps its width", func() { widen(1800) }, func() string {
@@ -97,12 +98,6 @@ func TestColumnsGrowWithWindow(t *testing.T) {
 				return "the resized column changed with the window"
 			}
 			return fills(tb, tb.View.Size().Width)
-		}},
-		{"no column is dragged below the least", func() { dragGrip(tb, 1, -1000) }, func() string {
-			if tb.widths[1] != minColumn {
-				return "a column dragged below the least width"
-			}
-			return ""
 		}},
 	}
 	for _, st := range steps {
@@ -128,13 +123,29 @@ func fills(tb *table[grants.Grant], width float32) string {
 	return ""
 }
 
-// dragGrip drags column col's header grip by dx.
-func dragGrip[T any](tb *table[T], col int, dx float32) {
-	o := tb.Widget.CreateHeader()
-	tb.Widget.UpdateHeader(widget.TableCellID{Row: -1, Col: col}, o)
-	_, g := headerParts(o)
-	g.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: dx}})
-	g.DragEnd()
+// dragDivider drags the gap right of column col's header by dx, as a
+// person does with the table's own resizing: the pointer over the gap
+// (the resize cursor), pressed, dragged, let go.
+func dragDivider[T any](t *testing.T, tb *table[T], col int, dx float32) {
+	t.Helper()
+	var edge float32
+	for i := 0; i <= col; i++ {
+		edge += tb.widths[i]
+	}
+	edge += float32(col) * theme.Padding()
+	for x := edge - 2; x < edge+theme.Padding()+2; x++ {
+		at := fyne.NewPos(x, 10)
+		tb.Widget.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at}})
+		if tb.Widget.Cursor() != desktop.HResizeCursor {
+			continue
+		}
+		tb.Widget.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at}, Button: desktop.MouseButtonPrimary})
+		tb.Widget.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: at.AddXY(dx, 0)}, Dragged: fyne.Delta{DX: dx}})
+		tb.Widget.DragEnd()
+		tb.Widget.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at.AddXY(dx, 0)}, Button: desktop.MouseButtonPrimary})
+		return
+	}
+	t.Fatalf("no resize cursor at the gap right of column %d (near x=%v)", col, edge)
 }
 
 // TestPathCutAtStart: a long path in the path column ends with its file

@@ -206,8 +206,7 @@ func tapCell[T any](tb *table[T], row int) *widget.Button {
 func header[T any](tb *table[T], col int) *widget.Button {
 	o := tb.Widget.CreateHeader()
 	tb.Widget.UpdateHeader(widget.TableCellID{Row: -1, Col: col}, o)
-	b, _ := headerParts(o)
-	return b
+	return o.(*widget.Button)
 }
 
 func columnOf(rows [][]string, col int) []string {

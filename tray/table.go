@@ -48,10 +48,10 @@ type action struct {
 type rowActions[T any] func(T) []action
 
 // table is a widget.Table of rows of T under a header row: a tap on a
-// header sorts by that column, a second tap reverses, and the grip at a
-// header's right edge resizes its column. Columns grow with the table's
-// width; selecting a row opens its details. With actions, the last
-// column holds each row's buttons.
+// header sorts by that column, a second tap reverses, and a drag at the
+// gap between two headers resizes the column on its left (the table's
+// own resizing). Columns follow the table's width; selecting a row opens
+// its details. With actions, the last column holds each row's buttons.
 type table[T any] struct {
 	cols       []column[T]
 	actions    rowActions[T]
@@ -80,7 +80,7 @@ type table[T any] struct {
 // column.
 const actionWidth = 90
 
-// minColumn is the narrowest a person can drag a column.
+// minColumn is the narrowest fit makes a column.
 const minColumn = 40
 
 func newTable[T any](cols []column[T], actions rowActions[T], maxActions int) *table[T] {
@@ -293,14 +293,18 @@ func (t *table[T]) fit(width float32) {
 	}
 }
 
-// resize is the person dragging column col's grip by dx: the column
-// keeps the width it is given, whatever the window does next.
-func (t *table[T]) resize(col int, dx float32) {
-	if col < 0 || col >= len(t.cols) {
+// learnWidth notes the width the table drew column col's header at: a
+// width other than the one fit set is the person's, dragged at the gap
+// between two headers (the table's own resizing), and the column keeps
+// it whatever the window does next. A header not yet laid out (no width)
+// says nothing. UI goroutine only.
+func (t *table[T]) learnWidth(col int, drawn float32) {
+	if col < 0 || col >= len(t.cols) || drawn <= 0 {
 		return
 	}
-	t.resized[col] = true
-	t.setWidth(col, max(minColumn, t.widths[col]+dx))
+	if d := drawn - t.widths[col]; d > 0.5 || d < -0.5 {
+		t.widths[col], t.resized[col] = drawn, true
+	}
 }
 
 func (t *table[T]) setWidth(col int, w float32) {
@@ -308,39 +312,21 @@ func (t *table[T]) setWidth(col int, w float32) {
 	t.Widget.SetColumnWidth(col, w)
 }
 
-// newHeader is a header cell: the title's sort button and, at its right
-// edge, the grip that resizes the column.
-func (t *table[T]) newHeader() fyne.CanvasObject {
-	g := newGrip(t.resize)
-	return container.NewBorder(nil, nil, nil, g, widget.NewButton("", nil))
-}
+// newHeader is a header cell: the title's sort button.
+func (t *table[T]) newHeader() fyne.CanvasObject { return widget.NewButton("", nil) }
 
-// headerParts are a header cell's button and grip.
-func headerParts(o fyne.CanvasObject) (*widget.Button, *grip) {
-	var b *widget.Button
-	var g *grip
-	for _, c := range o.(*fyne.Container).Objects {
-		switch w := c.(type) {
-		case *widget.Button:
-			b = w
-		case *grip:
-			g = w
-		}
-	}
-	return b, g
-}
-
+// updateHeader shows column id.Col's title and sort order; the table
+// sized the header to the column first, which tells a width the person
+// dragged.
 func (t *table[T]) updateHeader(id widget.TableCellID, o fyne.CanvasObject) {
-	b, g := headerParts(o)
-	g.col = id.Col
+	b := o.(*widget.Button)
+	t.learnWidth(id.Col, o.Size().Width)
 	if id.Col < 0 || id.Col >= len(t.cols) {
 		b.SetText("")
 		b.OnTapped = nil
 		b.Disable()
-		g.Hide()
 		return
 	}
-	g.Show()
 	t.mu.Lock()
 	title := t.cols[id.Col].title
 	if t.sortBy == id.Col {
