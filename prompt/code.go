@@ -130,10 +130,19 @@ const CodePlaceholder = "Approval code of your choice (shown beside it in the re
 // another choice. Deny needs none. UI goroutine only.
 //
 // Its refusal line then keeps its place, empty until a refusal, so that
-// the buttons do not move under the pointer when one is shown.
+// the buttons do not move under the pointer when one is shown. The scope
+// menu keeps the request's own scopes: a code approves its own choice,
+// and the daemon refuses it for a folder above.
 func (d *Dialog) AskCode() {
 	d.CodeEntry.Show()
 	d.Error.Show()
+	own := d.scopes[:0:0]
+	for _, o := range d.scopes {
+		if o.Path == "" {
+			own = append(own, o)
+		}
+	}
+	d.setScopes(own)
 }
 
 // Refused shows why the daemon refused the last choice (a missing or

@@ -181,16 +181,25 @@ func (d *Dialog) denyButton(label string, dec wire.Decision) *widget.Button {
 	return b
 }
 
-// newScope makes the scope menu, the narrowest scope selected; a single
-// scope is said in words, not offered as a menu of one.
+// newScope makes the scope menu and its words.
 func (d *Dialog) newScope() {
-	d.scopes = ScopeOptions(d.Request, d.home)
-	d.Target = widget.NewSelect(scopeLabels(d.scopes), nil)
+	d.Target = widget.NewSelect(nil, nil)
+	d.ScopeText = widget.NewLabel("")
+	d.setScopes(ScopeOptions(d.Request, d.home))
+}
+
+// setScopes offers opts, the narrowest selected; a single scope is said
+// in words, not offered as a menu of one.
+func (d *Dialog) setScopes(opts []ScopeOption) {
+	d.scopes = opts
+	d.Target.SetOptions(scopeLabels(opts))
 	d.Target.SetSelectedIndex(0)
-	d.ScopeText = widget.NewLabel(ScopeWords(d.Request, d.scopes[0], d.home))
-	if len(d.scopes) == 1 {
+	d.ScopeText.SetText(ScopeWords(d.Request, opts[0], d.home))
+	if len(opts) == 1 {
 		d.Target.Hide()
+		d.ScopeText.Show()
 	} else {
+		d.Target.Show()
 		d.ScopeText.Hide()
 	}
 }

@@ -74,24 +74,31 @@ func TestDialogDetailsClosed(t *testing.T) {
 }
 
 // TestDialogScopeChoice: several scopes are a menu, the narrowest
-// selected; one scope is said in words, never a menu of one.
+// selected; one scope is said in words, never a menu of one; a window
+// that asks for the code offers the request's own scopes alone.
 func TestDialogScopeChoice(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	tests := []struct {
-		name  string
-		path  string
-		kind  guard.GrantKind
-		menu  []string
-		words string
+		name    string
+		path    string
+		kind    guard.GrantKind
+		askCode bool // a window outside the daemon: codes approve the request's own scopes only
+		menu    []string
+		words   string
 	}{
-		{"a file", "/home/u/Downloads/a/report.csv", guard.KindFile, []string{LabelFile, LabelFolder, "~/Downloads"}, ""},
-		{"a first-level folder", "/home/u/Downloads", guard.KindFolder, nil, "This folder, ~/Downloads"},
+		{"a file", "/home/u/Downloads/a/report.csv", guard.KindFile, false, []string{LabelFile, LabelFolder, "~/Downloads"}, ""},
+		{"a first-level folder", "/home/u/Downloads", guard.KindFolder, false, nil, "This folder, ~/Downloads"},
+		{"a file, asking for the code", "/home/u/Downloads/a/report.csv", guard.KindFile, true, []string{LabelFile, LabelFolder}, ""},
+		{"a folder below, asking for the code", "/home/u/Downloads/a", guard.KindFolder, true, nil, "This folder, ~/Downloads/a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := readRequest()
 			req.Path, req.Suggested.Path, req.Suggested.Kind = tt.path, tt.path, tt.kind
 			d, _, _ := newTestDialog(t, req)
+			if tt.askCode {
+				d.AskCode()
+			}
 			if tt.menu == nil {
 				if d.Target.Visible() || !d.ScopeText.Visible() || d.ScopeText.Text != tt.words {
 					t.Fatalf("menu shown %v, words %q (shown %v), want %q alone", d.Target.Visible(), d.ScopeText.Text, d.ScopeText.Visible(), tt.words)
