@@ -203,7 +203,7 @@ func grantsRevoke(args []string, stdout io.Writer) error {
 	if *session != "" {
 		n, err := b.RevokeSession(*session)
 		if err == nil {
-			fmt.Fprintf(stdout, "revoked %d grant(s) of session %s\n", n, *session)
+			fmt.Fprintf(stdout, "revoked %s of session %s\n", countOf(n, "grant"), *session)
 		}
 		return err
 	}
@@ -314,3 +314,11 @@ func orDash(s string) string {
 
 // daemonCallTimeout bounds each call to the daemon.
 const daemonCallTimeout = 10 * time.Second
+
+// countOf is n and the noun, which takes an s unless n is 1.
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

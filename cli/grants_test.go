@@ -154,7 +154,7 @@ func TestGrantsRevoke(t *testing.T) {
 		t.Errorf("revoking twice: exit %d, want 1", r.code)
 	}
 	r = grantsCmd("revoke", "--session", "s1", "--store", f.path).ok(t)
-	if !strings.Contains(r.stdout, "revoked 1 grant(s) of session s1") {
+	if !strings.Contains(r.stdout, "revoked 1 grant of session s1") {
 		t.Errorf("revoke --session output %q", r.stdout)
 	}
 	live = ids(jsonLines[listed](t, grantsCmd("list", "--json", "--store", f.path).ok(t).stdout))

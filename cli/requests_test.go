@@ -483,7 +483,7 @@ func TestGrantsThroughDaemon(t *testing.T) {
 			t.Errorf("grants %v: exit %d, stderr %q; want %d, %q", c.args, r.code, r.stderr, c.code, c.stderr)
 		}
 	}
-	if r := grantsCmd(append([]string{"revoke", "--session", e.sess.ID}, viaSocket...)...).ok(t); !strings.Contains(r.stdout, "revoked 1 grant(s)") {
+	if r := grantsCmd(append([]string{"revoke", "--session", e.sess.ID}, viaSocket...)...).ok(t); !strings.Contains(r.stdout, "revoked 1 grant of") {
 		t.Errorf("revoke --session through the daemon printed %q", r.stdout)
 	}
 	type rec struct {

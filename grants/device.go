@@ -105,7 +105,7 @@ func (s *Store) auditForeign(tx *bolt.Tx, binding string) error {
 	n := foreignCount(tx, binding)
 	s.log.Warn("store holds device grants from another device; none are honoured", "count", n)
 	rec := Record{Kind: KindForeignDevice, Scope: ScopeDevice,
-		Reason: fmt.Sprintf("%d device grant(s) bound to another device are not honoured", n)}
+		Reason: foreignReason(n)}
 	if err := s.appendAudit(tx, rec); err != nil {
 		return err
 	}
@@ -129,4 +129,12 @@ func foreignCount(tx *bolt.Tx, binding string) int {
 // identity), so listings can say why it does not serve.
 func (s *Store) Foreign(g Grant) bool {
 	return g.Scope == ScopeDevice && (s.binding == "" || g.Device != s.binding)
+}
+
+// foreignReason says how many device grants are bound elsewhere, in words.
+func foreignReason(n int) string {
+	if n == 1 {
+		return "1 device grant bound to another device is not honoured"
+	}
+	return fmt.Sprintf("%d device grants bound to another device are not honoured", n)
 }
