@@ -48,6 +48,7 @@ func appEnv(env []string, socket string) []string {
 	for _, k := range order {
 		out = append(out, k+"="+keep[k])
 	}
+	out = appdirs.UILocale(out) // LANGUAGE=en under C.UTF-8: Fyne logs no locale error
 	return append(out, "PATH="+appPath, appdirs.SocketEnv+"="+socket)
 }
 

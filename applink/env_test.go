@@ -11,8 +11,10 @@ func TestAppEnv(t *testing.T) {
 		in   []string
 		want []string
 	}{
-		{"display and locale kept", []string{"DISPLAY=:0", "LANG=C.UTF-8", "LC_TIME=de_DE"},
-			[]string{"DISPLAY=:0", "LANG=C.UTF-8", "LC_TIME=de_DE"}},
+		{"display and locale kept", []string{"DISPLAY=:0", "LANG=en_GB.UTF-8", "LC_TIME=de_DE"},
+			[]string{"DISPLAY=:0", "LANG=en_GB.UTF-8", "LC_TIME=de_DE"}},
+		{"a C.UTF-8 locale read by Fyne as English", []string{"DISPLAY=:0", "LANG=C.UTF-8"},
+			[]string{"DISPLAY=:0", "LANG=C.UTF-8", "LANGUAGE=en"}},
 		{"loaders dropped", []string{"LD_PRELOAD=/x.so", "LD_LIBRARY_PATH=/x", "GTK_MODULES=x", "DISPLAY=:0"},
 			[]string{"DISPLAY=:0"}},
 		{"a later entry wins", []string{"DISPLAY=:0", "DISPLAY=:1"}, []string{"DISPLAY=:1"}},

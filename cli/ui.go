@@ -28,7 +28,7 @@ func runUI(cmd string) func(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		argv := append([]string{bin, cmd}, args...)
-		err = syscall.Exec(bin, argv, os.Environ())
+		err = syscall.Exec(bin, argv, appdirs.UILocale(os.Environ())) // no Fyne locale error under C.UTF-8
 		fmt.Fprintf(stderr, "pathgrant %s: start %s: %v\n", cmd, bin, err)
 		return 1
 	}
