@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"pathgrant/applink"
@@ -12,6 +13,7 @@ import (
 	"pathgrant/guard"
 	"pathgrant/ipc"
 	"pathgrant/ipc/ipctest"
+	"pathgrant/wire"
 )
 
 // fixture is a store with two sessions' grants on real files.
@@ -46,6 +48,10 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.s1a, f.s1b = put(grants.ScopeSession, "s1", "a"), put(grants.ScopeSession, "s1", "b")
 	f.s1d, f.s2a = put(grants.ScopeDevice, "s1", "d"), put(grants.ScopeSession, "s2", "a")
+	den := grants.Denial{Denial: wire.Denial{ID: "d0e1a2b3c4d5", Session: "s1", Op: guard.OpRead, Path: dir + "/secret", Device: true}}
+	if err := f.store.PutDenial(den); err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 
@@ -83,8 +89,8 @@ func TestAdmin(t *testing.T) {
 			if err := a.Revoke(f.s1a); err != nil {
 				t.Fatalf("Revoke: %v", err)
 			}
-			if err := a.Revoke(f.s1a); !errors.Is(err, grants.ErrEnded) {
-				t.Errorf("Revoke again = %v, want ErrEnded", err)
+			if err := a.Revoke(f.s1a); !errors.Is(err, grants.ErrEnded) || strings.Count(err.Error(), "ended") != 1 {
+				t.Errorf("Revoke again = %v, want ErrEnded, said once", err)
 			}
 			if err := a.Revoke("g-nope"); !errors.Is(err, grants.ErrNotFound) {
 				t.Errorf("Revoke unknown = %v, want ErrNotFound", err)
@@ -99,6 +105,18 @@ func TestAdmin(t *testing.T) {
 			recs, err := a.Audit(grants.AuditFilter{Kind: grants.KindRevoke})
 			if err != nil || len(recs) != 3 {
 				t.Errorf("revoke records = %d, %v; want 3", len(recs), err)
+			}
+			if ds, err := a.Denials(); err != nil || len(ds) != 1 || !ds[0].Device {
+				t.Errorf("Denials = %+v, %v; want the device denial", ds, err)
+			}
+			if err := a.LiftDenial("d0e1a2"); err != nil {
+				t.Errorf("LiftDenial by prefix: %v", err)
+			}
+			if err := a.LiftDenial("d0e1a2"); !errors.Is(err, grants.ErrNotFound) {
+				t.Errorf("LiftDenial again = %v, want ErrNotFound", err)
+			}
+			if ds, err := a.Denials(); err != nil || len(ds) != 0 {
+				t.Errorf("Denials after the lift = %+v, %v; want none", ds, err)
 			}
 			n := 0
 			if err := a.EachAudit(grants.AuditFilter{Session: "s2"}, func(grants.Record) error { n++; return nil }); err != nil || n != 1 {
