@@ -11,11 +11,13 @@ import (
 )
 
 // The inbox window's width, and the height beyond which its details
-// scroll: with the window's title bar and a panel, a 1366x768 screen
-// holds it whole, and the choices, at the bottom edge, stay in sight.
+// scroll when the work area is unknown: with the window's title bar and a
+// panel, a 1366x768 screen holds it whole, and the choices, at the bottom
+// edge, stay in sight. TallestHeight bounds it on a larger work area.
 const (
-	WindowWidth = 560
-	MaxHeight   = 620
+	WindowWidth   = 560
+	MaxHeight     = 620
+	TallestHeight = 760
 )
 
 // present shows the inbox at request id (the oldest when id is not
@@ -42,7 +44,7 @@ func (p *Prompter) present(id string, activate bool) {
 	trap := newKeyTrap(d)
 	w.SetContent(container.NewStack(trap, d.Content()))
 	w.Canvas().Focus(trap) // the allow keys act KeyDelay after this (keys.go)
-	height := min(d.Height(), MaxHeight)
+	height := min(d.Height(), p.maxHeight(w))
 	if wasVisible && height <= p.height {
 		height = p.height // the choices stay where they were
 	}
@@ -62,6 +64,17 @@ func (p *Prompter) present(id string, activate bool) {
 		})
 	})
 	p.tick()
+}
+
+// maxHeight is the tallest the window's content may be: what the work
+// area holds (FitHeight), at most TallestHeight; MaxHeight when unknown.
+func (p *Prompter) maxHeight(w fyne.Window) float32 {
+	if p.FitHeight != nil {
+		if h := p.FitHeight(w); h > 0 {
+			return min(h, TallestHeight)
+		}
+	}
+	return MaxHeight
 }
 
 // newDialog makes the dialog of r with its codes, wired to the inbox.

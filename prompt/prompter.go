@@ -49,6 +49,10 @@ type Prompter struct {
 	// application the person is typing in, drawing attention as the
 	// desktop allows. nil: Show, and RequestFocus with activate.
 	Reveal func(w fyne.Window, activate bool)
+	// FitHeight is the tallest the window's content may be on this
+	// screen (its work area less a title bar): the window is that tall at
+	// most (and TallestHeight), its details scrolling. nil or 0: MaxHeight.
+	FitHeight func(w fyne.Window) float32
 	// Announce posts a request's notification, worded by NoticeFor, in
 	// place of Notify; Unannounce takes it back when the request leaves
 	// the inbox. nil: Notify alone, never taken back.

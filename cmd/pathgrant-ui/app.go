@@ -92,6 +92,7 @@ func newAppUI(fa fyne.App, link *applink.App, log *slog.Logger) *appUI {
 		Notify:      notices.Notify, Announce: notices.Announce, Unannounce: notices.Unannounce}
 	// a new request's window never takes the keyboard by itself (attention.go)
 	ui.prompter.Reveal = (&revealer{}).reveal
+	ui.prompter.FitHeight = fitHeight
 	return ui
 }
 

@@ -43,6 +43,21 @@ func (r *revealer) reveal(w fyne.Window, activate bool) {
 	demandAttention(w)
 }
 
+// titleBarRoom is what a window manager's title bar and borders take
+// beyond the window's content, with a margin: the content's height plus
+// this stays inside the work area.
+const titleBarRoom = 70
+
+// fitHeight implements prompt.Prompter.FitHeight: the tallest content
+// the work area holds with a title bar; 0 when the work area is unknown.
+func fitHeight(w fyne.Window) float32 {
+	h := workAreaHeight(w)
+	if h <= titleBarRoom {
+		return 0
+	}
+	return h - titleBarRoom
+}
+
 // createdHook lies in a window's content while the window is first
 // shown: the toolkit asks the content's size once the native window
 // exists and before it is mapped, which is the one moment a window

@@ -19,3 +19,6 @@ func activateWindow(w fyne.Window) bool {
 
 // demandAttention does nothing where the toolkit offers no way to.
 func demandAttention(fyne.Window) {}
+
+// workAreaHeight is unknown here: the window keeps prompt.MaxHeight.
+func workAreaHeight(fyne.Window) float32 { return 0 }

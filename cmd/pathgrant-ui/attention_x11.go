@@ -48,6 +48,20 @@ static void activate(Display *d, Window w) {
 	XSendEvent(d, DefaultRootWindow(d), False, SubstructureNotifyMask | SubstructureRedirectMask, &e);
 	XFlush(d);
 }
+
+// work_area_height is the height of the screen less its panels
+// (_NET_WORKAREA of the first desktop), else the screen's; 0 unknown.
+static long work_area_height(Display *d) {
+	long h = DisplayHeight(d, DefaultScreen(d));
+	Atom a = XInternAtom(d, "_NET_WORKAREA", True);
+	if (a == None) return h;
+	Atom type; int format; unsigned long n, after; unsigned char *data = NULL;
+	if (XGetWindowProperty(d, DefaultRootWindow(d), a, 0, 4, False, XA_CARDINAL,
+			&type, &format, &n, &after, &data) != Success || data == NULL) return h;
+	if (format == 32 && n >= 4 && ((long *)data)[3] > 0) h = ((long *)data)[3];
+	XFree(data);
+	return h;
+}
 */
 import "C"
 
@@ -87,6 +101,21 @@ func activateWindow(w fyne.Window) bool {
 // demandAttention marks w as wanting attention.
 func demandAttention(w fyne.Window) {
 	withX11(w, func(d *C.Display, win C.Window) { C.demand_attention(d, win) })
+}
+
+// workAreaHeight is the work area's height in w's units, 0 when
+// unknown.
+func workAreaHeight(w fyne.Window) float32 {
+	d := (*C.Display)(unsafe.Pointer(glfw.GetX11Display()))
+	if d == nil {
+		return 0
+	}
+	px := float32(C.work_area_height(d))
+	scale := w.Canvas().Scale()
+	if px <= 0 || scale <= 0 {
+		return 0
+	}
+	return px / scale
 }
 
 // withX11 calls f with GLFW's own display connection (so that requests
