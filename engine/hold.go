@@ -127,8 +127,13 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 	}
 	defer s.holds.done(sess.ID)
 	wait, byClock := clock.wait(s.cfg.MaxWait, s.now())
+	if byClock && wait <= 0 {
+		// its client stops the command now: a request would only flash
+		// up and end
+		return wire.HoldAnswer{Line: heldLine(r, "not asked: "+clock.words+", and that time is up")}, nil
+	}
 	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program, HeldBy: heldBy(r.By),
-		Purpose: clock.purpose, WaitMS: max(int(wait/time.Millisecond), 1)}, by)
+		Purpose: clock.purpose, WaitMS: int(wait / time.Millisecond)}, by)
 	undecided := ans.Pending != "" && ans.Eligible && ans.Decision != guard.Allow
 	switch {
 	case ans.Pending != "" && ctx.Err() != nil:

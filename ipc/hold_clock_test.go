@@ -106,6 +106,17 @@ func TestHoldAgentClock(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the clock already up: nobody asked", func(t *testing.T) {
+		he, checked := newClockedHold(t, 100)
+		he.clock.Store(checked.Add(time.Second).UnixNano())
+		ans, st := he.hold(context.Background(), t, he.dl+"/report.csv", "")
+		if st != http.StatusOK || ans.Allowed || ans.Request != "" || !strings.Contains(ans.Line, "not asked") {
+			t.Errorf("hold: %d %+v; want refused at once, no request", st, ans)
+		}
+		if p := he.srv.Engine().Pending(); len(p) != 0 {
+			t.Errorf("pending %+v: a request raised for a command its client stops now", p)
+		}
+	})
 	t.Run("no clock: the hold's own bound", func(t *testing.T) {
 		he, checked := newClockedHold(t, 0)
 		go he.hold(context.Background(), t, he.dl+"/report.csv", "")
