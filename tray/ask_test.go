@@ -29,6 +29,9 @@ func refusals(now time.Time) []grants.Record {
 		{Seq: 14, Time: now, Kind: grants.KindRefuse, Session: sessA, Op: guard.OpRead,
 			Reason: "refused (unproven): cannot prove what the command touches: $X"},
 		{Seq: 15, Time: now, Kind: grants.KindApprove, Session: sessA, Op: guard.OpRead, Path: "/home/u/Downloads/a.csv"},
+		{Seq: 16, Time: now, Kind: grants.KindRefuse, Session: sessA, Op: guard.OpRead, Path: "/home/u/.config/gh/hosts.yml",
+			Reason: "refused (outside_policy): read /home/u/.config/gh/hosts.yml is outside the workspace, in a folder of credentials, " +
+				"configuration or state that pathgrant never offers for approval: it can never be approved; do not retry"},
 	}
 }
 
@@ -43,7 +46,7 @@ func TestAuditAllow(t *testing.T) {
 	tests := []struct {
 		seq   uint64
 		allow bool
-	}{{11, true}, {12, false}, {13, false}, {14, false}, {15, false}}
+	}{{11, true}, {12, false}, {13, false}, {14, false}, {15, false}, {16, false}}
 	for _, tc := range tests {
 		t.Run(b.records[tc.seq-11].Reason, func(t *testing.T) {
 			row := auditRow(t, s, tc.seq)
@@ -91,6 +94,14 @@ func TestReasonText(t *testing.T) {
 			"Refused 10 times in this session: reading ~/.ssh/id_rsa is a protected path outside the workspace"},
 		{"refused (unproven): cannot prove what the command touches: $X", "Refused: cannot prove what the command touches: $X"},
 		{"refused (unmapped_tool): delete /w/x is …", "Refused: deleting /w/x is …"},
+		{"refused (outside_policy): read /home/u/Documents/x is outside the workspace and not in a folder pathgrant offers for approval; " +
+			"the person can allow it in pathgrant's settings (Audit → Allow…) or add its folder to eligible_read_only in policy.toml; " +
+			"do not retry until they say they have",
+			"Refused: reading ~/Documents/x is outside the workspace and not in a folder pathgrant offers for approval"},
+		{"refused (outside_policy): read /home/u/.aws/credentials is outside the workspace, in a folder of credentials, configuration " +
+			"or state that pathgrant never offers for approval: it can never be approved; do not retry",
+			"Refused: reading ~/.aws/credentials is outside the workspace, in a folder of credentials, configuration or state that " +
+				"pathgrant never offers for approval: it can never be approved"},
 		{"approval without the request's code refused", "Approval without the request's code refused"},
 		{"", ""},
 	}

@@ -43,7 +43,22 @@ func reasonText(r grants.Record, home string) string {
 	if m == nil {
 		return capitalise(reason)
 	}
-	return "Refused" + m[2] + ": " + actionSentence(m[3])
+	return "Refused" + m[2] + ": " + forThePerson(actionSentence(m[3]))
+}
+
+// modelClauses are the parts of the guard's reasons that tell the model
+// what to say and whether to retry: the person reading the audit needs
+// neither (and has the Allow… beside it).
+var modelClauses = []string{"; the person can ", "; do not retry"}
+
+// forThePerson is a refusal's reason without what it tells the model.
+func forThePerson(reason string) string {
+	for _, c := range modelClauses {
+		if i := strings.Index(reason, c); i >= 0 {
+			reason = reason[:i]
+		}
+	}
+	return reason
 }
 
 // recordRule is the rule a refused record names, "" for any other.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -163,10 +164,19 @@ func (s *Settings) auditColumns() []column[grants.Record] {
 }
 
 // allowable reports whether the audit offers Allow… on r: a read refused
-// as outside the workspace. A protected path, a write and anything the
-// guard could not prove are never offered; the daemon checks again.
+// as outside the workspace. A protected path, a folder of credentials,
+// configuration or state the guard says is never offered, a write and
+// anything the guard could not prove are not; the daemon checks again,
+// and says why it refuses one the reason did not tell.
 func allowable(r grants.Record) bool {
-	return r.Kind == grants.KindRefuse && r.Op == wire.OpRead && r.Path != "" && recordRule(r) == wire.RuleOutside
+	return r.Kind == grants.KindRefuse && r.Op == wire.OpRead && r.Path != "" && recordRule(r) == wire.RuleOutside &&
+		!neverApproved(r.Reason)
+}
+
+// neverApproved reports whether a refusal's reason says the guard never
+// offers that read (guard's reasons for a never-eligible folder).
+func neverApproved(reason string) bool {
+	return strings.Contains(reason, "never offers for approval") || strings.Contains(reason, "never be approved")
 }
 
 // auditActions offer Allow… on a refused read: the daemon raises an
