@@ -20,8 +20,9 @@ const (
 	approveUsageText = "usage: pathgrant approve ID --scope once|session|device [--for DURATION] [--folder] [--yes] [--socket PATH]\n" +
 		"       DURATION limits a session or device grant, such as 15m, 1h or 8h (default: until the session ends, or always)\n" +
 		"       the approval code of the choice these flags name is asked for at the terminal (not echoed), or read from standard input"
-	denyUsageText = "usage: pathgrant deny ID [--session] [--socket PATH]\n" +
-		"       --session: deny the same access from that session at once for the rest of it, without asking again"
+	denyUsageText = "usage: pathgrant deny ID [--session | --device] [--socket PATH]\n" +
+		"       --session: deny the same access from that session at once for the rest of it, without asking again\n" +
+		"       --device: deny it to every session on this device, across restarts, until lifted (pathgrant denials lift ID)"
 )
 
 // runApprove implements `pathgrant approve`: it asks c for confirmation
@@ -204,15 +205,19 @@ func lasting(scope string, d time.Duration) string {
 func deny(args []string, stdout io.Writer) error {
 	fs, socket := newDaemonFlags("deny")
 	remember := fs.Bool("session", false, "deny the same access from that session for the rest of it")
+	device := fs.Bool("device", false, "deny the same access to every session on this device until lifted")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	switch {
+	case len(pos) != 1:
 		return usagef("give exactly one request ID (%s)", denyUsageText)
+	case *remember && *device:
+		return usagef("give --session or --device, not both")
 	}
 	sock := socketOr(*socket)
-	return decide(apiclient.New(sock), sock, pos[0], wire.Decision{Scope: "deny", Remember: *remember}, stdout)
+	return decide(apiclient.New(sock), sock, pos[0], wire.Decision{Scope: "deny", Remember: *remember || *device, Device: *device}, stdout)
 }
 
 // decide sends the decision and prints the request's resulting state.
@@ -227,6 +232,8 @@ func decide(client *apiclient.Client, sock, id string, d wire.Decision, stdout i
 	switch {
 	case r.Grant != "":
 		fmt.Fprintf(stdout, " (scope %s, grant %s, %s)", r.Scope, r.Grant, lasting(r.Scope, parseLasting(d.For)))
+	case d.Device:
+		fmt.Fprint(stdout, " (on this device: the same access is denied to every session without asking, until lifted)")
 	case d.Remember:
 		fmt.Fprint(stdout, " (for the rest of the session: the same access is denied without asking)")
 	}

@@ -8,21 +8,22 @@ import (
 	"pathgrant/wire"
 )
 
-// TestDenialsListsBothKinds: `pathgrant denials` (and `denials list`)
-// shows a session denial and a device denial, each saying how far it
+// TestDenialsListsBothKinds: `deny --session` and `deny --device` make
+// the two kinds of remembered denial; `pathgrant denials` (and `denials
+// list`) shows both, each saying how far it
 // holds; lifting an unknown one says so once, in words, without the
 // daemon's prefix or an HTTP status.
 func TestDenialsListsBothKinds(t *testing.T) {
 	e := newDaemonEnv(t)
 	for _, d := range []struct {
-		name string
-		dec  wire.Decision
+		name, flag, said string
 	}{
-		{"report.csv", wire.Decision{Scope: "deny", Remember: true}},
-		{"other.csv", wire.Decision{Scope: "deny", Remember: true, Device: true}},
+		{"report.csv", "--session", "for the rest of the session"},
+		{"other.csv", "--device", "on this device"},
 	} {
-		if _, err := e.srv.Engine().Decide(e.requestFromAgent(t, d.name), d.dec); err != nil {
-			t.Fatal(err)
+		out := daemonCmd("", false, nil, "deny", e.requestFromAgent(t, d.name), d.flag, "--socket", e.sock).ok(t).stdout
+		if !strings.Contains(out, d.said) {
+			t.Errorf("deny %s printed %q; want it to say %q", d.flag, out, d.said)
 		}
 	}
 	for _, args := range [][]string{{"--socket", e.sock}, {"list", "--socket", e.sock}} {
