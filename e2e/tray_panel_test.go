@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -187,6 +188,15 @@ func (w *wmDesktop) visibleWindows(t *testing.T) []string {
 	return strings.Fields(string(out))
 }
 
+// menuShot saves the top left of the screen, the panel's icon and its
+// open menu at g, as docs/images/name with PATHGRANT_DOC_IMAGES.
+func (w *wmDesktop) menuShot(t *testing.T, g geometry, name string) {
+	t.Helper()
+	path := filepath.Join(artifactDir(t), name)
+	w.output(t, "import", "-window", "root", "-crop", fmt.Sprintf("%dx%d+0+0", g.X+g.W+12, g.Y+g.H+12), "+repage", path)
+	docImage(t, path)
+}
+
 // closeMenu closes an open panel menu without choosing.
 func (w *wmDesktop) closeMenu(t *testing.T, win string) {
 	t.Helper()
@@ -244,6 +254,7 @@ func TestTrayMenuAfterPauseResume(t *testing.T) {
 	time.Sleep(time.Second) // every announcement of the rebuild reached the panel
 	win, afterGeo := w.panelMenu(t)
 	w.screenshot(t, "tray-menu-after-resume.png")
+	w.menuShot(t, afterGeo, "tray-menu-after-pause-resume.png")
 	w.closeMenu(t, win)
 	if afterGeo.H != before.H {
 		t.Errorf("after Pause → Resume the panel's menu is %d px tall, %d before: items missing", afterGeo.H, before.H)
