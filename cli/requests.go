@@ -154,14 +154,29 @@ func writeRequestsTable(w io.Writer, reqs []wire.Request, now time.Time) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSESSION\tOP\tPATH\tCOUNT\tWAITING\tAGE")
+	fmt.Fprintln(tw, "ID\tSESSION\tOP\tPATH\tCOUNT\tWAITING\tAGE\tPURPOSE")
 	for _, r := range reqs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, shortID(r.Session), opShown(r.Op), shown(r.Path), r.Count, waiting(r, now), age(now.Sub(r.Created)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, shortID(r.Session), opShown(r.Op), shown(r.Path), r.Count, waiting(r, now),
+			age(now.Sub(r.Created)), purposeShown(r.Purpose))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write requests: %w", err)
 	}
 	return nil
+}
+
+// maxPurposeShown bounds the purpose a row of `pathgrant pending` shows;
+// --json has it whole.
+const maxPurposeShown = 60
+
+// purposeShown is the agent's stated purpose of a request's call as its
+// row shows it: printable, one line, cut with an ellipsis; "-" for none.
+func purposeShown(p string) string {
+	p = wire.Printable(strings.Join(strings.Fields(p), " "))
+	if r := []rune(p); len(r) > maxPurposeShown {
+		return string(r[:maxPurposeShown-1]) + "…"
+	}
+	return orDash(p)
 }
 
 // opShown is op as a person reads it before its path: a connection's
