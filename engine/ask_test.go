@@ -269,3 +269,40 @@ func (p place) fresh(t *testing.T) place {
 	p.store = filepath.Join(t.TempDir(), "pathgrant.db")
 	return p
 }
+
+// TestEditedScopeOfAnAskedFile: a file the person asked for outside every
+// eligible root may be widened to a folder above it up to the folder of
+// the home folder it lies in (~/Documents), never to the home folder.
+func TestEditedScopeOfAnAskedFile(t *testing.T) {
+	p := newPlace(t)
+	deep := filepath.Join(p.home, "Documents", "specs", "v2")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(deep, "spec.pdf")
+	if err := os.WriteFile(file, []byte("%PDF"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		path string
+		ok   bool
+	}{
+		{"its folder", deep, true},
+		{"the folder of the home folder", filepath.Join(p.home, "Documents"), true},
+		{"the home folder", p.home, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, _ := p.fresh(t).start(t)
+			r, aerr := e.AskForPath(guard.OpRead, file)
+			if aerr != nil {
+				t.Fatal(aerr)
+			}
+			_, err := e.Decide(r.ID, wire.Decision{Scope: "device", Path: tt.path, Kind: guard.KindFolder})
+			if (err == nil) != tt.ok {
+				t.Fatalf("a device grant of %s: %v; want granted %v", tt.path, err, tt.ok)
+			}
+		})
+	}
+}
