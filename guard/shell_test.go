@@ -178,6 +178,8 @@ func TestShellSecurity(t *testing.T) {
 		{name: "creating a protected file's folder", shell: "mkdir -p .gemini", want: Deny, reason: "protected"},
 		{name: "moving the folder of a blocked path", shell: "mv vendor vendor2", want: Deny, reason: "blocked-write"},
 		{name: "chmod -x mode is not an option", shell: "chmod -x {D}/run.sh", want: Deny},
+		{name: "one access said in the singular", shell: "cat main.go", want: Allow, reason: "its one access is allowed"},
+		{name: "several accesses counted", shell: "cat main.go src/a.txt", want: Allow, reason: "all 2 accesses are allowed"},
 		// a read of a whole eligible folder is offered as that folder
 		{name: "cp -r of an eligible root", shell: "cp -r ~/Documents ./docs", want: Deny, eligible: true,
 			suggest: "read {H}/Documents folder", has: []string{"write {W}/docs"}},
