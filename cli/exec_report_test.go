@@ -85,7 +85,7 @@ func TestExecExplainsRefusals(t *testing.T) {
 			}
 		})
 	}
-	id := regexp.MustCompile(`raised as request (\S+),`)
+	id := regexp.MustCompile(`\(request (\S+)\)`)
 	found := false
 	for _, req := range e.srv.Engine().Pending() {
 		found = found || req.Path == e.dl+"/asked.csv"

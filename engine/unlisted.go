@@ -46,7 +46,9 @@ func (s *Engine) unmapped(sess *session, req wire.CheckRequest, setting string) 
 		ans.Reason = fmt.Sprintf("the tool %q is left to the client's own permission flow (unmapped_tools = \"ask-client\")", req.Tool)
 		return ans
 	}
-	ans.Reason = fmt.Sprintf("the files the tool %q touches cannot be known before it runs, so it is denied (the device policy's unmapped_tools = \"ask-client\" leaves such tools to the client's own permission flow)", req.Tool)
+	ans.Reason = fmt.Sprintf("the files the tool %q touches cannot be known before it runs, so it is denied: do not retry it; "+
+		"do it with a file or shell tool instead, or ask the person to set unmapped_tools = \"ask-client\" in pathgrant's device policy, "+
+		"which leaves such tools to the client's own permission flow", req.Tool)
 	s.refused(sess, req, ans)
 	return ans
 }
@@ -66,7 +68,8 @@ func (s *Engine) otherMCP(sess *session, req wire.CheckRequest, setting string) 
 		ans.Reason = what + " is left to the client's own permission flow (unknown_tools = \"ask-client\")"
 		return ans
 	}
-	ans.Reason = what + " is not one pathgrant can check, and the device policy says unknown_tools = \"deny\""
+	ans.Reason = what + " is not one pathgrant can check, and the device policy says unknown_tools = \"deny\": do not retry it; " +
+		"the person can set unknown_tools = \"ask-client\" in pathgrant's device policy to leave such tools to the client's own permission flow"
 	s.refused(sess, req, ans)
 	return ans
 }

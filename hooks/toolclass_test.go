@@ -20,7 +20,8 @@ func jsonText(s string) string {
 // answer to its unmapped check.
 func unmappedText(tool string) string {
 	return `pathgrant: the files the tool "` + tool +
-		`" touches cannot be known before it runs, so it is denied (the device policy's unmapped_tools = "ask-client" leaves such tools to the client's own permission flow)`
+		`" touches cannot be known before it runs, so it is denied: do not retry it; do it with a file or shell tool instead, ` +
+		`or ask the person to set unmapped_tools = "ask-client" in pathgrant's device policy, which leaves such tools to the client's own permission flow`
 }
 
 // unmappedReason is unmappedText inside a JSON answer.

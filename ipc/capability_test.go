@@ -325,7 +325,7 @@ func TestExecReport(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("report: %d", st)
 	}
-	if len(lines) != 2 || !strings.Contains(lines[0], "raised as request") || !strings.Contains(lines[1], "cannot be approved") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "they were asked in pathgrant's window") || !strings.Contains(lines[1], "cannot be approved") {
 		t.Errorf("report %q: want the Downloads read raised and /etc/shadow final", lines)
 	}
 	if pending := ce.srv.Engine().Pending(); len(pending) != 1 || !strings.HasSuffix(pending[0].Path, "/other.csv") {
