@@ -110,15 +110,15 @@ func (b *inbox) window(want string) string {
 }
 
 // key presses a key (xdotool's spelling, "alt+o") in the inbox window,
-// after its allow buttons armed and with the pointer moved over it.
+// once it has had the keyboard long enough for an allow key to act.
 func (b *inbox) key(win, key string) {
 	b.t.Helper()
-	time.Sleep(prompt.ArmDelay + 400*time.Millisecond)
-	// the pointer moves over the window, as a person's does: no key
-	// approves a window that opened by itself before it has
 	b.d.output(b.t, "xdotool", "mousemove", "--window", win, "12", "12")
 	b.d.output(b.t, "xdotool", "mousemove", "--window", win, "20", "20")
 	b.d.output(b.t, "xdotool", "windowfocus", "--sync", win)
+	// an allow key acts once the buttons armed and the window has had the
+	// keyboard for as long (prompt's KeyDelay)
+	time.Sleep(2*prompt.ArmDelay + 400*time.Millisecond)
 	b.d.output(b.t, "xdotool", "key", "--clearmodifiers", key)
 }
 
