@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -39,6 +40,17 @@ func clockOf(req wire.CheckRequest, agent string, now time.Time) toolClock {
 	c.until = now.Add(d)
 	c.words = fmt.Sprintf("%s's %s tool stops a command after %s", clientTitle(agent), toolName(req.Tool), durationWords(d))
 	return c
+}
+
+// toolCallClock is the clock of one of pathgrant's own shell tool calls
+// (execute_shell_command), whose context ends when its timeout kills the
+// command: no clock when it has none.
+func toolCallClock(ctx context.Context, now time.Time) toolClock {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return toolClock{}
+	}
+	return toolClock{until: dl, words: "pathgrant's execute_shell_command stops a command after " + durationWords(dl.Sub(now).Round(time.Second))}
 }
 
 // wait bounds a held open's wait (at most bound) by the clock at now;

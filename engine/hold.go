@@ -216,12 +216,13 @@ func (h heldOpens) AskHold(ctx context.Context, r wire.HoldRequest) (wire.HoldAn
 }
 
 // holdAsker is what a prepared command's supervisor asks through in
-// process, as the command by, or nil when its opens are not held.
-func (s *Engine) holdAsker(sess *session, p wire.Prepared, by raiser) supervise.Asker {
+// process, as the command by within its clock, or nil when its opens are
+// not held.
+func (s *Engine) holdAsker(sess *session, p wire.Prepared, by raiser, clock toolClock) supervise.Asker {
 	if p.Hold == nil {
 		return nil
 	}
-	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots, by: by}
+	return heldOpens{s: s, sess: sess, roots: p.Hold.Roots, by: by, clock: clock}
 }
 
 // heldBy is a held open's By as the request shows it: only the two

@@ -53,7 +53,8 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		return -1, err
 	}
 	by := raiser(fmt.Sprintf("tool command %d", s.toolCommands.Add(1)))
-	if aerr := s.serve(t.sess, l, s.self, nil, by, toolClock{}); aerr != nil {
+	clock := toolCallClock(ctx, s.now())
+	if aerr := s.serve(t.sess, l, s.self, nil, by, clock); aerr != nil {
 		s.finishCheck(check, false) // nothing ran
 		return -1, aerr
 	}
@@ -62,7 +63,7 @@ func (t toolShell) Run(ctx context.Context, c tools.Command) (int, error) {
 		fmt.Fprintf(c.Stderr, "pathgrant exec: no way out of the command's network namespace (%v): it reaches its own loopback only\n", err)
 	}
 	res := frontend.Run(ctx, frontend.Child{Prepared: l.Prepared, Path: shellPath, Argv: argv, Env: c.Env, Dir: c.Dir,
-		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared, by),
+		Stdout: c.Stdout, Stderr: c.Stderr, OwnGroup: true, Started: s.MarkToolProcess(t.sess.ID), Hold: s.holdAsker(t.sess, l.Prepared, by, clock),
 		Net: netEnd})
 	if stopNet != nil {
 		stopNet()
