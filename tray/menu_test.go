@@ -73,3 +73,45 @@ func TestTrayQuitAnnounced(t *testing.T) {
 		t.Error("the power sign's centre is painted: want the ring and bar only")
 	}
 }
+
+// TestTrayPublishCoalesces: changes in a burst are handed to the host
+// once, PublishAfter after the first, as the menu then is; a change that
+// was undone before then is not handed over at all.
+func TestTrayPublishCoalesces(t *testing.T) {
+	h, timer, later := &countingHost{}, &fakeTimer{}, &fakeTimer{}
+	tr := newTray(h, Actions{ShowPending: func() {}, ShowSettings: func() {}, Quit: func() {},
+		SetPaused: func(bool) {}}, timer.schedule)
+	tr.later = later.schedule
+	tests := []struct {
+		name      string
+		do        func()
+		fire      bool
+		published int
+		first     string // the first item's label once handed over
+	}{
+		{"five requests arrive", func() {
+			for n := 1; n <= 5; n++ {
+				tr.SetPending(n)
+			}
+		}, false, 1, LabelNoPending},
+		{"handed over once, as it is now", func() {}, true, 2, "5 pending requests…"},
+		{"one decided and one more came", func() { tr.SetPending(4); tr.SetPending(5) }, true, 2, "5 pending requests…"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.do()
+			if later.d != PublishAfter {
+				t.Errorf("handed over after %v, want %v", later.d, PublishAfter)
+			}
+			if tc.fire {
+				later.fn()
+			}
+			if h.published != tc.published {
+				t.Fatalf("menu handed over %d times, want %d", h.published, tc.published)
+			}
+			if tc.fire && h.menu.Items[0].Label != tc.first {
+				t.Fatalf("the host's first item %q, want %q", h.menu.Items[0].Label, tc.first)
+			}
+		})
+	}
+}

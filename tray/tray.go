@@ -30,6 +30,11 @@ const (
 	LabelUnconfined = "UNCONFINED: agent commands are not confined"
 )
 
+// PublishAfter is how long the menu waits after a change before the host
+// is given it: requests arriving in a burst, a pause and the daemon's
+// answer, make one rebuild of the host's menu, not one each.
+const PublishAfter = 150 * time.Millisecond
+
 // PauseFor is how long "Pause for 1 hour" pauses prompts: a pause always
 // ends by itself, so eligible denials are not refused unseen for good.
 const PauseFor = time.Hour
@@ -53,9 +58,14 @@ func (desktopHost) SetTooltip(s string) { systray.SetTooltip(s) }
 // are pending and whether prompts are paused; its tooltip says how many
 // requests wait.
 type Tray struct {
-	host        host
-	menu        *fyne.Menu
-	published   string // the menu as the host last got it (menuText)
+	host      host
+	menu      *fyne.Menu
+	published string // the menu as the host last got it (menuText)
+	// later runs the menu's hand-over PublishAfter after the first change
+	// not yet handed over (nil: at once), so that a burst of changes is
+	// one rebuild; handing is true while one is scheduled.
+	later       scheduler
+	handing     bool
 	pendingItem *fyne.MenuItem
 	unconfined  *fyne.MenuItem // shown first while unconfined
 	showPending func()
@@ -78,7 +88,9 @@ func New(a fyne.App, act Actions) (*Tray, bool) {
 	if !ok {
 		return nil, false
 	}
-	return newTray(desktopHost{desk}, act, afterOnUI), true
+	t := newTray(desktopHost{desk}, act, afterOnUI)
+	t.later = afterOnUI
+	return t, true
 }
 
 // newTray builds the menu on h; schedule runs the end of a pause.
@@ -125,6 +137,20 @@ func (t *Tray) redraw() {
 // items; a pause and the daemon's answer to it were two rebuilds within
 // milliseconds. One rebuild per visible change, none for a tooltip.
 func (t *Tray) publish() {
+	if t.later == nil {
+		t.handOver()
+		return
+	}
+	if !t.handing {
+		t.handing = true
+		t.later(PublishAfter, t.handOver)
+	}
+}
+
+// handOver gives the host the menu as it is now, if that differs from
+// what the host has.
+func (t *Tray) handOver() {
+	t.handing = false
 	text := menuText(t.menu)
 	if text == t.published {
 		return
