@@ -21,17 +21,22 @@ func TestDoctorPrivacy(t *testing.T) {
 	tests := []struct {
 		name   string
 		goos   string
-		policy string // policy.toml; "" for the defaults (Downloads)
+		policy string // policy.toml; "" for the defaults (the user folders: Desktop, Documents, Downloads are guarded)
 		list   func(string) error
 		want   []doctorCheck // Detail and Fix as substrings
 	}{
 		{name: "linux says nothing", goos: "linux", list: eperm},
-		{name: "downloads readable", goos: "darwin", list: func(string) error { return nil },
-			want: []doctorCheck{{Status: doctorOK, Detail: home + "/Downloads: readable: macOS lets Terminal into Downloads Folder"}}},
-		{name: "downloads refused", goos: "darwin", list: eperm,
-			want: []doctorCheck{{Status: doctorFail, Detail: home + "/Downloads: macOS privacy controls refuse Terminal (Operation not permitted)",
-				Fix: "System Settings → Privacy & Security → Files and Folders (or Full Disk Access): allow Terminal (Downloads Folder)"}}},
-		{name: "downloads missing", goos: "darwin", list: func(dir string) error { return &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOENT} },
+		{name: "user folders readable", goos: "darwin", list: func(string) error { return nil },
+			want: []doctorCheck{{Status: doctorOK, Detail: home + "/Desktop: readable: macOS lets Terminal into Desktop Folder"},
+				{Status: doctorOK, Detail: home + "/Documents: readable: macOS lets Terminal into Documents Folder"},
+				{Status: doctorOK, Detail: home + "/Downloads: readable: macOS lets Terminal into Downloads Folder"}}},
+		{name: "user folders refused", goos: "darwin", list: eperm,
+			want: []doctorCheck{{Status: doctorFail, Detail: home + "/Desktop: macOS privacy controls refuse Terminal", Fix: "(Desktop Folder)"},
+				{Status: doctorFail, Detail: home + "/Documents: macOS privacy controls refuse Terminal", Fix: "(Documents Folder)"},
+				{Status: doctorFail, Detail: home + "/Downloads: macOS privacy controls refuse Terminal (Operation not permitted)",
+					Fix: "System Settings → Privacy & Security → Files and Folders (or Full Disk Access): allow Terminal (Downloads Folder)"}}},
+		{name: "downloads alone, missing", goos: "darwin", policy: "eligible_read_only = [\"~/Downloads\"]\n",
+			list: func(dir string) error { return &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOENT} },
 			want: []doctorCheck{{Status: doctorInfo, Detail: home + "/Downloads: does not exist"}}},
 		{name: "only guarded roots are listed", goos: "darwin", list: eperm,
 			policy: "eligible_read_only = [\"" + home + "/shared\", \"" + home + "/Documents/papers\"]\n",

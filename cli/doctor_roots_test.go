@@ -15,6 +15,17 @@ import (
 	"pathgrant/wire"
 )
 
+// onlyDownloads is a user-dirs.dirs that disables every user folder but
+// Downloads.
+const onlyDownloads = `XDG_DESKTOP_DIR="$HOME/"
+XDG_DOCUMENTS_DIR="$HOME/"
+XDG_MUSIC_DIR="$HOME/"
+XDG_PICTURES_DIR="$HOME/"
+XDG_PUBLICSHARE_DIR="$HOME/"
+XDG_TEMPLATES_DIR="$HOME/"
+XDG_VIDEOS_DIR="$HOME/"
+`
+
 // TestDoctorRootPlaces: doctor says, one line each, where the home
 // folder, an eligible root (Downloads) or a live session's workspace lies
 // in /tmp, /dev/shm, /var/tmp or /run, and what that means; nothing for
@@ -52,11 +63,12 @@ func TestDoctorRootPlaces(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vars := maps.Clone(tt.env)
-			if tt.userDirs != "" {
-				vars["XDG_CONFIG_HOME"] = t.TempDir()
-				if err := os.WriteFile(filepath.Join(vars["XDG_CONFIG_HOME"], "user-dirs.dirs"), []byte(tt.userDirs+"\n"), 0o600); err != nil {
-					t.Fatal(err)
-				}
+			// every user folder but Downloads disabled (set to the home
+			// folder), so that the rows speak of one eligible root
+			vars["XDG_CONFIG_HOME"] = t.TempDir()
+			dirs := onlyDownloads + tt.userDirs + "\n"
+			if err := os.WriteFile(filepath.Join(vars["XDG_CONFIG_HOME"], "user-dirs.dirs"), []byte(dirs), 0o600); err != nil {
+				t.Fatal(err)
 			}
 			env := doctorEnv{GOOS: tt.goos, Getenv: func(k string) string { return vars[k] },
 				Sessions: func(context.Context, string) ([]wire.SessionInfo, error) {
