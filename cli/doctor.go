@@ -188,7 +188,7 @@ func checkDaemon(env doctorEnv, socket string) ([]doctorCheck, bool) {
 	out := []doctorCheck{{Name: "daemon", Status: doctorOK, Detail: "running on " + socket}}
 	if h.FailedChecks > 0 {
 		out = append(out, doctorCheck{Name: "after-run checks", Status: doctorFail,
-			Detail: fmt.Sprintf("%d check(s) of what a confined command left in a workspace did not finish: that session's next command is refused until one passes", h.FailedChecks),
+			Detail: countOf(h.FailedChecks, "check") + " of what a confined command left in a workspace did not finish: that session's next command is refused until one passes",
 			Fix:    "read why in the audit log (kind after-run) or the daemon's log; make the workspace readable to its owner, then retry the command or end the session"})
 	}
 	return out, true

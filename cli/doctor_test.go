@@ -134,7 +134,7 @@ func TestDoctor(t *testing.T) {
 			}
 		}, 1, map[string]doctorLine{
 			"daemon":           {doctorOK, []string{"running on"}},
-			"after-run checks": {doctorFail, []string{"2 check(s)", "next command is refused", "audit log (kind after-run)"}},
+			"after-run checks": {doctorFail, []string{"2 checks of what", "next command is refused", "audit log (kind after-run)"}},
 		}},
 		{"Landlock only: no bubblewrap on PATH", func(t *testing.T, f *doctorFixture, env *doctorEnv) {
 			f.serve(t)
