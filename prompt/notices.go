@@ -47,8 +47,13 @@ func NoticeGroup(r wire.Request) string {
 }
 
 // announce posts r's notification: through Announce when the app set it,
-// else as a plain Notify.
+// else as a plain Notify. A request the person raised themselves (Allow…
+// in the audit, a grant made in settings) has none: they are at the
+// window, and no agent wants anything.
 func (p *Prompter) announce(r wire.Request) {
+	if r.Asked != "" {
+		return
+	}
 	if p.Announce == nil {
 		p.notify(r)
 		return

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pathgrant/wire"
 )
@@ -95,6 +96,31 @@ func TestInboxAnnounces(t *testing.T) {
 			}
 			if plain := h.ns.list(); len(plain) != 0 {
 				t.Fatalf("a plain notification beside the announcement: %q", plain)
+			}
+		})
+	}
+}
+
+// TestInboxAsksNoNotificationForThePersonsOwn: a request the person
+// raised from settings (Allow…, New grant…) joins the inbox without a
+// notification that an agent wants something.
+func TestInboxAsksNoNotificationForThePersonsOwn(t *testing.T) {
+	tests := []struct {
+		asked string
+		posts int
+	}{{"", 1}, {wire.AskedAudit, 0}, {wire.AskedSettings, 0}}
+	for _, tc := range tests {
+		t.Run("asked="+tc.asked, func(t *testing.T) {
+			h := newTestPrompter(t)
+			an := &announcements{}
+			h.p.Announce = func(n Notice) error { an.add(n.ID); return nil }
+			r := request("a", "s")
+			r.Asked = tc.asked
+			h.p.Show(r, nil)
+			h.eventually(t, "in the inbox", func() bool { return len(h.p.Pending()) == 1 })
+			time.Sleep(100 * time.Millisecond)
+			if got := len(an.list()) + len(h.ns.list()); got != tc.posts {
+				t.Fatalf("%d notifications, want %d", got, tc.posts)
 			}
 		})
 	}
