@@ -31,6 +31,7 @@ func newFixture(t testing.TB) *fixture {
 		"{D}/report.csv", "{D}/a.csv", "{D}/b.csv", "{D}/space name.csv", "{D}/data/x.csv",
 		"{D}/run.sh", "{T}/secret/key", "{T}/secret/sub/inner", "{R}/doc.md",
 		"{H}/Documents/spec.pdf", "{H}/Documents/reports/q1.csv", "{H}/.ssh/id_rsa", "{H}/.config/x", "{H}/.config/shared/notes.txt",
+		"{H}/Pictures/cat.png", "{H}/Pictures/vault/k",
 	}
 	f.expand = strings.NewReplacer("{T}", f.T, "{H}", f.H, "{W}", f.W, "{D}", f.D, "{R}", f.R)
 	for _, name := range files {
@@ -55,9 +56,9 @@ func newFixture(t testing.TB) *fixture {
 	p := Policy{
 		SessionPolicy: SessionPolicy{Cwd: f.W, Workspace: []string{f.W}, ReadOnly: []string{f.R},
 			BlockedWrite: []string{f.W + "/vendor"}},
-		DevicePolicy: DevicePolicy{EligibleReadOnly: []string{"~/Downloads", "~/Documents", "~/.config/shared"},
+		DevicePolicy: DevicePolicy{EligibleReadOnly: []string{"~/Downloads", "~/Documents", "~/.config/shared", "~/Pictures"},
 			Protected:     []string{f.W + "/.claude/settings.json", f.W + "/.gemini/settings.json", f.T + "/state"},
-			NeverEligible: []string{"~/.ssh", "~/.config"}},
+			NeverEligible: []string{"~/.ssh", "~/.config", "~/Pictures/vault"}},
 	}
 	f.policy, err = p.Compile(f.H)
 	if err != nil {

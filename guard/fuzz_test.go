@@ -67,9 +67,10 @@ func checkInvariants(t *testing.T, fx *fixture, grants *GrantSet, d Decision) {
 }
 
 // eligible reports whether p lies under one of the fixture's eligible
-// roots that no never-eligible folder covers: Downloads or Documents.
+// roots that no never-eligible folder covers: Downloads, Documents, or
+// Pictures outside its vault.
 func (fx *fixture) eligible(p string) bool {
-	return Within(fx.D, p) || Within(fx.H+"/Documents", p)
+	return Within(fx.D, p) || Within(fx.H+"/Documents", p) || Within(fx.H+"/Pictures", p) && !Within(fx.H+"/Pictures/vault", p)
 }
 
 // referenceAllows restates the policy of the fixture as plainly as possible.
@@ -93,8 +94,10 @@ func referenceAllows(fx *fixture, grants *GrantSet, a Access) bool {
 	case a.Op == OpRead && Within(fx.R, a.Path):
 		return true
 	}
-	never := Within(fx.H+"/.ssh", a.Path) || Within(fx.H+"/.config", a.Path) ||
-		a.Tree && (Within(a.Path, fx.H+"/.ssh") || Within(a.Path, fx.H+"/.config"))
+	never := false
+	for _, n := range []string{fx.H + "/.ssh", fx.H + "/.config", fx.H + "/Pictures/vault"} {
+		never = never || Within(n, a.Path) || a.Tree && Within(a.Path, n)
+	}
 	return !protected && !never && grants.Lookup(a.Op, a.Path, a.Tree) != ""
 }
 

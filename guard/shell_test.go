@@ -216,6 +216,11 @@ func TestShellSecurity(t *testing.T) {
 			suggest: "read {H}/Documents/reports folder"},
 		{name: "Grep/Glob tool over ~/.config never offered", shell: "ls -R -- '{H}/.config'", want: Deny, reason: "it can never be approved"},
 		{name: "cat of an ssh key never offered", shell: "cat ~/.ssh/id_rsa", want: Deny, reason: "it can never be approved; do not retry"},
+		{name: "a file beside a never-eligible folder is offered", shell: "cat ~/Pictures/cat.png", want: Deny, eligible: true},
+		{name: "a file in a never-eligible folder under an eligible root", shell: "cat ~/Pictures/vault/k", want: Deny,
+			reason: "it can never be approved"},
+		{name: "a whole folder holding a never-eligible one", shell: "grep -r x ~/Pictures", want: Deny,
+			reason: "holds a folder of credentials, configuration or state that pathgrant never offers for approval: reading it whole can never be approved"},
 		{name: "the reason names what cannot be offered", shell: "cat {D}/report.csv {T}/secret/key", want: Deny,
 			reason: "read {T}/secret/key is outside the workspace and not in a folder"},
 	})
