@@ -258,6 +258,21 @@ func decide(found analysis) Decision {
 	return d
 }
 
+// Blocking is the denied access d's reason names (blocking); false when d
+// denies none (an allow, or a command the guard could not prove).
+func (d Decision) Blocking() (Access, bool) {
+	var denied []Access
+	for _, a := range d.Accesses {
+		if !a.Allowed {
+			denied = append(denied, a)
+		}
+	}
+	if len(denied) == 0 {
+		return Access{}, false
+	}
+	return blocking(denied), true
+}
+
 // blocking is the denied access a decision's reason names: the first
 // that cannot be offered when there is one (what stands in the way, not
 // a read that alone could be approved), else the first.
