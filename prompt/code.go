@@ -18,7 +18,7 @@ func (d *Dialog) newCode() {
 	d.Code.Selectable = true
 	d.Command = widget.NewLabelWithStyle("", fyne.TextAlignLeading, mono)
 	d.Command.Selectable = true
-	d.CopyCode = widget.NewButton("Copy", nil)
+	d.CopyCode = widget.NewButton(LabelCopyCode, nil)
 	d.CopyCommand = widget.NewButton(LabelCopy, nil)
 	for _, o := range []fyne.CanvasObject{d.Code, d.Command, d.CopyCode, d.CopyCommand} {
 		o.Hide()

@@ -36,7 +36,8 @@ const (
 	LabelPrev       = "Previous (Alt+P)"
 	LabelNext       = "Next (Alt+N)"
 	LabelDenyAll    = "Deny all from this session"
-	LabelCopy       = "Copy (Alt+C)"
+	LabelCopy       = "Copy the command (Alt+C)"
+	LabelCopyCode   = "Copy the once code"
 	LabelClose      = "Close (Esc)"
 	LabelDetails    = "Details"
 )

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/guard"
@@ -357,17 +358,19 @@ func TestDialogCode(t *testing.T) {
 }
 
 // TestDialogCodeFitsTheWindow: with a full id and the longest choice
-// selected, the codes and the command fit the window's width.
+// selected, in the app's theme, the codes, the command and their Copy
+// buttons fit the window's width beside the details' scroll bar.
 func TestDialogCodeFitsTheWindow(t *testing.T) {
 	r := readRequest()
 	r.ID = "0123456789abcdef0123456789abcdef"
 	d, _, _ := newTestDialog(t, r)
+	fyne.CurrentApp().Settings().SetTheme(theme.DefaultTheme())
 	d.SetCode(testCodes("K7MP"), nil)
 	d.Target.SetSelected(LabelFolder)
 	d.SessionFor.SetSelected("for 15 minutes")
 	d.DeviceFor.SetSelected("for 7 days")
-	if w := d.Content().MinSize().Width; w > WindowWidth {
-		t.Fatalf("the dialog needs %.0f px, the window is %d", w, WindowWidth)
+	if w := d.Content().MinSize().Width + theme.ScrollBarSize(); w > WindowWidth {
+		t.Fatalf("the dialog needs %.0f px with the scroll bar, the window is %d", w, WindowWidth)
 	}
 }
 

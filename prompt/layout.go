@@ -112,12 +112,11 @@ func durationBox(s *widget.Select) fyne.CanvasObject {
 	return container.NewGridWrap(fyne.NewSize(durationWidth, s.MinSize().Height), s)
 }
 
-// codeRows are the approval code and the terminal command, each with its
-// Copy button.
+// codeRows are the approval codes and the terminal command, then their
+// Copy buttons on a row of their own: beside them, the codes' widest line
+// would run under the details' scroll bar.
 func (d *Dialog) codeRows() fyne.CanvasObject {
-	return container.NewVBox(
-		container.NewBorder(nil, nil, nil, d.CopyCode, d.Code),
-		container.NewBorder(nil, nil, nil, d.CopyCommand, d.Command))
+	return container.NewVBox(d.Code, d.Command, container.NewHBox(d.CopyCode, d.CopyCommand))
 }
 
 // Shortcut keys (with Alt) of the window's buttons: an allow button's
