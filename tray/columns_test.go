@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/grants"
 	"pathgrant/guard"
@@ -163,6 +164,15 @@ func TestPathCutAtStart(t *testing.T) {
 	}
 	if w := fyne.MeasureText(got, theme.TextSize(), fyne.TextStyle{}).Width; w > room {
 		t.Errorf("path cell %q is %v wide, the column has %v", got, w, room)
+	}
+	// a column the person narrowed: the cell as drawn says how wide
+	o := s.grants.newCell()
+	o.Resize(fyne.NewSize(150, 36))
+	s.grants.updateCell(widget.TableCellID{Row: 0, Col: 0}, o)
+	l, _, _ := cellParts(o)
+	if w := fyne.MeasureText(l.Text, theme.TextSize(), fyne.TextStyle{}).Width; w > 150-2*theme.InnerPadding() ||
+		!strings.HasSuffix(l.Text, "q4-report.csv") {
+		t.Errorf("path cell drawn 150 wide: %q (%v wide)", l.Text, w)
 	}
 	if search(s.grants.rows, s.grants.cols, "acme") == nil {
 		t.Error("the search no longer finds the part of the path cut from the cell")

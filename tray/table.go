@@ -213,7 +213,7 @@ func (t *table[T]) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 	if id.Col < len(t.cols) {
 		box.Hide()
 		l.Show()
-		l.SetText(t.cellText(id.Col, r))
+		l.SetText(t.cellText(id.Col, r, o.Size().Width))
 		return
 	}
 	l.Hide()
@@ -238,13 +238,19 @@ func (t *table[T]) updateCell(id widget.TableCellID, o fyne.CanvasObject) {
 }
 
 // cellText is row r's text in column col, cut at its start to the
-// column's width when the column cuts paths so.
-func (t *table[T]) cellText(col int, r T) string {
+// column's width when the column cuts paths so: the width the table drew
+// the cell at (it sizes a cell before filling it), else the width fit
+// gave the column.
+func (t *table[T]) cellText(col int, r T, drawn float32) string {
 	text := t.cols[col].text(r)
 	if t.cols[col].cut != cutStart {
 		return text
 	}
-	room := t.columnWidth(col) - 2*theme.InnerPadding()
+	width := drawn
+	if width <= 0 {
+		width = t.columnWidth(col)
+	}
+	room := width - 2*theme.InnerPadding()
 	return cutFront(text, func(s string) bool {
 		return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width <= room
 	})
