@@ -40,6 +40,7 @@ type note struct {
 	summary, body string
 	actions       []string
 	replaces      uint32
+	quiet         bool // the suppress-sound hint
 }
 
 // fakeServer is the smallest notification server: it owns the service
@@ -61,7 +62,8 @@ func (f *fakeServer) Notify(app string, replaces uint32, icon, summary, body str
 	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := note{summary, body, actions, replaces}
+	quiet, _ := hints["suppress-sound"].Value().(bool)
+	n := note{summary, body, actions, replaces, quiet}
 	f.got = append(f.got, n)
 	id := replaces
 	if _, ok := f.live[id]; !ok {

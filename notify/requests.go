@@ -67,7 +67,7 @@ func (n *Notifier) Post(note Note) error {
 	}
 	g.notes = append(g.notes, note)
 	n.mu.Unlock()
-	return n.show(g)
+	return n.show(g, false)
 }
 
 // Withdraw takes back the notification of request key, which ended
@@ -95,7 +95,7 @@ func (n *Notifier) Withdraw(key string) error {
 	}
 	n.mu.Unlock()
 	if !empty {
-		return n.show(g)
+		return n.show(g, true)
 	}
 	if err := n.conn.Object(Service, Path).Call(Service+".CloseNotification", 0, id).Err; err != nil {
 		return fmt.Errorf("close the notification of request %s: %w", key, err)
@@ -103,9 +103,10 @@ func (n *Notifier) Withdraw(key string) error {
 	return nil
 }
 
-// show posts g as it is now, replacing its notification when it has one.
+// show posts g as it is now, replacing its notification when it has one;
+// quiet for a count that went down, which is no news worth a sound.
 // Called with postMu held.
-func (n *Notifier) show(g *group) error {
+func (n *Notifier) show(g *group, quiet bool) error {
 	n.mu.Lock()
 	title, body, actions := g.text()
 	replaces := g.id
@@ -114,6 +115,9 @@ func (n *Notifier) show(g *group) error {
 		body = markupEscaper.Replace(body) // an agent's path is text, never markup
 	}
 	hints := map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}
+	if quiet {
+		hints["suppress-sound"] = dbus.MakeVariant(true)
+	}
 	var id uint32
 	call := n.conn.Object(Service, Path).Call(Service+".Notify", 0,
 		n.opts.AppName, replaces, "", title, body, actions, hints, int32(-1))

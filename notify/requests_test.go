@@ -202,3 +202,28 @@ func TestPostPlain(t *testing.T) {
 		t.Fatalf("plain %q", plain)
 	}
 }
+
+// TestCountDownQuiet: a new request's notification may sound; the same
+// notification counting one request less, as the person decides them,
+// asks the server not to.
+func TestCountDownQuiet(t *testing.T) {
+	addr := startBus(t)
+	srv := startServer(t, addr, "body", "actions")
+	n := New(Options{Address: addr})
+	defer n.Close()
+	for _, key := range []string{"1", "2", "3"} {
+		if err := n.Post(noteFor(key, groupA)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.Withdraw("1"); err != nil {
+		t.Fatal(err)
+	}
+	var quiet []bool
+	for _, nt := range srv.notes() {
+		quiet = append(quiet, nt.quiet)
+	}
+	if want := []bool{false, false, false, true}; !slices.Equal(quiet, want) {
+		t.Fatalf("suppress-sound per Notify %v, want %v", quiet, want)
+	}
+}
