@@ -135,18 +135,19 @@ func (s *Engine) held(ctx context.Context, sess *session, roots []string, r wire
 	ans, err := s.check(ctx, sess, wire.CheckRequest{Op: guard.OpRead, Path: r.Path, Tool: HoldTool, Held: r.Program, HeldBy: heldBy(r.By),
 		Purpose: clock.purpose, WaitMS: int(wait / time.Millisecond)}, by)
 	undecided := ans.Pending != "" && ans.Eligible && ans.Decision != guard.Allow
+	ranOut := false
 	switch {
 	case ans.Pending != "" && ctx.Err() != nil:
 		s.withdraw(ans.Pending, by, clock.ended(false))
 	case undecided && byClock:
-		s.withdraw(ans.Pending, by, clock.ended(true))
+		ranOut = s.withdraw(ans.Pending, by, clock.ended(true))
 	}
 	switch {
 	case err != nil:
 		return wire.HoldAnswer{}, err
 	case ans.Decision == guard.Allow:
 		return wire.HoldAnswer{Allowed: true, Path: ans.Path, Request: ans.Pending}, nil
-	case undecided && byClock:
+	case ranOut:
 		return wire.HoldAnswer{Request: ans.Pending, Line: heldLine(r, "no decision before "+clock.words+
 			" (the request ended with the command: run it again to ask again)")}, nil
 	case undecided:
@@ -165,14 +166,16 @@ func heldLine(r wire.HoldRequest, why string) string {
 // withdraw ends a pending request that no call waits on any more and that
 // only command by ever raised (its held opens): the command is gone or
 // its client's clock ran out. ended says so, in words, on the request
-// the event and the window carry.
-func (s *Engine) withdraw(id string, by raiser, ended string) {
+// the event and the window carry. It reports whether the request ended:
+// one another call waits on, or raised too, stays pending.
+func (s *Engine) withdraw(id string, by raiser, ended string) bool {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	if !s.queue.endIdle(id, by, ended) {
-		return
+		return false
 	}
-	_, _ = s.finish(id, wire.StateEnded, "deny", "", "withdrawn: "+ended)
+	_, err := s.finish(id, wire.StateEnded, "deny", "", "withdrawn: "+ended)
+	return err == nil
 }
 
 // endIdle marks pending request id as ending undecided, for ended, when
