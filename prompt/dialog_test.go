@@ -103,9 +103,8 @@ func TestDialogChoices(t *testing.T) {
 	}
 }
 
-// TestDialogDefaults: Allow once is the default (highlighted; no key
-// takes it without the pointer at the window); the target defaults to the
-// single file.
+// TestDialogDefaults: Allow once is the default (highlighted; Return
+// never takes it); the target defaults to the single file.
 func TestDialogDefaults(t *testing.T) {
 	d, _, _ := newTestDialog(t, readRequest())
 	if d.Once.Importance != widget.HighImportance || d.Session.Importance == widget.HighImportance {

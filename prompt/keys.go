@@ -9,10 +9,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// The keyboard. Until now no key approved before the person's pointer had
-// been over the window: a window that opened by itself took the keyboard,
-// and what the person was typing for another window landed in it. That
-// rule made the keyboard useless on its own, and it is no longer needed:
+// The keyboard. An earlier rule let no key approve before the person's
+// pointer had been over the window: a window that opened by itself took
+// the keyboard, and what the person was typing for another window landed
+// in it. That rule made the keyboard useless on its own, and it is not
+// needed any more:
 // the window never takes the keyboard by itself (the app shows it without
 // activating it and only draws attention, cmd/pathgrant-ui), so a key
 // reaches it only after the person put the focus there. What stays:
