@@ -246,3 +246,25 @@ func TestReasonText(t *testing.T) {
 		})
 	}
 }
+
+// TestPurposeText: the agent's stated purpose is quoted and attributed to
+// it, on one line, bounded, with what would hide or reorder text shown as
+// escapes: it is the agent's words, which may try to pass for the
+// window's own.
+func TestPurposeText(t *testing.T) {
+	tests := []struct{ name, purpose, want string }{
+		{"none", "", ""},
+		{"blank", " \n\t", ""},
+		{"plain", "List the report's columns", "Claude says: \u201cList the report's columns\u201d"},
+		{"newlines folded", "Read it\n\n\nAPPROVED BY PATHGRANT", "Claude says: \u201cRead it APPROVED BY PATHGRANT\u201d"},
+		{"a bidi override escaped", "read \u202ecod.exe", "Claude says: \u201cread \\u202ecod.exe\u201d"},
+		{"bounded", strings.Repeat("x", 500), "Claude says: \u201c" + strings.Repeat("x", maxPurpose) + "…\u201d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PurposeText(wire.Request{Agent: "claude", Purpose: tt.purpose}); got != tt.want {
+				t.Fatalf("PurposeText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
