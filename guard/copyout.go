@@ -108,12 +108,13 @@ func (f copyOutForm) long(p *parsedArgs, args []arg, i int) (int, bool) {
 
 // tarCommand models tar creating an archive into one named file from
 // sources it reads whole (tar keeps the links it meets, follows none);
-// any other use of tar is the unknown-command rule.
+// any other use of tar is the unknown-command rule, and so is an archive
+// or a source tar does not take as a local path (tarLocal).
 func tarCommand(fallback handler) handler {
 	return func(sa *shellAnalyzer, inv *invocation) []dirState {
 		p, ok := tarCreate.parse(inv.args)
 		archive := p.values("f", "file")
-		if !ok || !p.has("c", "create") || len(archive) != 1 || len(p.pos) == 0 {
+		if !ok || !p.has("c", "create") || len(archive) != 1 || len(p.pos) == 0 || !tarLocal(archive[0], p.pos) {
 			return fallback(sa, inv)
 		}
 		for _, src := range p.pos {
@@ -122,6 +123,18 @@ func tarCommand(fallback handler) handler {
 		sa.path(OpWrite, archive[0], inv.cwd, accessOpts{})
 		return inv.stay()
 	}
+}
+
+// tarLocal reports whether tar takes archive and every source as the local
+// path it names: GNU tar writes an archive named host:file through a
+// remote shell (rsh, and the network), and bsdtar (macOS's tar) reads a
+// source named @file as an archive whose members it copies, a read of
+// file itself.
+func tarLocal(archive arg, srcs []arg) bool {
+	if strings.Contains(archive.val, ":") {
+		return false
+	}
+	return !slices.ContainsFunc(srcs, func(a arg) bool { return strings.HasPrefix(a.val, "@") })
 }
 
 // rsyncCommand models a local rsync: every source read whole, the
