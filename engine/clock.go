@@ -30,10 +30,16 @@ type toolClock struct {
 	words string
 }
 
+// maxToolClock is the longest tool timeout taken as a clock. The value is
+// the agent's to send: a longer one could only say more than the hold's
+// own bound lets anything wait (and, in milliseconds near the int's
+// limit, wrap into a past or negative time), so it counts as no clock.
+const maxToolClock = 24 * time.Hour
+
 // clockOf is the clock of a command checked with req at now.
 func clockOf(req wire.CheckRequest, agent string, now time.Time) toolClock {
 	c := toolClock{purpose: cleanInput(req.Purpose)}
-	if req.ToolTimeoutMS <= 0 {
+	if req.ToolTimeoutMS <= 0 || req.ToolTimeoutMS > int(maxToolClock/time.Millisecond) {
 		return c
 	}
 	d := time.Duration(req.ToolTimeoutMS) * time.Millisecond
