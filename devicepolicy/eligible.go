@@ -59,11 +59,30 @@ func defaultEligible(env Env, never []string) []string {
 	}
 	var out []string
 	for _, f := range folders {
-		if f != "" && forbiddenOverlap(f, never) == "" {
+		if f != "" && ownFolder(filepath.Clean(f), env.Home, never) {
 			out = append(out, filepath.Clean(f))
 		}
 	}
 	return outermost(out)
+}
+
+// ownFolder reports whether user folder f may be eligible: neither f nor
+// the folder it leads to (a user folder may be a link: ~/Desktop -> ~,
+// ~/Documents -> ~/.ssh) is, lies in or holds a folder never offered, or
+// holds the home folder. The guard and the held-open view take the
+// folder a link leads to as the root, so a link to the home folder would
+// make every file in it eligible and serve it whole.
+func ownFolder(f, home string, never []string) bool {
+	paths := []string{f}
+	if c, err := filepath.EvalSymlinks(f); err == nil && c != f {
+		paths = append(paths, c)
+	}
+	for _, p := range paths {
+		if forbiddenOverlap(p, never) != "" || (home != "" && within(p, filepath.Clean(home))) {
+			return false
+		}
+	}
+	return true
 }
 
 // outermost drops each root that lies in another (it adds nothing to
