@@ -69,20 +69,34 @@ func defaultEligible(env Env, never []string) []string {
 // ownFolder reports whether user folder f may be eligible: neither f nor
 // the folder it leads to (a user folder may be a link: ~/Desktop -> ~,
 // ~/Documents -> ~/.ssh) is, lies in or holds a folder never offered, or
-// holds the home folder. The guard and the held-open view take the
-// folder a link leads to as the root, so a link to the home folder would
-// make every file in it eligible and serve it whole.
+// holds the home folder, each compared as written and as the links lead
+// (the home folder may be a link too). The guard and the held-open view
+// take the folder a link leads to as the root, so a link to the home
+// folder would make every file in it eligible and serve it whole.
 func ownFolder(f, home string, never []string) bool {
-	paths := []string{f}
-	if c, err := filepath.EvalSymlinks(f); err == nil && c != f {
-		paths = append(paths, c)
+	var nevers, homes []string
+	for _, n := range never {
+		nevers = append(nevers, forms(n)...)
 	}
-	for _, p := range paths {
-		if forbiddenOverlap(p, never) != "" || (home != "" && within(p, filepath.Clean(home))) {
+	if home != "" {
+		homes = forms(home)
+	}
+	for _, p := range forms(f) {
+		if forbiddenOverlap(p, nevers) != "" || slices.ContainsFunc(homes, func(h string) bool { return within(p, h) }) {
 			return false
 		}
 	}
 	return true
+}
+
+// forms is p clean, and where a link on its way leads elsewhere, the
+// path it leads to as well.
+func forms(p string) []string {
+	p = filepath.Clean(p)
+	if c, err := filepath.EvalSymlinks(p); err == nil && c != p {
+		return []string{p, c}
+	}
+	return []string{p}
 }
 
 // outermost drops each root that lies in another (it adds nothing to

@@ -50,8 +50,36 @@ func TestAttack43UserFolderLink(t *testing.T) {
 		{"a plain folder", h("Music"), true},
 		{"a folder that does not exist yet", h("Downloads"), true},
 	}
+	// the home folder itself a link (/home/u -> /data/u), its Desktop a
+	// link to where the home folder leads
+	data := filepath.Join(root, "data", "v")
+	linkedHome := filepath.Join(root, "home", "v")
+	if err := os.MkdirAll(filepath.Join(data, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(data, linkedHome); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(data, filepath.Join(data, "Desktop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(data, ".ssh"), filepath.Join(data, "Documents")); err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, []struct {
+		name   string
+		folder string
+		want   bool
+	}{
+		{"in a linked home, a link to where it leads", filepath.Join(linkedHome, "Desktop"), false},
+		{"in a linked home, a link to its ~/.ssh", filepath.Join(linkedHome, "Documents"), false},
+	}...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			home := home
+			if filepath.Dir(tc.folder) == linkedHome {
+				home = linkedHome
+			}
 			p, err := Parse("policy.toml", nil, Env{Home: home, UserFolders: []string{tc.folder}})
 			if err != nil {
 				t.Fatal(err)
