@@ -44,12 +44,55 @@ var panelXML = fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 </channel>
 `, panelSize)
 
+// lxqtPanelConf is lxqt-panel's configuration: one panel along the top
+// holding the statusnotifier plugin, whose menus are libdbusmenu-qt's
+// (the importer KDE's tray was built on).
+var lxqtPanelConf = fmt.Sprintf(`[General]
+__userfile__=true
+panels=panel1
+
+[panel1]
+plugins=statusnotifier
+position=Top
+panelSize=%d
+iconSize=22
+alignment=-1
+width=100
+width-percent=true
+
+[statusnotifier]
+type=statusnotifier
+`, panelSize)
+
+// trayHost is a panel that hosts StatusNotifierItems: how it is
+// configured and started, and how a person opens an item's menu in it.
+type trayHost struct {
+	Name   string
+	config map[string]string // file under XDG_CONFIG_HOME -> content
+	// button opens the menu of the panel's first item, whose icon is iconX
+	// px from the panel's left end.
+	button string
+	iconX  int
+}
+
+var (
+	// xfcePanel is xfce4-panel 4.18's systray plugin (GTK menus through
+	// libdbusmenu-gtk3), which opens an item's menu on a left click.
+	xfcePanel = trayHost{Name: "xfce4-panel", button: "1", iconX: 11,
+		config: map[string]string{"xfce4/xfconf/xfce-perchannel-xml/xfce4-panel.xml": panelXML}}
+	// lxqtPanel is lxqt-panel's statusnotifier plugin (Qt menus through
+	// libdbusmenu-qt), which opens it on a right click.
+	lxqtPanel = trayHost{Name: "lxqt-panel", button: "3", iconX: 15,
+		config: map[string]string{"lxqt/panel.conf": lxqtPanelConf}}
+)
+
 // wmDesktop is a desktop as a person has one: a window manager (xfwm4), a
-// panel with a StatusNotifierItem host (xfce4-panel), dunst, and a screen
-// of a chosen size.
+// panel with a StatusNotifierItem host (xfce4-panel unless told), dunst,
+// and a screen of a chosen size.
 type wmDesktop struct {
 	*desktop
 	Width, Height int
+	Host          trayHost
 }
 
 // startWMDesktop starts Xvfb with a width x height screen, and in one
@@ -59,22 +102,30 @@ type wmDesktop struct {
 // StatusNotifierItems. Everything is one process group, stopped at cleanup.
 func startWMDesktop(t *testing.T, width, height int) *wmDesktop {
 	t.Helper()
+	return startWMDesktopWith(t, width, height, xfcePanel)
+}
+
+// startWMDesktopWith is startWMDesktop with host as the panel.
+func startWMDesktopWith(t *testing.T, width, height int, host trayHost) *wmDesktop {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end: runs in the full test step, not with -short")
 	}
 	needTools(t, "Xvfb", "dbus-run-session", "dunst", "dunstctl", "xdotool", "import", "xprop",
-		"xfwm4", "xfce4-panel", "gdbus")
+		"xfwm4", host.Name, "gdbus")
 	if _, err := os.Stat(xfconfd); err != nil {
 		t.Skipf("xfconfd is not installed (scripts/deps installs xfconf): %v", err)
 	}
 	d := &desktop{dir: t.TempDir()}
 	config := filepath.Join(d.dir, "config")
-	channel := filepath.Join(config, "xfce4", "xfconf", "xfce-perchannel-xml")
-	if err := os.MkdirAll(channel, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(channel, "xfce4-panel.xml"), []byte(panelXML), 0o600); err != nil {
-		t.Fatal(err)
+	for name, content := range host.config {
+		path := filepath.Join(config, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d.Display = startXvfbScreen(t, fmt.Sprintf("%dx%dx24", width, height))
 	busFile := filepath.Join(d.dir, "bus")
@@ -83,17 +134,17 @@ func startWMDesktop(t *testing.T, width, height int) *wmDesktop {
 %s >%q 2>&1 &
 xfwm4 --compositor=off >%q 2>&1 &
 dunst >%q 2>&1 &
-xfce4-panel >%q 2>&1 &
-exec sleep 600`, busFile, xfconfd, logs("xfconfd"), logs("xfwm4"), logs("dunst"), logs("panel"))
+%s >%q 2>&1 &
+exec sleep 600`, busFile, xfconfd, logs("xfconfd"), logs("xfwm4"), logs("dunst"), host.Name, logs("panel"))
 	cmd := d.command("dbus-run-session", "--", "sh", "-c", script)
 	// The desktop's own folders, not the tester's; no accessibility bus
 	// (GTK would start one, outside the process group).
 	cmd.Env = append(os.Environ(), "DISPLAY="+d.Display, "HOME="+d.dir, "XDG_CONFIG_HOME="+config,
 		"XDG_CACHE_HOME="+filepath.Join(d.dir, "cache"), "XDG_DATA_HOME="+filepath.Join(d.dir, "data"),
-		"NO_AT_BRIDGE=1", "GTK_A11Y=none")
+		"NO_AT_BRIDGE=1", "GTK_A11Y=none", "QT_QPA_PLATFORM=xcb", "XDG_RUNTIME_DIR="+d.dir)
 	startGroup(t, cmd)
 	d.Bus = waitFile(t, busFile)
-	w := &wmDesktop{desktop: d, Width: width, Height: height}
+	w := &wmDesktop{desktop: d, Width: width, Height: height, Host: host}
 	w.waitReady(t, logs)
 	return w
 }

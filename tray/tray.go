@@ -88,7 +88,14 @@ func New(a fyne.App, act Actions) (*Tray, bool) {
 	if !ok {
 		return nil, false
 	}
-	t := newTray(desktopHost{desk}, act, afterOnUI)
+	var h host = desktopHost{desk}
+	if native, ok := newSystrayHost(); ok {
+		h = native
+		// Fyne quits when its last window is destroyed, and its own tray
+		// keeps a window that is never shown for that; so does this one.
+		_ = a.NewWindow(Title)
+	}
+	t := newTray(h, act, afterOnUI)
 	t.later = afterOnUI
 	return t, true
 }
