@@ -49,6 +49,11 @@ type Call struct {
 	// (purpose.go).
 	Purpose     string
 	ToolTimeout time.Duration
+	// Wrapped marks a shell call whose command came wrapped in this
+	// build's own confining rewrite (Codex's PermissionRequest about the
+	// command as PreToolUse rewrote it): it runs confined whatever the
+	// answer, so the check may count what its confinement view opens.
+	Wrapped bool
 }
 
 // Access is one thing to check: an op on a path, or a shell command (which

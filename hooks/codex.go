@@ -46,6 +46,7 @@ func (codexAdapter) parse(raw []byte) (Call, error) {
 		input := in.ToolInput
 		if in.Event == "PermissionRequest" && in.ToolName == "Bash" {
 			input = unwrapOwnExec(input, FindExecBinary)
+			c.Wrapped = string(input) != string(in.ToolInput)
 		}
 		return c, claudeTool(&c, in.ToolName, input)
 	}

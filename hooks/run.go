@@ -188,7 +188,7 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 			WorkspaceRoots: call.WorkspaceRoots, WaitMS: int(max(wait-time.Since(start), 0) / time.Millisecond),
 			Purpose: call.Purpose, ToolTimeoutMS: int(call.ToolTimeout / time.Millisecond),
 		}
-		if a.Command != "" && CanRewrite(call.Client) {
+		if a.Command != "" && runsConfined(call) {
 			req.ExecCommand = shellText(call) // asks for the capability the rewritten command presents
 		}
 		ans, err := check(ctx, socket, token, req)
@@ -209,6 +209,19 @@ func decide(ctx context.Context, call Call, getenv func(string) string, socket s
 		}
 	}
 	return v, answers, nil
+}
+
+// runsConfined reports whether call's shell command will run confined
+// whatever this hook answers, so that its check may count what the
+// confinement view opens (ExecCommand): a client that rewrites it
+// (confineShell), except at a PermissionRequest, which is never
+// rewritten: there only a command already in this build's wrapper
+// (Call.Wrapped) runs confined; any other would run as it stands.
+func runsConfined(call Call) bool {
+	if !CanRewrite(call.Client) {
+		return false
+	}
+	return call.Event != "PermissionRequest" || call.Wrapped
 }
 
 // waitBudget is $PATHGRANT_WAIT_MS when it is a number of milliseconds
