@@ -99,9 +99,9 @@ func (p *Prompter) Show(r wire.Request, codes []wire.ChoiceCode) {
 	p.mu.Unlock()
 	go p.announce(r)
 	p.onUI(func() {
-		if p.visible && p.dlg != nil {
+		if p.visible && p.dlg != nil && !p.dlg.Ended() {
 			p.renav()
-		} else {
+		} else { // hidden, or showing a request that ended: the new one takes its place
 			p.present(r.ID, false)
 		}
 		p.changed(n)

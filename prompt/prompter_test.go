@@ -481,6 +481,24 @@ func TestInboxEscape(t *testing.T) {
 	}
 }
 
+// TestInboxEndedGivesWay: a new request takes the place of an ended one
+// the window shows.
+func TestInboxEndedGivesWay(t *testing.T) {
+	h := newTestPrompter(t)
+	h.p.Show(request("a", "s"), nil)
+	r := request("a", "s")
+	r.State, r.Ended = wire.StateEnded, "the command ended before a decision"
+	h.p.Update(r)
+	h.p.Withdraw("a")
+	if d := h.current(); d == nil || !d.Ended() {
+		t.Fatal("the ended request is not shown")
+	}
+	h.p.Show(request("b", "s"), nil)
+	if d := h.current(); h.shown() != "b" || d.Ended() || h.title() != WindowTitle+" (1 of 1)" {
+		t.Fatalf("shows %q titled %q after a new request, want it (1 of 1)", h.shown(), h.title())
+	}
+}
+
 // TestInboxEnded: a request that ended undecided (Update with
 // StateEnded, then Withdraw) stays in the window, saying why, with no
 // choice left; Close moves on to the next request, or hides.
