@@ -83,9 +83,10 @@ func TestNetworkAppXServerTCP(t *testing.T) {
 }
 
 // pressOnce, after an xdotool search, does what a person does to approve
-// once: the pointer onto the window (the keys are live only then), then
+// once from the keyboard: the focus to the window, then, once the window
+// has had the keyboard for the arm delay (the allow keys act only then),
 // Alt+O.
-const pressOnce = " windowfocus --sync %1 mousemove --window %1 12 12 mousemove --window %1 20 20 key --clearmodifiers alt+o"
+const pressOnce = " windowfocus --sync %1 sleep 1.5 key --clearmodifiers alt+o"
 
 // startTCPDesktop starts Xvfb listening on TCP with no access control,
 // and a session bus, for the app; it returns the desktop and the
