@@ -139,7 +139,7 @@ func TestNetworkApp(t *testing.T) {
 			}
 			win := (&inbox{t: t, d: d, e: e}).window("(1 of 1)")
 			assertInboxShows(t, req, windowSize(t, d, win), "Claude wants to connect to", dest)
-			assertNotified(t, d, "Claude wants to connect to "+dest)
+			assertNotified(t, d, prompt.NoticeGroup(req)+" wants to connect to "+dest)
 			d.screenshot(t, "network-app-"+strings.ReplaceAll(strings.ToLower(row.name), " ", "-")+".png")
 			clickButton(t, d, win, req, row.label)
 
