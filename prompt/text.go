@@ -65,23 +65,34 @@ func WrapPath(p string, cols int) string {
 			line = part
 			continue
 		}
-		for _, piece := range splitAfterAny(part, "-_.") {
-			if utf8.RuneCountInString(line+piece) > cols && line != "" {
-				lines = append(lines, line)
-				line = ""
-			}
-			for utf8.RuneCountInString(piece) > cols { // no break opportunity left
-				r := []rune(piece)
-				lines = append(lines, string(r[:cols]))
-				piece = string(r[cols:])
-			}
-			line += piece
-		}
+		lines, line = pack(lines, line, splitAfterAny(part, "-_."), cols, false)
 	}
 	if line != "" {
 		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// pack adds pieces to the current line, starting a new one (trailing
+// spaces dropped when trim) where the next piece would not fit, and
+// breaking a piece longer than a line inside itself: the last resort.
+func pack(lines []string, line string, pieces []string, cols int, trim bool) ([]string, string) {
+	for _, piece := range pieces {
+		if utf8.RuneCountInString(line+piece) > cols && line != "" {
+			if trim {
+				line = strings.TrimRight(line, " ")
+			}
+			lines = append(lines, line)
+			line = ""
+		}
+		for utf8.RuneCountInString(piece) > cols { // no break opportunity left
+			r := []rune(piece)
+			lines = append(lines, string(r[:cols]))
+			piece = string(r[cols:])
+		}
+		line += piece
+	}
+	return lines, line
 }
 
 // WrapName breaks a file's name (the window's headline) into lines of
@@ -92,20 +103,7 @@ func WrapName(name string, cols int) string {
 	if cols < 8 || utf8.RuneCountInString(name) <= cols {
 		return name
 	}
-	var lines []string
-	line := ""
-	for _, piece := range splitAfterAny(name, " -_.") {
-		if utf8.RuneCountInString(line+piece) > cols && line != "" {
-			lines = append(lines, strings.TrimRight(line, " "))
-			line = ""
-		}
-		for utf8.RuneCountInString(piece) > cols { // no break opportunity left
-			r := []rune(piece)
-			lines = append(lines, string(r[:cols]))
-			piece = string(r[cols:])
-		}
-		line += piece
-	}
+	lines, line := pack(nil, "", splitAfterAny(name, " -_."), cols, true)
 	if line != "" {
 		lines = append(lines, line)
 	}
