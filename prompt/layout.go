@@ -10,12 +10,39 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/guard"
+	"pathgrant/wire"
 )
 
 // headCols is how many characters of the headline (a file's name in
 // heading type) a line of the window holds: the name is broken at its
 // separators by WrapName, never by the toolkit mid-word.
 const headCols = 34
+
+// headLines bounds the headline: the name is the agent's to choose (a
+// request's path need not exist), and a name padded with spaces or just
+// long must not push the folder line below the window's fold.
+const headLines = 3
+
+// Headline is r's name as the window's headline: broken by WrapName,
+// with no blank line (a run of spaces at a break is one), at most
+// headLines lines, the last ending in "…" when the name goes on.
+func Headline(r wire.Request) string {
+	var lines []string
+	for _, line := range strings.Split(WrapName(Heading(r), headCols), "\n") {
+		if strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) <= headLines {
+		return strings.Join(lines, "\n")
+	}
+	last := []rune(strings.TrimRight(lines[headLines-1], " "))
+	if len(last) >= headCols {
+		last = last[:headCols-1]
+	}
+	lines[headLines-1] = string(last) + "…"
+	return strings.Join(lines[:headLines], "\n")
+}
 
 // layout puts the request first, as a person reads it: who wants what
 // (the file's name large, its folder under it), how long the agent
@@ -25,7 +52,7 @@ func (d *Dialog) layout() fyne.CanvasObject {
 	r := d.Request
 	nav := container.NewBorder(nil, nil, d.Position, container.NewHBox(d.Prev, d.Next, d.DenyAll))
 	head := widget.NewLabel(fmt.Sprintf("%s wants to %s", AgentName(r.Agent), Verb(r)))
-	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: WrapName(Heading(r), headCols)})
+	name := widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleHeading, Text: Headline(r)})
 	name.Wrapping = fyne.TextWrapOff
 	where := monoLabel(WrapPath(Target(r, d.home), pathCols))
 	d.Details = widget.NewAccordion(widget.NewAccordionItem(LabelDetails,
