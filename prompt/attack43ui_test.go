@@ -1,11 +1,16 @@
 package prompt
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pathgrant/wire"
 )
 
 // TestAttack43UIHeadlinePushesTheFolderAway: the file's name is the
@@ -41,6 +46,48 @@ func TestAttack43UIHeadlinePushesTheFolderAway(t *testing.T) {
 			where := d.details.Objects[5]
 			if bottom := where.Position().Y + where.Size().Height; bottom > scroll.Size().Height {
 				t.Errorf("the folder line ends at %.0f px, below the %.0f px in sight: the name hides where the file is", bottom, scroll.Size().Height)
+			}
+		})
+	}
+}
+
+// TestAttack43UIDurableDenialUnderTheClose: the agent ends its waiting
+// command (the window says so in place, Close at its bottom edge) and
+// sends a new request while the person reaches for Close: the new request
+// takes the ended one's place, and "Deny on this device", the bottom row,
+// lies where Close was. A click (or key) meant for the ended request must
+// not store a durable denial of a request the person never saw: the
+// durable denials arm with the allow buttons; a plain Deny, which lasts
+// for this call only, stays at hand.
+func TestAttack43UIDurableDenialUnderTheClose(t *testing.T) {
+	tests := []struct {
+		name string
+		act  func(h *harness)
+		want []string
+	}{
+		{"a click on Deny on this device", func(h *harness) { h.tap(func(d *Dialog) *widget.Button { return d.DenyDevice }) }, nil},
+		{"a click on Deny for this session", func(h *harness) { h.tap(func(d *Dialog) *widget.Button { return d.DenySession }) }, nil},
+		{"Alt+E", func(h *harness) { h.press(fyne.KeyE) }, nil},
+		{"Alt+R", func(h *harness) { h.press(fyne.KeyR) }, nil},
+		{"a plain Deny", func(h *harness) { h.tap(func(d *Dialog) *widget.Button { return d.Deny }) }, []string{"b deny"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HOME", "/home/u")
+			h := newTestPrompter(t)
+			h.p.ArmDelay = time.Hour
+			a := request("a", "s1")
+			h.p.Show(a, nil)
+			ended := a
+			ended.State, ended.Ended = wire.StateEnded, "killed"
+			h.p.Update(ended)
+			h.eventually(t, "a shown ended", func() bool { return h.p.dlg != nil && h.p.dlg.Ended() })
+			h.p.Show(request("b", "s1"), nil)
+			h.eventually(t, "b in a's place", func() bool { return h.p.dlg != nil && h.p.dlg.Request.ID == "b" })
+			tt.act(h)
+			time.Sleep(50 * time.Millisecond) // a decision is applied on its own goroutine
+			if got := h.dec.decisions(); !slices.Equal(got, tt.want) {
+				t.Fatalf("decisions %q; want %q", got, tt.want)
 			}
 		})
 	}

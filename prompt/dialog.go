@@ -170,9 +170,15 @@ func (d *Dialog) newChoices() {
 		d.Device = d.allowButton(LabelDeviceConnect, "device")
 	}
 	d.Deny = d.denyButton(LabelDeny, wire.Decision{Scope: "deny"})
+	// The durable denials arm with the allow buttons: a click meant for
+	// the request shown before (the Close of an ended one lies where Deny
+	// on this device is) must not store a denial of one never seen. A
+	// plain Deny, for this call only, stays at hand.
 	d.DenySession = d.denyButton(LabelDenySession, wire.Decision{Scope: "deny", Remember: true})
+	d.DenySession.Disable()
 	if d.Device != nil {
 		d.DenyDevice = d.denyButton(LabelDenyDevice, wire.Decision{Scope: "deny", Remember: true, Device: true})
+		d.DenyDevice.Disable()
 	}
 }
 
@@ -355,12 +361,13 @@ func (d *Dialog) kind() guard.GrantKind {
 // Content is the dialog's canvas object.
 func (d *Dialog) Content() fyne.CanvasObject { return d.content }
 
-// Arm enables the allow buttons. UI goroutine only.
+// Arm enables the allow buttons and the durable denials. UI goroutine
+// only.
 func (d *Dialog) Arm() {
 	if d.Ended() {
 		return
 	}
-	for _, b := range d.allowButtons() {
+	for _, b := range d.armedButtons() {
 		b.Enable()
 	}
 	d.armed.Store(true)
@@ -369,6 +376,16 @@ func (d *Dialog) Arm() {
 // Armed reports whether the allow buttons are enabled; safe from any
 // goroutine.
 func (d *Dialog) Armed() bool { return d.armed.Load() }
+
+// armedButtons are the buttons that wait for Arm and, as shortcuts, for
+// KeysLive: the allow buttons and the durable denials.
+func (d *Dialog) armedButtons() []*widget.Button {
+	bs := append(d.allowButtons(), d.DenySession)
+	if d.DenyDevice != nil {
+		bs = append(bs, d.DenyDevice)
+	}
+	return bs
+}
 
 func (d *Dialog) allowButtons() []*widget.Button {
 	bs := []*widget.Button{d.Once, d.Session}

@@ -174,7 +174,7 @@ func (d *Dialog) Press(key fyne.KeyName) bool {
 	if b == nil || b.Disabled() || !b.Visible() || b.OnTapped == nil {
 		return false
 	}
-	if d.isAllow(b) && !d.KeysLive() {
+	if d.waitsForArming(b) && !d.KeysLive() {
 		return false // the window has not had the keyboard for KeyDelay yet (keys.go)
 	}
 	b.OnTapped()
@@ -222,9 +222,10 @@ func orDash(s string) string {
 	return s
 }
 
-// isAllow reports whether b is one of the allow buttons.
-func (d *Dialog) isAllow(b *widget.Button) bool {
-	for _, a := range d.allowButtons() {
+// waitsForArming reports whether b is an allow button or a durable
+// denial (armedButtons).
+func (d *Dialog) waitsForArming(b *widget.Button) bool {
+	for _, a := range d.armedButtons() {
 		if a == b {
 			return true
 		}

@@ -439,7 +439,14 @@ func TestInboxKeyboard(t *testing.T) {
 			})
 		}, ""},
 		{"Alt+D denies", func(t *testing.T, h *harness) { h.press(fyne.KeyD) }, "a deny"},
-		{"Alt+E denies on this device", func(t *testing.T, h *harness) { h.press(fyne.KeyE) }, "a deny"},
+		{"Alt+E before arming: nothing (a durable denial arms too)", func(t *testing.T, h *harness) {
+			h.press(fyne.KeyE)
+			h.press(fyne.KeyR)
+		}, ""},
+		{"armed: Alt+E denies on this device", func(t *testing.T, h *harness) {
+			h.armed(t)
+			h.press(fyne.KeyE)
+		}, "a deny"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
