@@ -62,6 +62,8 @@ func TestAuditAllow(t *testing.T) {
 	click(t, d, win, tabCenter(t, c, tray.TabAudit, size))
 	time.Sleep(time.Second)
 	at := auditPlaces(t, c, size, "/.ssh/id_rsa")
+	d.output(t, "dunstctl", "close-all") // the no-tray notice, off the picture
+	time.Sleep(300 * time.Millisecond)
 	windowShot(t, d, win, "settings-audit-allow.png")
 	docImage(t, filepath.Join(artifactDir(t), "settings-audit-allow.png"))
 
