@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"pathgrant/wire"
@@ -88,6 +89,57 @@ func TestAttack43UIDurableDenialUnderTheClose(t *testing.T) {
 			time.Sleep(50 * time.Millisecond) // a decision is applied on its own goroutine
 			if got := h.dec.decisions(); !slices.Equal(got, tt.want) {
 				t.Fatalf("decisions %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAttack43UITabFromAMenuToAllow: the window's focus stays on a trap
+// that takes Tab, so that no key walks to a button for Space to press.
+// A click on a duration or scope menu gave that menu the focus: from it
+// Tab walked to the next allow button and Space pressed it (an "always"
+// device grant, two plain keys away). After a menu is used, the focus is
+// the trap's again.
+func TestAttack43UITabFromAMenuToAllow(t *testing.T) {
+	tests := []struct {
+		name string
+		menu func(d *Dialog) fyne.CanvasObject
+		back bool // Shift+Tab
+	}{
+		{"the session's duration, Tab", func(d *Dialog) fyne.CanvasObject { return d.sessionForMenu }, false},
+		{"the session's duration, Shift+Tab", func(d *Dialog) fyne.CanvasObject { return d.sessionForMenu }, true},
+		{"the device's duration, Shift+Tab", func(d *Dialog) fyne.CanvasObject { return d.deviceForMenu }, true},
+		{"the scope, Tab", func(d *Dialog) fyne.CanvasObject { return d.targetMenu }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HOME", "/home/u")
+			h := newTestPrompter(t)
+			h.p.Show(request("a", "s"), nil)
+			h.armed(t)
+			h.do(func() {
+				c := h.p.window().Canvas()
+				test.Tap(tt.menu(h.p.dlg).(fyne.Tappable))
+				for _, o := range c.Overlays().List() { // the menu's pop-up, dismissed
+					c.Overlays().Remove(o)
+				}
+				// Tab as the desktop driver handles it: given to a focus
+				// that takes it, else walking the focus
+				if tab, ok := c.Focused().(fyne.Tabbable); ok && tab.AcceptsTab() {
+					c.Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyTab})
+				} else if tt.back {
+					c.FocusPrevious()
+				} else {
+					c.FocusNext()
+				}
+				if f := c.Focused(); f != nil {
+					f.TypedKey(&fyne.KeyEvent{Name: fyne.KeySpace})
+					f.TypedRune(' ')
+				}
+			})
+			time.Sleep(50 * time.Millisecond)
+			if got := h.dec.decisions(); len(got) != 0 {
+				t.Fatalf("Tab and Space after a menu decided %q", got)
 			}
 		})
 	}

@@ -125,6 +125,12 @@ type Dialog struct {
 	home     string
 	scopes   []ScopeOption
 	content  fyne.CanvasObject
+	// targetMenu, sessionForMenu and deviceForMenu are the menus as the
+	// window holds them (Target, SessionFor and DeviceFor are theirs).
+	targetMenu, sessionForMenu, deviceForMenu *menu
+	// Refocus gives the window's focus back to its key trap (keys.go);
+	// nil: nothing to give it back to.
+	Refocus func()
 	// details and choices are the scrolling part and the bottom edge.
 	details, choices *fyne.Container
 }
@@ -190,7 +196,8 @@ func (d *Dialog) denyButton(label string, dec wire.Decision) *widget.Button {
 
 // newScope makes the scope menu and its words.
 func (d *Dialog) newScope() {
-	d.Target = widget.NewSelect(nil, nil)
+	d.targetMenu = d.newMenu(nil)
+	d.Target = &d.targetMenu.Select
 	d.ScopeText = widget.NewLabel("")
 	d.setScopes(ScopeOptions(d.Request, d.home))
 }
@@ -213,10 +220,12 @@ func (d *Dialog) setScopes(opts []ScopeOption) {
 
 // newDurations makes the duration menus, the scope's own end first.
 func (d *Dialog) newDurations() {
-	d.SessionFor = widget.NewSelect(labels(SessionDurations), nil)
+	d.sessionForMenu = d.newMenu(labels(SessionDurations))
+	d.SessionFor = &d.sessionForMenu.Select
 	d.SessionFor.SetSelectedIndex(0)
 	if d.Device != nil {
-		d.DeviceFor = widget.NewSelect(labels(DeviceDurations), nil)
+		d.deviceForMenu = d.newMenu(labels(DeviceDurations))
+		d.DeviceFor = &d.deviceForMenu.Select
 		d.DeviceFor.SetSelectedIndex(0)
 	}
 }

@@ -43,7 +43,8 @@ func (p *Prompter) present(id string, activate bool) {
 	p.renav()
 	trap := newKeyTrap(d)
 	w.SetContent(container.NewStack(trap, d.Content()))
-	w.Canvas().Focus(trap) // the allow keys act KeyDelay after this (keys.go)
+	d.Refocus = func() { w.Canvas().Focus(trap) }
+	d.Refocus() // the allow keys act KeyDelay after this (keys.go)
 	height := min(d.Height(), p.maxHeight(w))
 	if wasVisible && height <= p.height {
 		height = p.height // the choices stay where they were

@@ -79,3 +79,28 @@ func (k *keyTrap) TypedKey(ev *fyne.KeyEvent) { k.key(ev) }
 
 // AcceptsTab implements fyne.Tabbable: Tab stays here.
 func (k *keyTrap) AcceptsTab() bool { return true }
+
+// menu is a scope or duration menu that gives the window's focus back
+// to its key trap as soon as it gets it (a tap gives it): from a focused
+// menu, Tab or Shift+Tab walked to an allow button for Space to press.
+// Its pop-up works as before; the allow shortcuts wait KeyDelay again, as
+// after any change of what an allow button grants.
+type menu struct {
+	widget.Select
+	dlg *Dialog
+}
+
+func (d *Dialog) newMenu(options []string) *menu {
+	m := &menu{dlg: d}
+	m.Options = options
+	m.ExtendBaseWidget(m)
+	return m
+}
+
+// FocusGained implements fyne.Focusable: the focus goes on to the trap.
+func (m *menu) FocusGained() {
+	m.Select.FocusGained()
+	if m.dlg.Refocus != nil {
+		m.dlg.Refocus()
+	}
+}

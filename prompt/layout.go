@@ -79,7 +79,7 @@ func (d *Dialog) Height() float32 {
 // scopeRow is what an allow grants: a menu of scopes, or the one scope
 // in words; nothing for a connection, whose grant names its destination.
 func (d *Dialog) scopeRow() fyne.CanvasObject {
-	row := container.NewBorder(nil, nil, widget.NewLabel(LabelGrant+":"), nil, container.NewStack(d.Target, d.ScopeText))
+	row := container.NewBorder(nil, nil, widget.NewLabel(LabelGrant+":"), nil, container.NewStack(d.targetMenu, d.ScopeText))
 	if d.Request.Op == guard.OpConnect {
 		row.Hide()
 	}
@@ -118,9 +118,9 @@ func (d *Dialog) form() *widget.Form {
 // buttons are the choices: each allow button beside how long it lasts;
 // then, apart, the denials.
 func (d *Dialog) buttons() fyne.CanvasObject {
-	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, durationBox(d.SessionFor), d.Session))
+	box := container.NewVBox(d.Once, container.NewBorder(nil, nil, nil, durationBox(d.sessionForMenu), d.Session))
 	if d.Device != nil {
-		box.Add(container.NewBorder(nil, nil, nil, durationBox(d.DeviceFor), d.Device))
+		box.Add(container.NewBorder(nil, nil, nil, durationBox(d.deviceForMenu), d.Device))
 	}
 	box.Add(widget.NewSeparator())
 	box.Add(container.NewGridWithColumns(2, d.Deny, d.DenySession))
@@ -135,7 +135,7 @@ const durationWidth = 236
 
 // durationBox gives a duration menu room for its words: a menu cut to
 // "until the se…" would not say how long the grant lasts.
-func durationBox(s *widget.Select) fyne.CanvasObject {
+func durationBox(s fyne.CanvasObject) fyne.CanvasObject {
 	return container.NewGridWrap(fyne.NewSize(durationWidth, s.MinSize().Height), s)
 }
 
