@@ -74,19 +74,36 @@ func defaultEligible(env Env, never []string) []string {
 // take the folder a link leads to as the root, so a link to the home
 // folder would make every file in it eligible and serve it whole.
 func ownFolder(f, home string, never []string) bool {
-	var nevers, homes []string
-	for _, n := range never {
-		nevers = append(nevers, forms(n)...)
+	if neverOverlap(f, never) != "" {
+		return false
 	}
+	var homes []string
 	if home != "" {
 		homes = forms(home)
 	}
 	for _, p := range forms(f) {
-		if forbiddenOverlap(p, nevers) != "" || slices.ContainsFunc(homes, func(h string) bool { return within(p, h) }) {
+		if slices.ContainsFunc(homes, func(h string) bool { return within(p, h) }) {
 			return false
 		}
 	}
 	return true
+}
+
+// neverOverlap is the folder never offered that r is, lies in or holds,
+// each compared as written and as the links on its way lead (a root the
+// policy file lists may be a link too: /data/keys -> ~/.ssh would serve
+// the keys' names in every command's view); "" when none.
+func neverOverlap(r string, never []string) string {
+	var nevers []string
+	for _, n := range never {
+		nevers = append(nevers, forms(n)...)
+	}
+	for _, p := range forms(r) {
+		if bad := forbiddenOverlap(p, nevers); bad != "" {
+			return bad
+		}
+	}
+	return ""
 }
 
 // forms is p clean, and where a link on its way leads elsewhere, the
@@ -123,7 +140,7 @@ func outermost(roots []string) []string {
 func (p *Policy) eligible(env Env, listed bool, at func(string) string) error {
 	never := NeverEligible(env)
 	for _, r := range p.EligibleReadOnly {
-		if bad := forbiddenOverlap(r, never); bad != "" {
+		if bad := neverOverlap(r, never); bad != "" {
 			return fmt.Errorf("%seligible_read_only: %s is never offered for approval: it holds or lies in %s "+
 				"(credentials, configuration or state, an agent's or pathgrant's own folder)", at(r), r, bad)
 		}

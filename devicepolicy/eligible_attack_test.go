@@ -93,3 +93,46 @@ func TestAttack43UserFolderLink(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack43ListedRootLink: a root the policy file lists is judged by
+// the folder it leads to as well, as a user folder is: a link into a
+// folder never offered is refused, naming the line; a link to an
+// ordinary folder stays.
+func TestAttack43ListedRootLink(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home", "u")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(root, "shared")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, shared := filepath.Join(root, "keys"), filepath.Join(root, "data")
+	if err := os.Symlink(filepath.Join(home, ".ssh"), keys); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "shared"), shared); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		root string
+		ok   bool
+	}{
+		{"a link to ~/.ssh", keys, false},
+		{"a link to an ordinary folder", shared, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := []byte("eligible_read_only = [\"" + tc.root + "\"]\n")
+			p, err := Parse("policy.toml", file, Env{Home: home})
+			if tc.ok != (err == nil) {
+				t.Fatalf("listed %s: error %v, want ok %v", tc.root, err, tc.ok)
+			}
+			if tc.ok && !slices.Contains(p.EligibleReadOnly, tc.root) {
+				t.Fatalf("listed %s not eligible: %q", tc.root, p.EligibleReadOnly)
+			}
+		})
+	}
+}
