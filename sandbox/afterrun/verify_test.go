@@ -33,11 +33,11 @@ var Plants = []plant{
 	{"repository made by the command", `git init -q new && git -C new config core.fsmonitor "touch $M; false"`, "new"},
 	{"repository made by hand deep", `mkdir -p d1/d2/d3 && git init -q d1/d2/d3 && printf '#!/bin/sh\ntouch %s\n' "$M" > d1/d2/d3/.git/hooks/pre-commit && chmod +x d1/d2/d3/.git/hooks/pre-commit`, "d1/d2/d3"},
 	{"gitdir pointer", `mkdir -p p evil && git init -q --bare evil && printf '[core]\n\tfsmonitor = "touch %s; false"\n\tbare = false\n\tworktree = %s\n' "$M" "$PWD/p" > evil/config && echo "gitdir: ../evil" > p/.git`, "p"},
-	{"gitdir pointer out", `mkdir -p p /tmp/evil-$$ && git init -q --bare /tmp/evil-$$ && printf '[core]\n\tfsmonitor = "touch %s; false"\n\tbare = false\n' "$M" > /tmp/evil-$$/config && echo "gitdir: /tmp/evil-$$" > p/.git`, "p"},
+	{"gitdir pointer out", `mkdir -p p "$PWD/../evil-out" && git init -q --bare "$PWD/../evil-out" && printf '[core]\n\tfsmonitor = "touch %s; false"\n\tbare = false\n' "$M" > "$PWD/../evil-out"/config && echo "gitdir: $PWD/../evil-out" > p/.git`, "p"},
 	{"bare repository", `git init -q --bare b.git && git -C b.git config core.bare false && git -C b.git config core.worktree "$PWD" && git -C b.git config core.fsmonitor "touch $M; false"`, "b.git"},
 	{"linked worktree commondir", `git worktree add -q wt && mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > evil/config && echo "$PWD/evil" > .git/worktrees/wt/commondir`, "wt"},
 	{"hooksPath folder the person set", `git config core.hooksPath .githooks && mkdir -p .githooks && sleep 0.05 && printf '#!/bin/sh\ntouch %s\n' "$M" > .githooks/pre-commit && chmod +x .githooks/pre-commit`, "."},
-	{"commondir out", `mkdir -p /tmp/evil-$$ && cp -r .git/objects .git/refs .git/HEAD /tmp/evil-$$/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > /tmp/evil-$$/config && echo /tmp/evil-$$ > .git/commondir`, "."},
+	{"commondir out", `mkdir -p "$PWD/../evil-out" && cp -r .git/objects .git/refs .git/HEAD "$PWD/../evil-out"/ && printf '[core]\n\tfsmonitor = "touch %s; false"\n' "$M" > "$PWD/../evil-out"/config && echo "$PWD/../evil-out" > .git/commondir`, "."},
 	{"submodule hook", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && printf '#!/bin/sh\ntouch %s\n' "$M" > .git/modules/s/hooks/pre-commit && chmod +x .git/modules/s/hooks/pre-commit`, "s"},
 	{"submodule config", `mkdir -p .git/modules && git init -q --separate-git-dir="$PWD/.git/modules/s" s && git -C s config core.fsmonitor "touch $M; false"`, "s"},
 	// The command turns permissions and names against the check (as an

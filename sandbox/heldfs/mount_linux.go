@@ -205,9 +205,8 @@ func readBack(f *os.File) string {
 // receiveFD reads the one descriptor fusermount3 sends, within
 // mountTimeout.
 func receiveFD(sock int) (int, error) {
-	fds := []unix.PollFd{{Fd: int32(sock), Events: unix.POLLIN}}
-	if n, err := unix.Poll(fds, int(mountTimeout/time.Millisecond)); err != nil || n == 0 {
-		return -1, errors.New("no descriptor from fusermount3 in time")
+	if err := awaitReadable(sock, mountTimeout); err != nil {
+		return -1, err
 	}
 	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
 	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
@@ -241,4 +240,28 @@ func firstLine(out string, err error) string {
 		return line
 	}
 	return err.Error()
+}
+
+// awaitReadable waits until sock is readable, for at most d. A poll the
+// Go runtime's own signals interrupt (EINTR) is waited again for what is
+// left: it is no answer from fusermount3, and a daemon under load that
+// took it for one started without the file system.
+func awaitReadable(sock int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	fds := []unix.PollFd{{Fd: int32(sock), Events: unix.POLLIN}}
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errors.New("no descriptor from fusermount3 in time")
+		}
+		n, err := unix.Poll(fds, int(left/time.Millisecond)+1)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("wait for fusermount3's descriptor: %w", err)
+		case n > 0:
+			return nil
+		}
+	}
 }
