@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"syscall"
 	"time"
@@ -140,8 +141,12 @@ func Run(ctx context.Context, c Child) Result {
 	return start(ctx, c)
 }
 
-// start runs c and waits for it.
+// start runs c and waits for it, on one OS thread throughout: the
+// sandbox's parent-death signal follows the thread that started it
+// (diesWithUs).
 func start(ctx context.Context, c Child) Result {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if c.Net != nil {
 		// The daemon serves the way out until every copy of this end is
 		// closed, and bubblewrap and the inner step close theirs before

@@ -27,12 +27,13 @@ func seatbeltCommand(p wire.Prepared, path string, argv, environ []string) (stri
 // starts a session of its own (bubblewrap's --new-session): it has no
 // controlling terminal, so it cannot push input into the person's
 // (TIOCSTI); the session is its own process group too, killed whole when
-// the daemon's tool call ends. Otherwise, a group of its own when c asks.
+// the daemon's tool call ends. Otherwise, a group of its own when c asks,
+// killed when this process dies (diesWithUs).
 func (c Child) procAttr() *syscall.SysProcAttr {
 	if c.Prepared.Level == wire.LevelSeatbelt && c.Prepared.Unconfined == "" {
 		return &syscall.SysProcAttr{Setsid: true}
 	}
-	return &syscall.SysProcAttr{Setpgid: c.OwnGroup}
+	return diesWithUs(&syscall.SysProcAttr{Setpgid: c.OwnGroup})
 }
 
 // forward passes a signal the front end got on to the sandbox: under

@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"errors"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,3 +15,7 @@ const getTermios = unix.TIOCGETA
 func holdPair() ([2]int, error) {
 	return [2]int{}, errors.New("held opens need Linux")
 }
+
+// diesWithUs leaves a unchanged: macOS has no parent-death signal, and
+// the Seatbelt sandbox is its own session, killed whole by the front end.
+func diesWithUs(a *syscall.SysProcAttr) *syscall.SysProcAttr { return a }
