@@ -37,7 +37,8 @@ type Client struct {
 	// exec`. Claude Code and Codex through PreToolUse updatedInput with
 	// an explicit allow (Codex 0.169 accepts nothing else with it),
 	// Gemini CLI through hookSpecificOutput.tool_input, Pi through its
-	// extension setting the call's input.command. Cursor's
+	// extension setting the call's input.command, OpenCode through its
+	// plugin setting the call's args.command. Cursor's
 	// beforeShellExecution answers only allow or deny.
 	Rewrites bool
 }
@@ -53,6 +54,7 @@ var clients = []Client{
 	{Name: "droid", Title: "Factory Droid", Rewrites: true, adapter: droidAdapter{}, NoFileTools: droidNoFileTools},
 	{Name: "cline", Title: "Cline", Rewrites: true, adapter: clineAdapter{}, NoFileTools: clineNoFileTools},
 	{Name: "qwen", Title: "Qwen Code", adapter: qwenAdapter{}, NoFileTools: qwenNoFileTools},
+	{Name: "opencode", Title: "OpenCode", Rewrites: true, adapter: opencodeAdapter{}, NoFileTools: opencodeNoFileTools},
 }
 
 // Clients lists the supported clients' names, sorted.

@@ -113,7 +113,8 @@ type patchPath struct {
 
 // patchPaths lists the files an apply_patch call changes: from the patch
 // text (`*** Add File: P`, `*** Update File: P`, `*** Delete File: P`,
-// `*** Move to: P`), or from a map of changes keyed by path. An input
+// `*** Move to: P`, the space after the colon optional: OpenCode's parser
+// takes `*** Add File:P` too), or from a map of changes keyed by path. An input
 // holding the patch under two keys, or a patch and a map of changes, is
 // refused (errTwoKeys).
 func patchPaths(input json.RawMessage) ([]patchPath, error) {
@@ -150,9 +151,9 @@ func patchPaths(input json.RawMessage) ([]patchPath, error) {
 	var out []patchPath
 	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\r\n")
-		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+		for _, prefix := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
 			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
-				out = append(out, patchPath{path: strings.TrimSpace(p), delete: prefix == "*** Delete File: "})
+				out = append(out, patchPath{path: strings.TrimSpace(p), delete: prefix == "*** Delete File:"})
 			}
 		}
 	}

@@ -15,7 +15,7 @@ import "slices"
 // The names are read from each client's shipped code (Claude Code
 // 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, Pi 0.73.1, Copilot CLI
 // 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.2,
-// Cline 3.0.65), and a tool joins
+// Cline 3.0.65, OpenCode 1.18.33), and a tool joins
 // a list only when its code touches no file the person has: a tool that
 // writes a memory file the client loads into every later session (Gemini
 // CLI's former save_memory, ~/.gemini/GEMINI.md), reads a skill or
@@ -82,6 +82,13 @@ var droidNoFileTools = []string{"WebSearch", "FetchUrl", "TodoWrite", "ToolSearc
 // end of a run, and a sub-agent, whose own tool calls come through this
 // hook.
 var clineNoFileTools = []string{"fetch_web_content", "ask_question", "submit_and_exit", "spawn_agent"}
+
+// opencodeNoFileTools are OpenCode's: web fetch and search, its to-do
+// list, questions to the person, sub-agents (whose own tool calls reach
+// the plugin), and the tool a malformed call is answered by. Not skill
+// (it reads skill files), plan_exit (the plan file) nor execute (code
+// that calls other tools).
+var opencodeNoFileTools = []string{"webfetch", "websearch", "todowrite", "question", "task", "invalid"}
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch
 // files, and Cursor's hook events carry no tool of their own besides

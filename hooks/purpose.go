@@ -57,6 +57,10 @@ var shellTermsOf = map[string]shellTerms{
 	"droid": {purpose: "summary"},
 	// Pi 0.73.1: bash {command, timeout (seconds, no default)}.
 	"pi": {timeout: "timeout", unit: time.Second, clock: givenClock},
+	// OpenCode 1.18.33: bash {command, timeout (ms), workdir};
+	// OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS, else 120000 ms, for a
+	// call naming none.
+	"opencode": {timeout: "timeout", unit: time.Millisecond, clock: opencodeClock},
 }
 
 // describeShell fills the call's stated purpose and its client's clock
@@ -124,6 +128,13 @@ func qwenClock(given time.Duration, background bool, _ func(string) string) time
 		return 0
 	}
 	return orDuration(given, qwenDefault)
+}
+
+// opencodeDefault is OpenCode's shell timeout for a call naming none.
+const opencodeDefault = 120000 * time.Millisecond
+
+func opencodeClock(given time.Duration, _ bool, getenv func(string) string) time.Duration {
+	return orDuration(given, orDuration(envMS(getenv, "OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS"), opencodeDefault))
 }
 
 // givenClock is a client whose tool has no timeout unless the call

@@ -43,6 +43,9 @@ type Client struct {
 	// envHome: DirEnv names a replacement home folder (dir is then below
 	// it) rather than the user folder itself.
 	envHome bool
+	// envDir, when set, is the user folder below DirEnv's folder
+	// (OpenCode's XDG_CONFIG_HOME/opencode).
+	envDir string
 	// Settings is the file install-hooks edits, relative to Dir;
 	// ProjectSettings relative to a project (the personal, uncommitted
 	// file where a client has one, since the hook's path is this
@@ -158,6 +161,19 @@ var configs = []Client{
 		Protected:        []string{"settings.json", ".env", "trustedFolders.json", "extensions", "skills", "agents"},
 		ProjectProtected: []string{".qwen/settings.json", ".qwen/.env", ".qwen/skills", ".qwen/agents"},
 		MCPConfig:        "settings.json", ProjectMCPConfig: ".qwen/settings.json", InstallMCP: jsonMCP},
+	{name: "opencode", DirEnv: "XDG_CONFIG_HOME", dir: ".config/opencode", envDir: "opencode",
+		Settings: "plugins/pathgrant.js", ProjectSettings: ".opencode/plugins/pathgrant.js", Install: installOpenCodePlugin,
+		HookEvents: "the plugin, which sends every tool call (tool.execute.before) to the hook; the session is one per OpenCode process and ends with it",
+		Reload:     "restart OpenCode (quit each running opencode and start it again)",
+		// The config files hold the plugin list, MCP servers and
+		// permissions; plugins and tools are code OpenCode runs in its own
+		// process (a plugin loaded after pathgrant's sees each call after
+		// it); agents and commands carry instructions and permissions of
+		// their own; package.json and node_modules are what plugins import.
+		Protected: []string{"plugins", "plugin", "tools", "tool", "opencode.json", "opencode.jsonc", "config.json",
+			"package.json", "node_modules", "agents", "agent", "commands", "command", "modes", "mode"},
+		ProjectProtected: []string{".opencode", "opencode.json", "opencode.jsonc"},
+		MCPConfig:        "opencode.json", ProjectMCPConfig: "opencode.json", InstallMCP: opencodeMCP},
 }
 
 // Clients lists the supported clients' names, sorted: the hooks table's.
@@ -191,6 +207,8 @@ func (c Client) Dir(getenv appdirs.Getenv, home string) string {
 		return filepath.Join(home, c.dir)
 	case c.envHome:
 		return filepath.Join(env, c.dir)
+	case c.envDir != "":
+		return filepath.Join(env, c.envDir)
 	}
 	return filepath.Clean(env)
 }

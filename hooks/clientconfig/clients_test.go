@@ -24,7 +24,7 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "Client" || f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "ProjectMCPConfig" {
+				if f.Name == "Client" || f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "envDir" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "ProjectMCPConfig" {
 					continue // the hook's half (checked in hooks), or optional: not every client can be moved, keeps its MCP servers beside its folder or in TOML, or needs a step after a project install
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {

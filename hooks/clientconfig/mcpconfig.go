@@ -45,6 +45,10 @@ func (c Client) BridgeConfigured(data []byte) bool {
 	if err != nil || !ok {
 		return false
 	}
+	if c.name == "opencode" {
+		servers, err := doc.object("mcp", false)
+		return err == nil && servers != nil && isOpenCodeBridgeEntry(servers.vals[hooks.BridgeServer])
+	}
 	servers, err := doc.object("mcpServers", false)
 	return err == nil && servers != nil && servers.has(hooks.BridgeServer)
 }
