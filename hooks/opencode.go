@@ -39,12 +39,12 @@ import (
 // replaced by "_".
 
 type opencodeInput struct {
-	Event      string          `json:"hook_event_name"`
-	SessionID  string          `json:"session_id"`
-	Cwd        string          `json:"cwd"`
-	ToolName   string          `json:"tool_name"`
-	CallID     string          `json:"call_id"`
-	Args       json.RawMessage `json:"args"`
+	Event      string                     `json:"hook_event_name"`
+	SessionID  string                     `json:"session_id"`
+	Cwd        string                     `json:"cwd"`
+	ToolName   string                     `json:"tool_name"`
+	CallID     string                     `json:"call_id"`
+	Args       json.RawMessage            `json:"args"`
 	MCPServers map[string]json.RawMessage `json:"mcp_servers"`
 }
 
