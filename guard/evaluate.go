@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"pathgrant/wire"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -122,10 +123,31 @@ func analyzePath(p *Compiled, op Op, path string) (analysis, error) {
 		return analysis{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	var a analysis
-	if err := a.add(p, resolver{cwd: p.cwd}, op, path, accessOpts{}); err != nil {
+	r := resolver{cwd: p.cwd}
+	if err := a.add(p, r, op, path, accessOpts{}); err != nil {
 		return analysis{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
+	if lexical, ok := p.lexicalForm(path, r.cwd); ok {
+		if err := a.add(p, r, op, lexical, accessOpts{}); err != nil {
+			return analysis{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+	}
 	return a, nil
+}
+
+// lexicalForm is path made absolute with its `..` applied lexically, when
+// it holds a `..`. A tool's path reaches pathgrant as the agent wrote it,
+// and the client opens either that (the kernel applies `..` to where a
+// link led) or its lexical clean (Node's path.resolve and path.join,
+// which most clients run a relative path through, and some an absolute
+// one): the two differ when a link precedes the `..`, and pathgrant cannot
+// tell which the client opens, so an op on a path is judged on both.
+func (p *Compiled) lexicalForm(path, cwd string) (string, bool) {
+	abs, err := p.canon.absolute(path, cwd)
+	if err != nil || !slices.Contains(strings.Split(abs, "/"), "..") {
+		return "", false
+	}
+	return filepath.Clean(abs), true
 }
 
 // judge gives one access its verdict. Protected paths and blocked writes

@@ -27,7 +27,7 @@ func newFixture(t testing.TB) *fixture {
 	f.W, f.D, f.R = f.H+"/work", f.H+"/Downloads", root+"/ref"
 	files := []string{
 		"{W}/main.go", "{W}/src/a.txt", "{W}/my file.txt", "{W}/script.py", "{W}/build.sh",
-		"{W}/.claude/settings.json", "{W}/vendor/lib.go", "{W}/sub/x.txt",
+		"{W}/.claude/settings.json", "{W}/vendor/lib.go", "{W}/sub/x.txt", "{W}/src/deep/f",
 		"{D}/report.csv", "{D}/a.csv", "{D}/b.csv", "{D}/space name.csv", "{D}/data/x.csv",
 		"{D}/run.sh", "{T}/secret/key", "{T}/secret/sub/inner", "{R}/doc.md",
 		"{H}/Documents/spec.pdf", "{H}/Documents/reports/q1.csv", "{H}/.ssh/id_rsa", "{H}/.config/x", "{H}/.config/shared/notes.txt",
@@ -44,6 +44,7 @@ func newFixture(t testing.TB) *fixture {
 	links := map[string]string{
 		"{W}/link_out":    "{T}/secret",     // workspace link leading outside
 		"{W}/link_sub":    "{T}/secret/sub", // for kernel-style `..` after a link
+		"{W}/link_deep":   "{W}/src/deep",   // `..` after it: inside to the kernel, outside lexically
 		"{D}/data/escape": "{T}/secret/key", // inside an approved folder, leading out
 		"{W}/loop":        "{W}/loop",
 		"{W}/devnull":     "/dev/null",
