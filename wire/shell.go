@@ -1,6 +1,10 @@
 package wire
 
-import "strings"
+import (
+	"path"
+	"slices"
+	"strings"
+)
 
 // A hook judges and runs an agent's shell command in the directory the
 // client reports by prefixing it with a cd (ShellIn); the person is shown
@@ -51,13 +55,37 @@ const treeReadPrefix = "ls -R -- "
 // TreeRead is how a hook sends a search tool's recursive read of root
 // (Glob, Grep and their kin): the command `ls -R -- 'root'`, which the
 // guard judges as a read of the whole subtree, symlinks not followed, as
-// the search tools behave.
-func TreeRead(root string) string { return treeReadPrefix + ShellQuote(root) }
+// the search tools behave. A root holding a `..` is read twice: as
+// written, which the guard resolves as the kernel does, and cleaned
+// lexically, as Node's path.resolve (which most clients run a search's
+// folder through) takes it; after a link the two differ.
+func TreeRead(root string) string {
+	text := treeReadPrefix + ShellQuote(root)
+	if slices.Contains(strings.Split(root, "/"), "..") {
+		text += " " + ShellQuote(path.Clean(root))
+	}
+	return text
+}
 
 // IsTreeRead reports whether text is exactly a TreeRead, a command the
 // agent never wrote: the person is shown the tool's own input instead.
 func IsTreeRead(text string) bool {
 	q, ok := strings.CutPrefix(text, treeReadPrefix)
-	return ok && len(q) >= 2 && q[0] == '\'' && q[len(q)-1] == '\'' &&
-		!strings.Contains(strings.ReplaceAll(q[1:len(q)-1], `'\''`, ""), "'")
+	if !ok || !strings.HasPrefix(q, "'") {
+		return false
+	}
+	var root strings.Builder
+	for i := 1; i < len(q); {
+		switch {
+		case strings.HasPrefix(q[i:], `'\''`):
+			root.WriteByte('\'')
+			i += 4
+		case q[i] == '\'':
+			return TreeRead(root.String()) == text
+		default:
+			root.WriteByte(q[i])
+			i++
+		}
+	}
+	return false
 }

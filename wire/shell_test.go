@@ -31,6 +31,9 @@ func TestIsTreeRead(t *testing.T) {
 		{"quote in root", TreeRead("/tmp/it's"), true},
 		{"more after it", TreeRead("/a") + " && cat /etc/shadow", false},
 		{"second word", "ls -R -- '/a' '/b'", false},
+		{"a dotdot, read twice", TreeRead("/w/l/../x"), true},
+		{"a dotdot, another second root", "ls -R -- '/w/l/../x' '/etc'", false},
+		{"quote at the end", TreeRead("/tmp/a'"), true},
 		{"unquoted", "ls -R -- /a", false},
 		{"another command", "ls -la", false},
 	} {
@@ -50,4 +53,20 @@ func FuzzShellIn(f *testing.F) {
 			t.Errorf("AgentCommand(ShellIn(%q, %q)) = %q", dir, command, got)
 		}
 	})
+}
+
+// TestTreeReadTwiceForDotDot: a root holding a `..` is read as written
+// and lexically cleaned, since a client may open either.
+func TestTreeReadTwiceForDotDot(t *testing.T) {
+	for _, tc := range []struct{ root, want string }{
+		{"/w/src", "ls -R -- '/w/src'"},
+		{"/w/link/../../x", "ls -R -- '/w/link/../../x' '/x'"},
+		{"/w/..x/y", "ls -R -- '/w/..x/y'"},
+	} {
+		t.Run(tc.root, func(t *testing.T) {
+			if got := TreeRead(tc.root); got != tc.want {
+				t.Errorf("TreeRead(%q) = %q, want %q", tc.root, got, tc.want)
+			}
+		})
+	}
 }
