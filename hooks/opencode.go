@@ -99,7 +99,7 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, shellCommand(opencodeDir(c.Cwd, workdir), cmd))
+		c.Accesses = append(c.Accesses, shellCommand(opencodeResolve(c.Cwd, workdir), cmd))
 		c.Shell, c.ToolInput = true, raw
 	case "read", "lsp":
 		p, err := f.needPath(opencodePathKeys, c.Tool, "filePath")
@@ -124,7 +124,7 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 			return err
 		}
 		for _, p := range paths {
-			a := writeAccess(opencodeDir(c.Cwd, p.path))
+			a := writeAccess(opencodeResolve(c.Cwd, p.path))
 			if p.delete {
 				a.Op = "delete"
 			}
@@ -154,8 +154,9 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 	return nil
 }
 
-// opencodeDir is where OpenCode takes p to be: p itself when absolute
-// (handed to the kernel as it stands), else Node's path.resolve of it
+// opencodeDir is where OpenCode's file and search tools take p to be: p
+// itself when absolute (handed to the kernel as it stands), else Node's
+// path.resolve (or path.join) of it
 // against the directory its tools run in, which cleans `..` lexically
 // before any link is followed and expands no `~`; that directory when p
 // is empty. Joining without the clean, as for the clients that hand a
@@ -166,6 +167,21 @@ func opencodeDir(cwd, p string) string {
 	case p == "":
 		return cwd
 	case strings.HasPrefix(p, "/") || !strings.HasPrefix(cwd, "/"):
+		return p
+	}
+	return filepath.Join(cwd, p)
+}
+
+// opencodeResolve is Node's path.resolve of p against the directory
+// OpenCode's tools run in, absolute or not, which is how it takes a bash
+// call's workdir and the files an apply_patch names.
+func opencodeResolve(cwd, p string) string {
+	switch {
+	case p == "":
+		return cwd
+	case strings.HasPrefix(p, "/"):
+		return filepath.Clean(p)
+	case !strings.HasPrefix(cwd, "/"):
 		return p
 	}
 	return filepath.Join(cwd, p)
