@@ -40,7 +40,7 @@ func TestMapping(t *testing.T) {
 		{"claude glob absolute pattern", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_input":{"pattern":"/h/Downloads/*.csv","path":"/w"}}`,
 			[]Access{{Command: "ls -R -- '/h/Downloads'", Input: searchInput{kind: "glob", pattern: "/h/Downloads/*.csv", in: "/w"}}}, false, nil},
 		{"claude glob escaping pattern", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_input":{"pattern":"../../etc/*"}}`,
-			[]Access{{Command: "ls -R -- '/w/../../etc'", Input: searchInput{kind: "glob", pattern: "../../etc/*"}}}, false, nil},
+			[]Access{{Command: "ls -R -- '/w/../../etc' '/etc'", Input: searchInput{kind: "glob", pattern: "../../etc/*"}}}, false, nil},
 		{"claude grep without path searches cwd", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Grep","tool_input":{"pattern":"x"}}`,
 			[]Access{{Command: "ls -R -- '/w'", Input: searchInput{kind: "pattern", pattern: "x"}}}, false, nil},
 		{"claude grep with its filters", "claude", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Grep","tool_input":{"pattern":"TODO","path":"/h/Downloads","glob":"*.csv","type":"csv","output_mode":"content"}}`,

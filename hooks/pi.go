@@ -72,19 +72,19 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, piExpand(p))))
 	case "write", "edit":
 		p, err := f.needPath(piPathKeys, in.ToolName, "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, piExpand(p))))
 	case "ls":
 		p, err := f.path(piPathKeys, "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(piExpand(p), c.Cwd))))
 	case "grep":
 		base, err := f.path(piPathKeys, "path")
 		if err != nil {
@@ -94,7 +94,7 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(base, c.Cwd))),
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(piExpand(base), c.Cwd))),
 			searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}))
 	case "find":
 		base, err := f.path(piPathKeys, "path")
@@ -105,12 +105,26 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(piExpand(base), c.Cwd)), pattern)),
 			searchInput{kind: "glob", pattern: pattern, in: base}))
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
 	}
 	return c, nil
+}
+
+// piSpaces are the Unicode spaces Pi reads as a plain space in a path.
+var piSpaces = strings.NewReplacer("\u00a0", " ", "\u2000", " ", "\u2001", " ", "\u2002", " ", "\u2003", " ", "\u2004", " ",
+	"\u2005", " ", "\u2006", " ", "\u2007", " ", "\u2008", " ", "\u2009", " ", "\u200a", " ", "\u202f", " ", "\u205f", " ", "\u3000", " ")
+
+// piExpand is a tool's path as Pi 0.73.1 takes it before resolving it
+// (expandPath in its path-utils): one leading "@" dropped (the model's
+// file mention) and Unicode spaces made plain. Without it
+// "@/home/u/.ssh/id_rsa" would be checked as a file inside the workspace
+// and read as the key. The `~` Pi expands is expanded by the daemon, and
+// the `..` Pi cleans lexically the guard judges both ways.
+func piExpand(p string) string {
+	return piSpaces.Replace(strings.TrimPrefix(p, "@"))
 }
 
 // piOutput is the extension's answer; Command, on an allow, is the bash
