@@ -14,7 +14,7 @@ import (
 // offered either.
 var neverEligibleRel = []string{
 	".config", ".local/share", ".local/state",
-	".claude", ".claude.json", ".codex", ".gemini", ".cursor", ".pi", ".copilot", ".factory", ".qwen", ".cline",
+	".claude", ".claude.json", ".codex", ".gemini", ".cursor", ".pi", ".copilot", ".factory", ".qwen", ".cline", ".opencode",
 }
 
 // neverEligibleDarwinRel is macOS's place for the same: all of ~/Library

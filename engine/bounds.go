@@ -128,7 +128,8 @@ func (s *Engine) getenv() appdirs.Getenv {
 }
 
 // agentHomes are every client's configuration folder (~/.claude, ~/.codex,
-// ~/.gemini, ~/.cursor, ~/.pi/agent): at its default place and where its
+// ~/.gemini, ~/.cursor, ~/.pi/agent, ~/.config/opencode and ~/.opencode):
+// at its default place and where its
 // variable (CLAUDE_CONFIG_DIR, CODEX_HOME, …) moves it, since the client
 // may run with or without it.
 func agentHomes(getenv appdirs.Getenv, home string) []string {
@@ -144,6 +145,7 @@ func agentHomes(getenv appdirs.Getenv, home string) []string {
 				out = append(out, d)
 			}
 		}
+		out = append(out, c.HomeFolders(home)...)
 	}
 	return out
 }

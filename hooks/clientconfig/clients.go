@@ -66,6 +66,11 @@ type Client struct {
 	// Protected are the files carrying hooks, relative to Dir;
 	// ProjectProtected relative to a workspace.
 	Protected, ProjectProtected []string
+	// HomeDirs are further folders under the home folder that the client
+	// loads as its own configuration wherever it runs (OpenCode's
+	// ~/.opencode): protected whole, and never a session's root, like
+	// Dir.
+	HomeDirs []string
 
 	// MCPConfig is the file registering the client's MCP servers, which
 	// `pathgrant install-mcp` edits: relative to Dir, or (mcpBesideDir)
@@ -173,6 +178,7 @@ var configs = []Client{
 		Protected: []string{"plugins", "plugin", "tools", "tool", "opencode.json", "opencode.jsonc", "config.json",
 			"package.json", "node_modules", "agents", "agent", "commands", "command", "modes", "mode"},
 		ProjectProtected: []string{".opencode", "opencode.json", "opencode.jsonc"},
+		HomeDirs:         []string{".opencode"},
 		MCPConfig:        "opencode.json", ProjectMCPConfig: "opencode.json", InstallMCP: opencodeMCP},
 }
 
@@ -244,6 +250,16 @@ func GlobalProtected(getenv appdirs.Getenv, home string) []string {
 				out = append(out, p)
 			}
 		}
+		out = append(out, c.HomeFolders(home)...)
+	}
+	return out
+}
+
+// HomeFolders are the client's HomeDirs, absolute.
+func (c Client) HomeFolders(home string) []string {
+	out := make([]string, 0, len(c.HomeDirs))
+	for _, rel := range c.HomeDirs {
+		out = append(out, filepath.Join(home, rel))
 	}
 	return out
 }
