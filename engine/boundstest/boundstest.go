@@ -100,6 +100,7 @@ func Cases(t testing.TB, l Layout) []Case {
 		{"a project's .claude", work + "/.claude", "lies inside a project's .claude", true},
 		{"a project's .CLAUDE, in another case", work + "/.CLAUDE", "lies inside a project's .CLAUDE", true},
 		{"a project's .cursor", work + "/sub/.cursor", "lies inside a project's .cursor", true},
+		{"a project's .opencode", work + "/.opencode/plugins", "lies inside a project's .opencode", true},
 
 		{"allowed: ~/src/ssh-tools", home + "/src/ssh-tools", "", false},
 		{"allowed: ~/.sshfoo", home + "/.sshfoo", "", false},
@@ -152,6 +153,11 @@ func agentCases(t testing.TB, l Layout) []Case {
 			if up := filepath.Dir(dir); up != l.Home {
 				cases = append(cases, Case{"holding " + name + "'s " + how.name + " configuration home", up, "contains", false})
 			}
+		}
+		for _, dir := range c.HomeFolders(l.Home) {
+			cases = append(cases,
+				Case{name + "'s configuration folder " + dir, dir, "is an agent's configuration home", false},
+				Case{"inside " + name + "'s configuration folder " + dir, dir + "/plugins", "lies inside the agent configuration home " + dir, false})
 		}
 	}
 	return cases
