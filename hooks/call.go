@@ -102,6 +102,35 @@ func under(cwd, p string) string {
 	return strings.TrimRight(cwd, "/") + "/" + p
 }
 
+// expandHome is p with a leading "~" or "~/" expanded the way a client
+// that expands it does: to the home directory of its environment (Node's
+// os.homedir() reads $HOME first; the hook runs with the client's
+// environment). A search root must reach the daemon expanded: it is sent
+// as a shell word (wire.TreeRead), quoted, and a quoted "~/.ssh" is a
+// folder of that name in the working directory, not the home folder the
+// client searches. With no home to expand to, p is left for the daemon.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || !strings.HasPrefix(home, "/") {
+		return p
+	}
+	return strings.TrimRight(home, "/") + p[1:]
+}
+
+// literalHome is p for a client that expands no "~": a path starting with
+// one is a name in the working directory like any other relative path,
+// where under would leave it for the daemon to expand to the home
+// folder, which the client never opens.
+func literalHome(cwd, p string) string {
+	if strings.HasPrefix(p, "~") && strings.HasPrefix(cwd, "/") {
+		return strings.TrimRight(cwd, "/") + "/" + p
+	}
+	return under(cwd, p)
+}
+
 // globRoot returns the directory a glob pattern searches under base: the
 // pattern's leading components that hold no glob syntax, joined to base
 // (or on their own, for an absolute pattern).

@@ -74,13 +74,13 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		a = readAccess(under(c.Cwd, p))
+		a = readAccess(under(c.Cwd, claudeExpand(c.Client, p)))
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		p, err := f.needPath(claudePathKeys, tool, claudePathKey(tool))
 		if err != nil {
 			return err
 		}
-		a = writeAccess(under(c.Cwd, p))
+		a = writeAccess(under(c.Cwd, claudeExpand(c.Client, p)))
 	case "Glob":
 		pattern, err := f.need(tool, "pattern")
 		if err != nil {
@@ -90,10 +90,10 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		a = searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
+		a = searched(treeAccess(globRoot(under(c.Cwd, orDefault(claudeExpand(c.Client, base), c.Cwd)), pattern)),
 			searchInput{kind: "glob", pattern: pattern, in: base})
 	case "Grep":
-		a, err = claudeGrep(c.Cwd, f)
+		a, err = claudeGrep(c, f)
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func claudeTool(c *Call, tool string, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		a = readAccess(under(c.Cwd, p))
+		a = readAccess(under(c.Cwd, claudeExpand(c.Client, p)))
 	default:
 		return unknownTool(c.Client, tool)
 	}
@@ -161,7 +161,7 @@ func makesWorktree(tool string, input json.RawMessage) bool {
 
 // claudeGrep is a Grep: a search of its path (the cwd by default), shown
 // with its pattern and its file filters.
-func claudeGrep(cwd string, f fields) (Access, error) {
+func claudeGrep(c *Call, f fields) (Access, error) {
 	base, err := f.path(claudePathKeys, "path")
 	if err != nil {
 		return Access{}, err
@@ -173,7 +173,36 @@ func claudeGrep(cwd string, f fields) (Access, error) {
 	pattern, glob, typ := v[0], v[1], v[2]
 	in := searchInput{kind: "pattern", pattern: pattern, in: base,
 		filters: append(filter("files", glob), filter("type", typ)...)}
-	return searched(searchAccess(under(cwd, orDefault(base, cwd))), in), nil
+	return searched(searchAccess(under(c.Cwd, orDefault(claudeExpand(c.Client, base), c.Cwd))), in), nil
+}
+
+// jsSpace is the white space JavaScript's String.prototype.trim removes.
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
+		return true
+	}
+	return r >= '\u2000' && r <= '\u200a'
+}
+
+// claudeExpand is a Claude Code tool's path as Claude Code 2.1.328 takes
+// it before resolving it: its expandPath trims the white space
+// JavaScript's trim() removes (Unicode spaces too), then expands "~" and
+// "~/" to os.homedir() (expandHome) and runs the rest through path.resolve
+// (whose `..` the guard judges both ways). Grep's and Glob's path reach
+// the hook as the model wrote them, so without the trim " /home/u/.ssh"
+// was checked as a folder inside the workspace and searched as the keys'
+// folder, and without the expansion "~/.ssh" was checked as a folder
+// named "~" in the working directory (a search root is a quoted shell
+// word). The
+// file tools' paths reach the hook already expanded (their
+// backfillObservableInput), where the trim changes nothing. Codex, which
+// shares the vocabulary, opens its paths as written.
+func claudeExpand(client, p string) string {
+	if client != "claude" {
+		return p
+	}
+	return expandHome(strings.TrimFunc(p, jsSpace))
 }
 
 func orDefault(s, def string) string {
