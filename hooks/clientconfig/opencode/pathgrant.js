@@ -82,23 +82,59 @@ function freeze(value) {
   return value;
 }
 
-// mcpServers is OpenCode's mcp settings (server name → entry), which the
-// hook needs to tell an MCP tool (SERVER_TOOL) from a tool of another
-// kind and pathgrant's bridge from a server that only shares its name;
-// null when OpenCode does not say, and the hook then takes no tool for an
-// MCP server's.
-async function mcpServers(client) {
+// openCodeDenies reports whether OpenCode's own permission settings deny a
+// bash command as the model wrote it. OpenCode judges its bash rules on the
+// command it is about to run, which after pathgrant's rewrite is the
+// confined wrapper, which no rule of the person's names; so the person's
+// deny rules are applied here, to the command and to each simple command
+// in it, the last rule that matches deciding, as in OpenCode (* any text,
+// ? one character).
+function openCodeDenies(config, command) {
+  let rules = config && config.permission;
+  if (rules && typeof rules === "object") rules = rules.bash;
+  if (typeof rules === "string") return rules === "deny";
+  if (!rules || typeof rules !== "object") return false;
+  const entries = Object.entries(rules);
+  const parts = [command, ...command.split(/&&|\|\||;|\||\n/).map((p) => p.trim()).filter(Boolean)];
+  return parts.some((part) => {
+    const last = entries.findLast(([pattern]) => wildcard(pattern).test(part));
+    return last !== undefined && last[1] === "deny";
+  });
+}
+
+function wildcard(pattern) {
+  const body = String(pattern).replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]");
+  return new RegExp("^" + body + "$");
+}
+
+// openCodeConfig is OpenCode's configuration as it runs, null when it does
+// not say.
+async function openCodeConfig(client) {
   try {
     const config = await client.config.get();
-    const mcp = config && config.data && config.data.mcp;
-    return mcp && typeof mcp === "object" ? mcp : null;
+    return config && config.data && typeof config.data === "object" ? config.data : null;
   } catch {
     return null;
   }
 }
 
+// mcpServers is OpenCode's mcp settings (server name → entry), which the
+// hook needs to tell an MCP tool (SERVER_TOOL) from a tool of another
+// kind and pathgrant's bridge from a server that only shares its name;
+// null when OpenCode does not say, and the hook then takes no tool for an
+// MCP server's.
+function mcpServers(config) {
+  const mcp = config && config.mcp;
+  return mcp && typeof mcp === "object" ? mcp : null;
+}
+
 export const PathgrantPlugin = async ({ client, directory, worktree }) => ({
   "tool.execute.before": async (input, output) => {
+    const config = await openCodeConfig(client);
+    if (input.tool === "bash" && output.args && typeof output.args.command === "string" &&
+      openCodeDenies(config, output.args.command)) {
+      throw new Error("pathgrant: OpenCode's own permission settings deny this command (permission.bash in opencode.json): denied");
+    }
     let answer;
     try {
       answer = await ask({
@@ -110,7 +146,7 @@ export const PathgrantPlugin = async ({ client, directory, worktree }) => ({
         tool_name: input.tool,
         call_id: input.callID,
         args: output.args,
-        mcp_servers: await mcpServers(client),
+        mcp_servers: mcpServers(config),
       });
     } catch (err) {
       answer = { block: true, reason: `pathgrant: ${err && err.message}: denied` };
