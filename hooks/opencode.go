@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -146,7 +147,7 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, searched(searchAccess(opencodeDir(c.Cwd, v[1])),
+		c.Accesses = append(c.Accesses, searched(treeAccess(opencodeGrepRoot(opencodeDir(c.Cwd, v[1]))),
 			searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}))
 	default:
 		return unknownTool(c.Client, c.Tool)
@@ -170,6 +171,20 @@ func opencodeDir(cwd, p string) string {
 		return p
 	}
 	return filepath.Join(cwd, p)
+}
+
+// opencodeGrepRoot is the folder OpenCode's grep searches for path: the
+// path itself when it is a folder, else its parent folder, all of it
+// (OpenCode 1.18.33 runs ripgrep in dirname(path) with no filter for the
+// file named, and for a path that does not exist).
+func opencodeGrepRoot(path string) string {
+	if !strings.HasPrefix(path, "/") {
+		return path
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
 }
 
 // opencodeResolve is Node's path.resolve of p against the directory
