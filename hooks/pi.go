@@ -2,7 +2,11 @@ package hooks
 
 import (
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Pi (@mariozechner/pi-coding-agent) has no hook processes: extensions are
@@ -72,7 +76,9 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, piExpand(p))))
+		for _, v := range piReadVariants(under(c.Cwd, piExpand(p))) {
+			c.Accesses = append(c.Accesses, readAccess(v))
+		}
 	case "write", "edit":
 		p, err := f.needPath(piPathKeys, in.ToolName, "path")
 		if err != nil {
@@ -94,7 +100,7 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(piExpand(base), c.Cwd))),
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(expandHome(piExpand(base)), c.Cwd))),
 			searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}))
 	case "find":
 		base, err := f.path(piPathKeys, "path")
@@ -105,7 +111,7 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(piExpand(base), c.Cwd)), pattern)),
+		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(expandHome(piExpand(base)), c.Cwd)), pattern)),
 			searchInput{kind: "glob", pattern: pattern, in: base}))
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
@@ -121,10 +127,36 @@ var piSpaces = strings.NewReplacer("\u00a0", " ", "\u2000", " ", "\u2001", " ", 
 // (expandPath in its path-utils): one leading "@" dropped (the model's
 // file mention) and Unicode spaces made plain. Without it
 // "@/home/u/.ssh/id_rsa" would be checked as a file inside the workspace
-// and read as the key. The `~` Pi expands is expanded by the daemon, and
-// the `..` Pi cleans lexically the guard judges both ways.
+// and read as the key. The `~` Pi expands is expanded by the daemon (a
+// search root's by the hook, expandHome: a root reaches the daemon as a
+// quoted shell word), and the `..` Pi cleans lexically the guard judges
+// both ways.
 func piExpand(p string) string {
 	return piSpaces.Replace(strings.TrimPrefix(p, "@"))
+}
+
+// piAMPM is the " AM." or " PM." of a macOS screenshot's name, which Pi
+// also tries with a narrow no-break space.
+var piAMPM = regexp.MustCompile(`(?i) (AM|PM)\.`)
+
+// piReadVariants are the files Pi 0.73.1's read may open for the path p
+// (resolveReadPath in its path-utils): p itself or, when p is missing,
+// the first of its variants that exists: " AM."/" PM." with a narrow
+// no-break space, the whole path in NFD, with straight apostrophes made
+// curly (U+2019), and NFD with curly apostrophes. A variant changes every
+// component, folders too, so "/w/café/id_rsa" (missing) is read as
+// "/w/cafe\u0301/id_rsa", which a link in the workspace may lead out of:
+// each variant is checked, since which exists when Pi looks is Pi's.
+func piReadVariants(p string) []string {
+	nfd := norm.NFD.String(p)
+	curly := func(s string) string { return strings.ReplaceAll(s, "'", "\u2019") }
+	out := []string{p}
+	for _, v := range []string{piAMPM.ReplaceAllString(p, "\u202f${1}."), nfd, curly(p), curly(nfd)} {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // piOutput is the extension's answer; Command, on an allow, is the bash
