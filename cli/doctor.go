@@ -64,6 +64,10 @@ type doctorEnv struct {
 	LookPath   func(file string) (string, error)
 	Stat       func(name string) (fs.FileInfo, error)
 	ReadFile   func(name string) ([]byte, error)
+	ReadDir    func(name string) ([]fs.DirEntry, error)
+	// Getwd is the folder doctor runs in, where it looks for what a
+	// project brings to an agent client (OpenCode's plugins).
+	Getwd func() (string, error)
 	// Health answers whether a daemon serves on socket, and its state.
 	Health func(ctx context.Context, socket string) (wire.Health, error)
 	// CheckStore opens the store at path, which runs its full integrity
@@ -88,7 +92,7 @@ type doctorEnv struct {
 func systemDoctorEnv() doctorEnv {
 	return doctorEnv{
 		GOOS: runtime.GOOS, Getenv: os.Getenv, Version: versionLine, Executable: os.Executable, LookPath: exec.LookPath,
-		Stat: os.Stat, ReadFile: os.ReadFile,
+		Stat: os.Stat, ReadFile: os.ReadFile, ReadDir: os.ReadDir, Getwd: os.Getwd,
 		Health: func(ctx context.Context, socket string) (wire.Health, error) {
 			c := apiclient.New(socket)
 			defer c.CloseIdle()

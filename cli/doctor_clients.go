@@ -21,6 +21,7 @@ import (
 var clientCommands = map[string][]string{
 	"claude": {"claude"}, "codex": {"codex"}, "gemini": {"gemini"}, "cursor": {"cursor-agent", "cursor"}, "pi": {"pi"},
 	"copilot": {"copilot"}, "qwen": {"qwen"}, "droid": {"droid"}, "cline": {"cline"},
+	"opencode": {"opencode"},
 }
 
 // clientChecks report this build's hook binary, then for each agent
@@ -42,6 +43,9 @@ func clientChecks(env doctorEnv) []doctorCheck {
 		out = append(out, installedCheck(name, installed), hooksCheck(env, c, home, installed != "", hook))
 		if name == "codex" {
 			out = append(out, codexChecks(env, c, home)...)
+		}
+		if name == "opencode" {
+			out = append(out, opencodeChecks(env, c, home, installed != "")...)
 		}
 		if d, ok := hooksSwitchCheck(env, c, home); ok {
 			out = append(out, d)
@@ -156,7 +160,9 @@ func installedHook(env doctorEnv, client, file string) ([]string, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	case client == "pi":
-		return piHookArgv(file, data)
+		return ownFileHookArgv(file, data, clientconfig.PiExtensionMarker, "extension")
+	case client == "opencode":
+		return opencodePluginArgv(file, data)
 	case client == "cline":
 		if !strings.HasPrefix(string(data), clientconfig.ClineHookMarker) {
 			return nil, nil
@@ -198,10 +204,13 @@ func findHookCommand(v any, client string) []string {
 	return nil
 }
 
-// piHookArgv reads the hook argv from pathgrant's Pi extension, where
-// install-hooks wrote it as a JSON array (`const HOOK = [...];`).
-func piHookArgv(file string, data []byte) ([]string, error) {
-	if !strings.HasPrefix(string(data), clientconfig.PiExtensionMarker) {
+// ownFileHookArgv reads the hook argv from a file of pathgrant's own
+// that starts with marker (Pi's extension, OpenCode's plugin), where
+// install-hooks wrote it as a JSON array (`const HOOK = [...];`); what
+// names the file in an error. A file without the marker is not
+// pathgrant's: no hook, no error.
+func ownFileHookArgv(file string, data []byte, marker, what string) ([]string, error) {
+	if !strings.HasPrefix(string(data), marker) {
 		return nil, nil
 	}
 	for line := range strings.Lines(string(data)) {
@@ -215,7 +224,22 @@ func piHookArgv(file string, data []byte) ([]string, error) {
 		}
 		return argv, nil
 	}
-	return nil, fmt.Errorf("%s: no hook command in pathgrant's extension", file)
+	return nil, fmt.Errorf("%s: no hook command in pathgrant's %s", file, what)
+}
+
+// opencodePluginArgv is ownFileHookArgv for OpenCode's plugin, which must
+// also be exactly the plugin this build writes for that argv: the plugin
+// is code OpenCode runs, so an edited one (or an older pathgrant's) is
+// not taken for pathgrant's.
+func opencodePluginArgv(file string, data []byte) ([]string, error) {
+	argv, err := ownFileHookArgv(file, data, clientconfig.OpenCodePluginMarker, "plugin")
+	if err != nil || argv == nil {
+		return argv, err
+	}
+	if string(data) != clientconfig.OpenCodePluginFor(argv) {
+		return nil, fmt.Errorf("%s starts as pathgrant's plugin but is not the one this build writes (edited, or an older pathgrant's)", file)
+	}
+	return argv, nil
 }
 
 // mcpCheck says whether the client's MCP configuration (where the client

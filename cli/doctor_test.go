@@ -23,11 +23,12 @@ import (
 
 // doctorFixture is a machine for doctor to look at: a temporary home, a
 // stand-in pathgrant binary with this build's pathgrant-hook next to it,
-// a socket and a store path, and a claude command on PATH.
+// a socket and a store path, a claude command on PATH, and the folder
+// doctor runs in, a git repository's root.
 type doctorFixture struct {
-	root, home, bin, hook, sock, store string
-	vars                               map[string]string
-	path                               map[string]string // command -> where LookPath finds it
+	root, home, bin, hook, sock, store, work string
+	vars                                     map[string]string
+	path                                     map[string]string // command -> where LookPath finds it
 }
 
 func newDoctorFixture(t *testing.T) *doctorFixture {
@@ -37,8 +38,8 @@ func newDoctorFixture(t *testing.T) *doctorFixture {
 		t.Fatal(err)
 	}
 	f := &doctorFixture{root: root, home: root + "/home", bin: root + "/bin/pathgrant", hook: root + "/bin/pathgrant-hook",
-		sock: root + "/run/pathgrant.sock", store: root + "/state/pathgrant.db"}
-	for _, d := range []string{f.home, root + "/bin", root + "/run"} {
+		sock: root + "/run/pathgrant.sock", store: root + "/state/pathgrant.db", work: root + "/work"}
+	for _, d := range []string{f.home, root + "/bin", root + "/run", f.work + "/.git"} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -66,6 +67,7 @@ func (f *doctorFixture) env() doctorEnv {
 	env.Getenv = func(k string) string { return f.vars[k] }
 	env.Version = func() string { return "v0.0.0-test" }
 	env.Executable = func() (string, error) { return f.bin, nil }
+	env.Getwd = func() (string, error) { return f.work, nil }
 	env.LookPath = func(file string) (string, error) {
 		if p, ok := f.path[file]; ok {
 			return p, nil
@@ -86,11 +88,12 @@ func (f *doctorFixture) serve(t *testing.T) {
 	ipctest.Serve(t, ipc.New(ipc.Config{HooksBelow: true, Store: store, Home: f.home, Logger: ipctest.Quiet}), f.sock)
 }
 
-// installHooks registers the hook for client with the real install-hooks.
-func (f *doctorFixture) installHooks(t *testing.T, client, hook string) {
+// installHooks registers the hook for client with the real install-hooks,
+// given any further arguments (--project DIR).
+func (f *doctorFixture) installHooks(t *testing.T, client, hook string, more ...string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if code := runInstallHooks([]string{client, "--hook", hook}, &stdout, &stderr); code != 0 {
+	if code := runInstallHooks(append([]string{client, "--hook", hook}, more...), &stdout, &stderr); code != 0 {
 		t.Fatalf("install-hooks %s: exit %d: %s", client, code, stderr.String())
 	}
 }

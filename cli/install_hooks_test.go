@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -44,7 +46,7 @@ func newInstallHooksEnv(t *testing.T) installHooksEnv {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", e.home)
-	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR"} {
+	for _, env := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "PI_CODING_AGENT_DIR", "XDG_CONFIG_HOME"} {
 		t.Setenv(env, "") // the defaults under HOME, whatever the machine has
 	}
 	return e
@@ -407,13 +409,15 @@ func TestInstallHooksRefuses(t *testing.T) {
 }
 
 // ownFileHooks are the clients whose hook is a file of pathgrant's own
-// (Pi's extension, Cline's hook script): where it goes (user, project),
+// (Pi's extension, Cline's hook script, OpenCode's plugin): where it goes (user, project),
 // what marks it, and the line that runs the hook ($HOOK).
 var ownFileHooks = map[string]struct {
 	user, project, marker, runs string
 }{
 	"pi":    {".pi/agent/extensions/pathgrant.ts", ".pi/extensions/pathgrant.ts", clientconfig.PiExtensionMarker, `const HOOK = ["$HOOK","pi"];`},
 	"cline": {".cline/hooks/PreToolUse", ".cline/hooks/PreToolUse", clientconfig.ClineHookMarker, `out=$($HOOK cline) && [ -n "$out" ] ||`},
+	"opencode": {".config/opencode/plugins/pathgrant.js", ".opencode/plugins/pathgrant.js", clientconfig.OpenCodePluginMarker,
+		`const HOOK = ["$HOOK","opencode"];`},
 }
 
 // TestInstallHooksOwnFile: a client whose hook is a file of pathgrant's
@@ -544,13 +548,15 @@ func TestInstallHooksGeminiEnabled(t *testing.T) {
 }
 
 // TestInstallHooksHonoursClientDirs: a client whose folder an environment
-// variable moves gets its hook there, not under the home folder.
+// variable moves gets its hook there, not under the home folder (dflt,
+// its folder there).
 func TestInstallHooksHonoursClientDirs(t *testing.T) {
 	tests := []struct {
-		client, env, file string
+		client, env, file, dflt string
 	}{
-		{client: "claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json"},
-		{client: "codex", env: "CODEX_HOME", file: "hooks.json"},
+		{client: "claude", env: "CLAUDE_CONFIG_DIR", file: "settings.json", dflt: ".claude"},
+		{client: "codex", env: "CODEX_HOME", file: "hooks.json", dflt: ".codex"},
+		{client: "opencode", env: "XDG_CONFIG_HOME", file: "opencode/plugins/pathgrant.js", dflt: ".config"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client, func(t *testing.T) {
@@ -562,14 +568,101 @@ func TestInstallHooksHonoursClientDirs(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "installed the pathgrant hook for "+tc.client+" in "+want) {
 				t.Fatalf("exit %d, %q %q; want it installed in %s", code, out, errs, want)
 			}
-			if cmds := hookCommands(readJSONFile(t, want), "PreToolUse"); len(cmds) != 1 || !strings.Contains(cmds[0], e.hook) {
+			if _, own := ownFileHooks[tc.client]; own {
+				if data := string(mustRead(t, want)); !strings.Contains(data, e.hook) {
+					t.Errorf("%s does not run %s:\n%s", want, e.hook, data)
+				}
+			} else if cmds := hookCommands(readJSONFile(t, want), "PreToolUse"); len(cmds) != 1 || !strings.Contains(cmds[0], e.hook) {
 				t.Errorf("%s holds %q", want, cmds)
 			}
-			if _, err := os.Stat(filepath.Join(e.home, "."+tc.client)); !os.IsNotExist(err) {
-				t.Errorf("~/.%s was created (%v)", tc.client, err)
+			if _, err := os.Stat(filepath.Join(e.home, tc.dflt)); !os.IsNotExist(err) {
+				t.Errorf("~/%s was created (%v)", tc.dflt, err)
 			}
 		})
 	}
+}
+
+// TestInstallHooksOpenCode: pathgrant's OpenCode plugin is written whole,
+// exactly as this build makes it for the hook command, beside the
+// person's own plugins and config, which install and uninstall leave as
+// they were; uninstall moves the plugin aside, so OpenCode no longer loads
+// it, and the folder holds what it held before, and the backup.
+func TestInstallHooksOpenCode(t *testing.T) {
+	tests := []struct {
+		name    string
+		project bool
+		socket  string
+	}{
+		{name: "user"},
+		{name: "user, with a socket", socket: "/run/pg.sock"},
+		{name: "project", project: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newInstallHooksEnv(t)
+			dir := e.home + "/.config/opencode"
+			args, un := []string{"opencode", "--hook", e.hook}, []string{"opencode", "--uninstall"}
+			if tt.project {
+				dir = e.project + "/.opencode"
+				args, un = append(args, "--project", e.project), append(un, "--project", e.project)
+			}
+			argv := []string{e.hook, "opencode"}
+			if tt.socket != "" {
+				args, argv = append(args, "--socket", tt.socket), append(argv, "--socket", tt.socket)
+			}
+			theirs := map[string]string{
+				"opencode.json":     `{"$schema": "https://opencode.ai/config.json", "plugin": ["x"]}`,
+				"plugins/format.ts": "export const Format = async () => ({})\n",
+				"plugin/old.js":     "export const Old = async () => ({})\n",
+			}
+			for rel, content := range theirs {
+				ihWriteFile(t, filepath.Join(dir, rel), content)
+			}
+			before := listTree(t, dir)
+			if code, out, errs := installHooksCmd(args...); code != 0 || !strings.Contains(out, "installed the pathgrant hook for opencode in "+dir+"/plugins/pathgrant.js") {
+				t.Fatalf("install: exit %d %q %q", code, out, errs)
+			}
+			installed := string(mustRead(t, dir+"/plugins/pathgrant.js"))
+			if installed != clientconfig.OpenCodePluginFor(argv) {
+				t.Errorf("the plugin is not this build's for %q:\n%s", argv, installed)
+			}
+			if code, out, errs := installHooksCmd(un...); code != 0 || !strings.Contains(out, "removed the pathgrant hook") {
+				t.Fatalf("uninstall: exit %d %q %q", code, out, errs)
+			}
+			after := listTree(t, dir)
+			var backup string
+			for rel := range after {
+				if strings.HasPrefix(rel, "plugins/pathgrant.js.pathgrant-backup-") {
+					backup = rel
+				}
+			}
+			if after[backup] != installed {
+				t.Errorf("no backup of the installed plugin among %q", slices.Sorted(maps.Keys(after)))
+			}
+			delete(after, backup)
+			if !maps.Equal(after, before) {
+				t.Errorf("after uninstall the folder holds\n%q\nwant what it held before\n%q", after, before)
+			}
+		})
+	}
+}
+
+// listTree maps each file below dir (relative) to its content.
+func listTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(mustRead(t, p))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestInstallHooksUnknownClient: an unknown client is a one-line usage
@@ -682,6 +775,16 @@ func TestInstallHooksReport(t *testing.T) {
 				"hooks added: the extension, which sends every tool_call to the hook and ends the session on session_shutdown",
 				"tools pathgrant cannot map to files are blocked: Pi has no permission flow of its own to leave them to",
 				"next: run /reload in each running Pi (or restart it) so it loads the hook"}},
+		}},
+		{name: "opencode: a plugin, restarted to load it", client: "opencode", steps: []step{
+			{false, []string{"installed the pathgrant hook for opencode in $FILE",
+				"hooks added: the plugin, which sends every tool call (tool.execute.before) to the hook; the session is one per OpenCode process and ends with it",
+				`tools pathgrant cannot map to files are denied (unmapped_tools = "ask-client" in $POLICY leaves them to OpenCode); ` +
+					"those that touch no local file, such as webfetch, are left to OpenCode",
+				"next: restart OpenCode (quit each running opencode and start it again) so it loads the hook"}},
+			{true, []string{"removed the pathgrant hook for opencode from $FILE (previous file saved as $FILE.pathgrant-backup-…",
+				"hooks removed: the plugin, which sends every tool call (tool.execute.before) to the hook; the session is one per OpenCode process and ends with it",
+				"next: restart OpenCode (quit each running opencode and start it again) so it stops running the hook"}},
 		}},
 		{name: "cursor names no tool of its own", client: "cursor", steps: []step{
 			{false, []string{"installed the pathgrant hook for cursor in $FILE",

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 func TestInstallMCP(t *testing.T) {
 	tests := []struct {
 		client, project, want string // want: the file, relative to home (or to the project)
+		xdg                   string // XDG_CONFIG_HOME, relative to home
 	}{
 		{client: "claude", want: ".claude.json"},
 		{client: "claude", project: "w", want: "w/.mcp.json"},
@@ -26,11 +28,17 @@ func TestInstallMCP(t *testing.T) {
 		{client: "qwen", want: ".qwen/settings.json"},
 		{client: "droid", want: ".factory/mcp.json"},
 		{client: "cline", want: ".cline/data/settings/cline_mcp_settings.json"},
+		{client: "opencode", want: ".config/opencode/opencode.json"},
+		{client: "opencode", project: "w", want: "w/opencode.json"},
+		{client: "opencode", xdg: "xdg", want: "xdg/opencode/opencode.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.client+"/"+tt.want, func(t *testing.T) {
 			home := t.TempDir()
 			env := map[string]string{"HOME": home}
+			if tt.xdg != "" {
+				env["XDG_CONFIG_HOME"] = filepath.Join(home, tt.xdg)
+			}
 			getenv := func(k string) string { return env[k] }
 			a := installArgs{client: tt.client, socket: "/run/pg.sock"}
 			if tt.project != "" {
@@ -57,6 +65,69 @@ func TestInstallMCP(t *testing.T) {
 			}
 			if _, err := os.Stat(file); !os.IsNotExist(err) {
 				t.Errorf("uninstall left %s: %v", file, err)
+			}
+		})
+	}
+}
+
+// TestInstallMCPOpenCode: the bridge goes into the "mcp" object of
+// OpenCode's opencode.json as a local server started with its command
+// line; uninstalling right after puts the file back as it was, byte for
+// byte; an opencode.json that already names another server pathgrant,
+// or that holds comments (which install-mcp cannot keep), is refused and
+// left as it was.
+func TestInstallMCPOpenCode(t *testing.T) {
+	const mine = "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"model\": \"fake/m\",\n" +
+		"  \"mcp\": {\"fs\": {\"type\": \"local\", \"command\": [\"npx\", \"fs\"]}},\n  \"plugin\": [\"x\"]\n}\n"
+	tests := []struct {
+		name, before string
+		refused      string // the error's words; "" when install works
+	}{
+		{name: "no file"},
+		{name: "the person's config", before: mine},
+		{name: "another server named pathgrant", before: `{"mcp": {"pathgrant": {"type": "local", "command": ["/tmp/evil", "mcp"]}}}`,
+			refused: `has a server "pathgrant" that is not pathgrant's bridge`},
+		{name: "a remote server named pathgrant", before: `{"mcp": {"pathgrant": {"type": "remote", "url": "http://127.0.0.1:1/mcp"}}}`,
+			refused: "that is not pathgrant's bridge"},
+		{name: "comments", before: "{\n  // mine\n  \"model\": \"fake/m\"\n}\n", refused: "is not valid JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+			file := filepath.Join(home, ".config/opencode/opencode.json")
+			if tt.before != "" {
+				ihWriteFile(t, file, tt.before)
+			}
+			a := installArgs{client: "opencode"}
+			msg, err := installMCP(a, "/opt/pg/pathgrant", getenv)
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Errorf("install: %q, %v; want a refusal saying %q", msg, err, tt.refused)
+				}
+				if got := string(mustRead(t, file)); got != tt.before {
+					t.Errorf("a refused install changed the file:\n%s", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("install: %v", err)
+			}
+			doc := readJSONFile(t, file)
+			entry, _ := doc["mcp"].(map[string]any)["pathgrant"].(map[string]any)
+			if !reflect.DeepEqual(entry, map[string]any{"type": "local", "command": []any{"/opt/pg/pathgrant", "mcp"}, "enabled": true}) {
+				t.Errorf("mcp.pathgrant is %v", entry)
+			}
+			a.uninstall = true
+			if _, err := installMCP(a, "/opt/pg/pathgrant", getenv); err != nil {
+				t.Fatalf("uninstall: %v", err)
+			}
+			got, err := os.ReadFile(file)
+			switch {
+			case tt.before == "" && !os.IsNotExist(err):
+				t.Errorf("uninstall left the file install created (%v):\n%s", err, got)
+			case tt.before != "" && string(got) != tt.before:
+				t.Errorf("uninstall left\n%s\nwant the file as it was\n%s", got, tt.before)
 			}
 		})
 	}

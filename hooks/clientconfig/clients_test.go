@@ -24,7 +24,7 @@ func TestClientTableComplete(t *testing.T) {
 			v := reflect.ValueOf(c)
 			for i := range v.NumField() {
 				f := v.Type().Field(i)
-				if f.Name == "Client" || f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "envDir" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "ProjectMCPConfig" {
+				if f.Name == "Client" || f.Name == "DirEnv" || f.Name == "envHome" || f.Name == "envDir" || f.Name == "HomeDirs" || f.Name == "mcpBesideDir" || f.Name == "mcpTOML" || f.Name == "ProjectNote" || f.Name == "ProjectMCPConfig" {
 					continue // the hook's half (checked in hooks), or optional: not every client can be moved, keeps its MCP servers beside its folder or in TOML, or needs a step after a project install
 				}
 				if isMCPField(f.Name) && (c.noMCP != "") == !v.Field(i).IsZero() {
@@ -118,6 +118,9 @@ func TestClientDirs(t *testing.T) {
 		{"cline", map[string]string{"CLINE_DIR": "/c"}, "/c/hooks/PreToolUse"},
 		{"droid", map[string]string{"FACTORY_HOME_OVERRIDE": "/f"}, "/f/.factory/hooks.json"},
 		{"qwen", map[string]string{"QWEN_HOME": "/q"}, "/q/settings.json"},
+		{"opencode", nil, "/h/.config/opencode/plugins/pathgrant.js"},
+		{"opencode", map[string]string{"XDG_CONFIG_HOME": "/x"}, "/x/opencode/plugins/pathgrant.js"},
+		{"opencode", map[string]string{"XDG_CONFIG_HOME": "rel"}, "/h/.config/opencode/plugins/pathgrant.js"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client, func(t *testing.T) {

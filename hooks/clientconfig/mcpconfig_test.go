@@ -38,6 +38,9 @@ func TestMCPPaths(t *testing.T) {
 		{client: "copilot", want: "/h/.copilot/mcp-config.json"},
 		{client: "copilot", env: map[string]string{"COPILOT_HOME": "/cp"}, want: "/cp/mcp-config.json"},
 		{client: "copilot", project: "/w", want: "/w/.github/mcp.json"},
+		{client: "opencode", want: "/h/.config/opencode/opencode.json"},
+		{client: "opencode", env: map[string]string{"XDG_CONFIG_HOME": "/x"}, want: "/x/opencode/opencode.json"},
+		{client: "opencode", project: "/w", want: "/w/opencode.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.client+tc.project+tc.want, func(t *testing.T) {
@@ -97,6 +100,17 @@ func TestInstallMCP(t *testing.T) {
 			foreign:   "[mcp_servers.pathgrant]\ncommand = \"npx\"\nargs = [\"other\"]\n",
 			otherEdit: `model = "o4"`,
 			want:      []string{"# mine\nmodel = \"o3\"\n\n[features]\nhooks = true\n\n[mcp_servers.pathgrant]\ncommand = \"/opt/pg/bin/pathgrant\"\nargs = [\"mcp\"]\n"}},
+		{client: "opencode",
+			before:    "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\"fs\": {\"type\": \"local\", \"command\": [\"npx\", \"fs\"]}}\n}\n",
+			foreign:   `{"mcp": {"pathgrant": {"type": "remote", "url": "http://x"}}}`,
+			otherEdit: `"x": 1`,
+			want: []string{`"pathgrant": {`, `"type": "local"`, `"command": [`, `"/opt/pg/bin/pathgrant"`, `"enabled": true`, `"fs"`,
+				`"$schema": "https://opencode.ai/config.json"`}},
+		{client: "opencode",
+			before:    `{"model": "fake/m"}`,
+			foreign:   `{"mcp": {"pathgrant": {"type": "local", "command": ["/usr/bin/pathgrant", "mcp", "--session", "x"]}}}`,
+			otherEdit: `"model": "fake/n"`,
+			want:      []string{`"model": "fake/m"`, `"mcp": {`, `"enabled": true`}},
 	}
 	for _, tc := range tests {
 		c, err := LookupClient(tc.client)
