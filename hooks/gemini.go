@@ -1,6 +1,12 @@
 package hooks
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
 
 // Gemini CLI: a BeforeTool command hook (settings.json, timeout in
 // milliseconds). Input: session_id, transcript_path, cwd, hook_event_name,
@@ -64,26 +70,33 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, shellCommand(under(c.Cwd, orDefault(dir, c.Cwd)), cmd))
+		c.Accesses = append(c.Accesses, shellCommand(literalHome(c.Cwd, orDefault(dir, c.Cwd)), cmd))
 		c.Shell, c.ToolInput = true, in.ToolInput
 	case "read_file":
 		p, err := f.needPath(geminiPathKeys, in.ToolName, "file_path", "absolute_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+		for _, v := range geminiFiles(c.Cwd, p) {
+			c.Accesses = append(c.Accesses, readAccess(v))
+		}
 	case "write_file", "replace", "edit":
 		p, err := f.needPath(geminiPathKeys, in.ToolName, "file_path", "absolute_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+		if in.ToolName != "write_file" && geminiCorrects(c.Cwd, p) {
+			return Call{}, malformed("tool %s: %q names no file in %s, and Gemini CLI would edit another file of that name it finds in its workspace folders: name the file by its absolute path", in.ToolName, p, c.Cwd)
+		}
+		for _, v := range geminiFiles(c.Cwd, p) {
+			c.Accesses = append(c.Accesses, writeAccess(v))
+		}
 	case "list_directory", "ls":
 		p, err := f.path(geminiPathKeys, "dir_path", "path")
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, orDefault(p, c.Cwd))))
+		c.Accesses = append(c.Accesses, readAccess(literalHome(c.Cwd, orDefault(p, c.Cwd))))
 	case "glob":
 		pattern, err := f.need(in.ToolName, "pattern")
 		if err != nil {
@@ -93,8 +106,9 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
-			searchInput{kind: "glob", pattern: pattern, in: base}))
+		for _, root := range geminiGlobRoots(literalHome(c.Cwd, orDefault(base, c.Cwd)), pattern) {
+			c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: pattern, in: base}))
+		}
 	case "search_file_content", "grep_search", "grep":
 		a, err := geminiGrep(c.Cwd, f)
 		if err != nil {
@@ -110,7 +124,9 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, malformed("tool read_many_files: no paths")
 		}
 		for _, p := range patterns {
-			c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(c.Cwd, p)), searchInput{kind: "glob", pattern: p}))
+			for _, root := range geminiGlobRoots(c.Cwd, p) {
+				c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: p}))
+			}
 		}
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
@@ -147,7 +163,118 @@ func geminiGrep(cwd string, f fields) (Access, error) {
 		return Access{}, err
 	}
 	in := searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}
-	return searched(searchAccess(under(cwd, orDefault(base, cwd))), in), nil
+	return searched(searchAccess(literalHome(cwd, orDefault(base, cwd))), in), nil
+}
+
+// geminiFiles are the files Gemini CLI 0.61.0's read_file, write_file and
+// replace may open for the path p (resolveDefensiveToolPath in its
+// paths utilities, then path.resolve against the project folder): p
+// without its NUL bytes, and, for a p starting with "@", p without the
+// "@" and the slashes after it, which Gemini opens unless a file named
+// as written exists ("@/home/u/.ssh/id_rsa" is "home/u/.ssh/id_rsa" in
+// the project folder). Which of the two exists when Gemini looks is
+// Gemini's, so both are checked. Gemini expands no "~": "~/.bashrc" is a
+// folder named "~" in the project folder (literalHome).
+func geminiFiles(cwd, p string) []string {
+	p = strings.ReplaceAll(p, "\x00", "")
+	out := []string{literalHome(cwd, p)}
+	if stripped := geminiStripAt(p); stripped != "" {
+		out = append(out, literalHome(cwd, stripped))
+	}
+	return out
+}
+
+// geminiStripAt is p without its leading "@" and the slashes after it,
+// "" when p does not start with "@" or holds nothing more.
+func geminiStripAt(p string) string {
+	if len(p) < 2 || p[0] != '@' {
+		return ""
+	}
+	return strings.TrimLeft(p[1:], `/\`)
+}
+
+// geminiCorrects reports whether Gemini CLI 0.61.0's replace would look
+// for another file than the one p names (correctPath in its
+// pathCorrector): a relative p, once sanitized as resolveDefensiveToolPath
+// does, that names no existing file in the project folder is searched for
+// by name in every workspace folder (those added with
+// --include-directories too, which the hook is not told of), and a file
+// found there is edited instead.
+func geminiCorrects(cwd, p string) bool {
+	if path.IsAbs(p) || !strings.HasPrefix(cwd, "/") {
+		return false
+	}
+	p = strings.ReplaceAll(p, "\x00", "")
+	exists := func(rel string) bool {
+		_, err := os.Stat(filepath.Join(cwd, rel))
+		return err == nil
+	}
+	sanitized := p
+	if stripped := geminiStripAt(p); stripped != "" && !exists(p) {
+		first, _, _ := strings.Cut(strings.ReplaceAll(stripped, `\`, "/"), "/")
+		if strings.HasPrefix(p, "@/") || strings.HasPrefix(p, `@\`) || !exists("@"+first) {
+			sanitized = stripped
+		}
+	}
+	return !exists(sanitized)
+}
+
+// geminiGlobRoots are the folders a Gemini CLI glob pattern may search
+// under base: Gemini 0.61.0's glob and read_many_files match without
+// regard to case (glob's nocase; glob unless case_sensitive), the
+// pattern's folders too, so "Data/pub/*" also reads Data/PUB. The root of
+// the pattern (globRoot) is taken in every spelling that exists on disk.
+func geminiGlobRoots(base, pattern string) []string {
+	root := globRoot(base, pattern)
+	start := base
+	if strings.HasPrefix(pattern, "/") {
+		start = "/"
+	}
+	rest, ok := strings.CutPrefix(root, start)
+	if !ok || !strings.HasPrefix(start, "/") {
+		return []string{root}
+	}
+	return caseVariants(start, strings.Split(strings.Trim(rest, "/"), "/"))
+}
+
+// joinRaw joins name to dir without cleaning (a `..` stays for the guard
+// to judge both ways).
+func joinRaw(dir, name string) string {
+	return strings.TrimRight(dir, "/") + "/" + name
+}
+
+// caseVariantsMax bounds the spellings caseVariants returns; past it the
+// search is checked from the folder where the spellings multiplied.
+const caseVariantsMax = 32
+
+// caseVariants are the paths under the folder start that the components
+// name when each is matched without regard to case: the one as written
+// and every existing folder entry spelled otherwise.
+func caseVariants(start string, comps []string) []string {
+	paths := []string{start}
+	for _, comp := range comps {
+		if comp == "" || comp == "." {
+			continue
+		}
+		var next []string
+		for _, p := range paths {
+			next = append(next, joinRaw(p, comp))
+			if comp == ".." {
+				continue
+			}
+			entries, _ := os.ReadDir(p)
+			for _, e := range entries {
+				if e.Name() != comp && strings.EqualFold(e.Name(), comp) {
+					next = append(next, joinRaw(p, e.Name()))
+				}
+			}
+		}
+		if len(next) > caseVariantsMax {
+			return paths
+		}
+		paths = next
+	}
+	return paths
 }
 
 type geminiOutput struct {
