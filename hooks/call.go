@@ -158,6 +158,65 @@ func globRoot(base, pattern string) string {
 	return strings.TrimRight(base, "/") + "/" + prefix
 }
 
+// globRootsAnyCase are the folders a glob pattern may search under base
+// when it is matched without regard to case (node-glob's nocase, which
+// Gemini CLI's glob and read_many_files and Qwen Code's glob set): the
+// pattern's folders match in any case too, so "Data/pub/*" also reads
+// Data/PUB. The root of the pattern (globRoot) is taken in every spelling
+// that exists on disk.
+func globRootsAnyCase(base, pattern string) []string {
+	root := globRoot(base, pattern)
+	start := base
+	if strings.HasPrefix(pattern, "/") {
+		start = "/"
+	}
+	rest, ok := strings.CutPrefix(root, start)
+	if !ok || !strings.HasPrefix(start, "/") {
+		return []string{root}
+	}
+	return caseVariants(start, strings.Split(strings.Trim(rest, "/"), "/"))
+}
+
+// joinRaw joins name to dir without cleaning (a `..` stays for the guard
+// to judge both ways).
+func joinRaw(dir, name string) string {
+	return strings.TrimRight(dir, "/") + "/" + name
+}
+
+// caseVariantsMax bounds the spellings caseVariants returns; past it the
+// search is checked from the folder where the spellings multiplied.
+const caseVariantsMax = 32
+
+// caseVariants are the paths under the folder start that the components
+// name when each is matched without regard to case: the one as written
+// and every existing folder entry spelled otherwise.
+func caseVariants(start string, comps []string) []string {
+	paths := []string{start}
+	for _, comp := range comps {
+		if comp == "" || comp == "." {
+			continue
+		}
+		var next []string
+		for _, p := range paths {
+			next = append(next, joinRaw(p, comp))
+			if comp == ".." {
+				continue
+			}
+			entries, _ := os.ReadDir(p)
+			for _, e := range entries {
+				if e.Name() != comp && strings.EqualFold(e.Name(), comp) {
+					next = append(next, joinRaw(p, e.Name()))
+				}
+			}
+		}
+		if len(next) > caseVariantsMax {
+			return paths
+		}
+		paths = next
+	}
+	return paths
+}
+
 // searchAccess is a search of path (a folder searched recursively, or one
 // file when path names an existing regular file).
 func searchAccess(path string) Access {

@@ -106,7 +106,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		for _, root := range geminiGlobRoots(literalHome(c.Cwd, orDefault(base, c.Cwd)), pattern) {
+		for _, root := range globRootsAnyCase(literalHome(c.Cwd, orDefault(base, c.Cwd)), pattern) {
 			c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: pattern, in: base}))
 		}
 	case "search_file_content", "grep_search", "grep":
@@ -124,7 +124,7 @@ func (geminiAdapter) parse(raw []byte) (Call, error) {
 			return Call{}, malformed("tool read_many_files: no paths")
 		}
 		for _, p := range patterns {
-			for _, root := range geminiGlobRoots(c.Cwd, p) {
+			for _, root := range globRootsAnyCase(c.Cwd, p) {
 				c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: p}))
 			}
 		}
@@ -219,63 +219,6 @@ func geminiCorrects(cwd, p string) bool {
 	return !exists(sanitized)
 }
 
-// geminiGlobRoots are the folders a Gemini CLI glob pattern may search
-// under base: Gemini 0.61.0's glob and read_many_files match without
-// regard to case (glob's nocase; glob unless case_sensitive), the
-// pattern's folders too, so "Data/pub/*" also reads Data/PUB. The root of
-// the pattern (globRoot) is taken in every spelling that exists on disk.
-func geminiGlobRoots(base, pattern string) []string {
-	root := globRoot(base, pattern)
-	start := base
-	if strings.HasPrefix(pattern, "/") {
-		start = "/"
-	}
-	rest, ok := strings.CutPrefix(root, start)
-	if !ok || !strings.HasPrefix(start, "/") {
-		return []string{root}
-	}
-	return caseVariants(start, strings.Split(strings.Trim(rest, "/"), "/"))
-}
-
-// joinRaw joins name to dir without cleaning (a `..` stays for the guard
-// to judge both ways).
-func joinRaw(dir, name string) string {
-	return strings.TrimRight(dir, "/") + "/" + name
-}
-
-// caseVariantsMax bounds the spellings caseVariants returns; past it the
-// search is checked from the folder where the spellings multiplied.
-const caseVariantsMax = 32
-
-// caseVariants are the paths under the folder start that the components
-// name when each is matched without regard to case: the one as written
-// and every existing folder entry spelled otherwise.
-func caseVariants(start string, comps []string) []string {
-	paths := []string{start}
-	for _, comp := range comps {
-		if comp == "" || comp == "." {
-			continue
-		}
-		var next []string
-		for _, p := range paths {
-			next = append(next, joinRaw(p, comp))
-			if comp == ".." {
-				continue
-			}
-			entries, _ := os.ReadDir(p)
-			for _, e := range entries {
-				if e.Name() != comp && strings.EqualFold(e.Name(), comp) {
-					next = append(next, joinRaw(p, e.Name()))
-				}
-			}
-		}
-		if len(next) > caseVariantsMax {
-			return paths
-		}
-		paths = next
-	}
-	return paths
-}
 
 type geminiOutput struct {
 	Decision string              `json:"decision"`
