@@ -45,8 +45,8 @@ type finding struct {
 // statusRank orders the statuses from harmless to failing.
 var statusRank = map[string]int{doctorOK: 0, doctorInfo: 1, doctorWarn: 2, doctorFail: 3}
 
-// fold makes one line of findings, or the ok line when there are none.
-func fold(name string, found []finding, ok string) doctorCheck {
+// foldFindings makes one line of findings, or the ok line when there are none.
+func foldFindings(name string, found []finding, ok string) doctorCheck {
 	if len(found) == 0 {
 		return doctorCheck{Name: name, Status: doctorOK, Detail: ok}
 	}
@@ -105,7 +105,7 @@ func opencodeEnvCheck(env doctorEnv) doctorCheck {
 		}
 		found = append(found, finding{v.status, set + ": " + v.what, v.fix})
 	}
-	return fold("opencode environment", found, "no OPENCODE_PURE, OPENCODE_CONFIG_DIR, OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT or OPENCODE_PERMISSION here")
+	return foldFindings("opencode environment", found, "no OPENCODE_PURE, OPENCODE_CONFIG_DIR, OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT or OPENCODE_PERMISSION here")
 }
 
 // opencodeFlag is how OpenCode reads a boolean variable: "1" or "true",
@@ -145,7 +145,7 @@ func opencodeProjectCheck(env doctorEnv, c clientconfig.Client, home string) doc
 	if top := dirs[len(dirs)-1]; top != cwd {
 		scanned += " and its parents up to " + top
 	}
-	return fold(name, found, "no plugin, tool or config of a project's own in "+scanned+" nor in "+filepath.Join(home, ".opencode"))
+	return foldFindings(name, found, "no plugin, tool or config of a project's own in "+scanned+" nor in "+filepath.Join(home, ".opencode"))
 }
 
 // opencodeProjectDirs are the folders OpenCode reads a project's config

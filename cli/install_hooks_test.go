@@ -780,7 +780,7 @@ func TestInstallHooksReport(t *testing.T) {
 			{false, []string{"installed the pathgrant hook for opencode in $FILE",
 				"hooks added: the plugin, which sends every tool call (tool.execute.before) to the hook; the session is one per OpenCode process and ends with it",
 				`tools pathgrant cannot map to files are denied (unmapped_tools = "ask-client" in $POLICY leaves them to OpenCode); ` +
-					"those that touch no local file, such as webfetch, are left to OpenCode",
+					"those that touch no local file, such as websearch, are left to OpenCode",
 				"next: restart OpenCode (quit each running opencode and start it again) so it loads the hook"}},
 			{true, []string{"removed the pathgrant hook for opencode from $FILE (previous file saved as $FILE.pathgrant-backup-…",
 				"hooks removed: the plugin, which sends every tool call (tool.execute.before) to the hook; the session is one per OpenCode process and ends with it",
