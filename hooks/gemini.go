@@ -219,7 +219,6 @@ func geminiCorrects(cwd, p string) bool {
 	return !exists(sanitized)
 }
 
-
 type geminiOutput struct {
 	Decision string              `json:"decision"`
 	Reason   string              `json:"reason,omitempty"`

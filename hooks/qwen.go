@@ -1,6 +1,10 @@
 package hooks
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"path"
+	"strings"
+)
 
 // Qwen Code: a PreToolUse command hook in settings.json, Claude Code's
 // shape (timeout in seconds). Input as Claude Code's, plus timestamp,
@@ -86,8 +90,9 @@ func qwenTool(c *Call, f fields, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(base, c.Cwd)), pattern)),
-			searchInput{kind: "glob", pattern: pattern, in: base}))
+		for _, root := range globRootsAnyCase(under(c.Cwd, orDefault(qwenExpandTilde(base), c.Cwd)), pattern) {
+			c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: pattern, in: base}))
+		}
 	case "grep_search", "search_file_content":
 		base, err := f.path(qwenPathKeys, "path")
 		if err != nil {
@@ -98,11 +103,33 @@ func qwenTool(c *Call, f fields, input json.RawMessage) error {
 			return err
 		}
 		in := searchInput{kind: "pattern", pattern: v[0], in: base, filters: filter("files", v[1])}
-		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(base, c.Cwd))), in))
+		c.Accesses = append(c.Accesses, searched(searchAccess(under(c.Cwd, orDefault(qwenExpandTilde(base), c.Cwd))), in))
 	default:
 		return unknownTool(c.Client, tool)
 	}
 	return nil
+}
+
+// qwenExpandTilde is a search root as Qwen Code 0.24.4 takes it
+// (resolvePath's expandTilde in its paths utilities, for grep and glob):
+// "~" and "~/..." name the home folder, and so does "~\\..." on every
+// system, its backslashes read as separators and the whole joined the
+// way Node's path.join does, `..` applied ("~\\.ssh" is ~/.ssh). The
+// root reaches the hook trimmed and unescaped (Qwen does that to its path
+// keys before the hook runs), and reaches the daemon as a quoted shell word,
+// where a "~" is a plain name: without the expansion "~/.ssh" was checked
+// as a folder in the workspace and searched as the keys' folder.
+func qwenExpandTilde(p string) string {
+	rest, ok := strings.CutPrefix(p, "~\\")
+	if !ok {
+		return expandHome(p)
+	}
+	home := expandHome("~")
+	if home == "~" {
+		return "/" // no home to expand to: the whole disk, rather than a name in the cwd
+	}
+	parts := strings.FieldsFunc(rest, func(r rune) bool { return r == '/' || r == '\\' })
+	return path.Join(append([]string{home}, parts...)...) // Node's path.join: cleaned
 }
 
 type qwenOutput struct {
