@@ -351,6 +351,7 @@ var agentClients = []struct {
 	{"qwen", newQwenClient},
 	{"droid", newDroidClient},
 	{"cline", newClineClient},
+	{"opencode", newOpenCodeClient},
 }
 
 // afterScenarios is a client's own checks, in the environment its

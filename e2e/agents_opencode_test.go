@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real OpenCode, offline: `opencode run PROMPT` against a local fake
+// OpenAI-compatible chat completions endpoint (a custom provider in the
+// temporary home's ~/.config/opencode/opencode.json, base URL on
+// loopback), with pathgrant's plugin installed by `pathgrant
+// install-hooks opencode` into ~/.config/opencode/plugins, where OpenCode
+// loads it into its own process.
+
+// opencodeClient drives the OpenCode 1.18.33 binary.
+type opencodeClient struct {
+	bin string
+	api *fakeChat
+	url string
+}
+
+func newOpenCodeClient(t *testing.T) agentClient {
+	t.Helper()
+	c := &opencodeClient{bin: agentsClient(t, "OpenCode", "opencode-ai/bin/opencode.exe"), api: &fakeChat{}}
+	c.url = serveFake(t, c.api)
+	return c
+}
+
+func (c *opencodeClient) name() string { return "opencode" }
+
+// opencodeConfig is a custom provider speaking OpenAI chat completions on
+// loopback, and OpenCode's own question about a path outside the project
+// answered yes: `opencode run` cannot ask it and rejects the call, and it
+// would come after pathgrant's plugin has decided, so without this
+// setting OpenCode, not pathgrant, would refuse every scenario's path.
+// The model's id holds no "gpt-", so OpenCode offers write, not
+// apply_patch.
+const opencodeConfig = `{"provider": {"pathgrant-e2e": {"npm": "@ai-sdk/openai-compatible", "name": "pathgrant e2e",
+  "options": {"baseURL": "%s/v1", "apiKey": "sk-e2e"}, "models": {"e2e-model": {"name": "e2e-model", "tool_call": true}}}},
+  "model": "pathgrant-e2e/e2e-model", "autoupdate": false, "share": "disabled",
+  "permission": {"external_directory": "allow"}}
+`
+
+func (c *opencodeClient) setup(t *testing.T, e *agentsEnv) {
+	t.Helper()
+	agentsWrite(t, filepath.Join(e.home, ".config", "opencode", "opencode.json"), fmt.Appendf(nil, opencodeConfig, c.url))
+	out := e.pathgrant("install-hooks", "opencode", "--hook", e.hook, "--socket", e.sock)
+	if want := "installed the pathgrant hook for opencode in " + e.home + "/.config/opencode/plugins/pathgrant.js"; !strings.Contains(out, want) {
+		t.Fatalf("install-hooks: %s", out)
+	}
+}
+
+// opencodeTool is the model's call in OpenCode's tools: read {filePath},
+// write {filePath, content}, bash {command, description}; an MCP tool is
+// SERVER_TOOL.
+func opencodeTool(call agentCall) modelTurn {
+	switch {
+	case call.mcp:
+		tool, args := call.mcpTool()
+		return modelTurn{tool: "pathgrant_" + tool, args: args}
+	case call.op == "shell":
+		return modelTurn{tool: "bash", args: map[string]any{"command": call.command, "description": "Runs the script"}}
+	case call.op == "write":
+		return modelTurn{tool: "write", args: map[string]any{"filePath": call.path, "content": call.content}}
+	}
+	return modelTurn{tool: "read", args: map[string]any{"filePath": call.path}}
+}
+
+// start runs OpenCode in the workspace; unhooked, with --pure, under
+// which OpenCode runs the hooks of none of the plugins it finds, only of
+// its own, the rest of its configuration unchanged. The temporary home holds OpenCode's configuration, data,
+// cache and state (baseEnv sets no XDG folder); the variables keep it off
+// the network.
+func (c *opencodeClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
+	t.Helper()
+	c.api.script(opencodeTool(call), modelTurn{text: "Done."})
+	env := e.baseEnv("OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_SHARE=1", "NO_COLOR=1")
+	args := []string{c.bin, "run"}
+	if hook == hookNone {
+		args = append(args, "--pure")
+	}
+	prompt := fmt.Sprintf("Please %s %s%s (%d)", call.op, call.path, call.command, time.Now().UnixNano())
+	return startAgent(t, e.work, env, append(args, prompt)...)
+}
+
+// result is the tool message OpenCode sent back for the call: a thrown
+// plugin error (pathgrant's refusal) comes back as the tool's result too.
+func (c *opencodeClient) result(t *testing.T, e *agentsEnv) (string, bool) {
+	return c.api.toolResult(callID(0))
+}
+
+// sent is every request OpenCode made, its title request included.
+func (c *opencodeClient) sent(t *testing.T, e *agentsEnv) string { return c.api.requestsJSON() }
+
+func (c *opencodeClient) mcpName(tool string) string { return "pathgrant_" + tool }
+
+func (c *opencodeClient) latencies() []time.Duration { return c.api.toolLatencies() }
