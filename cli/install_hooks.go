@@ -14,7 +14,12 @@ import (
 	"pathgrant/hooks/clientconfig"
 )
 
-const installHooksUsageText = "usage: pathgrant install-hooks claude|cline|codex|copilot|cursor|droid|gemini|pi|qwen [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
+// installHooksUsage is install-hooks' usage line, naming every client of
+// the client table.
+func installHooksUsage() string {
+	return "usage: pathgrant install-hooks " + strings.Join(clientconfig.Clients(), "|") +
+		" [--project DIR] [--uninstall] [--hook PATH] [--socket PATH]"
+}
 
 type installHooksArgs struct {
 	installArgs
@@ -29,7 +34,7 @@ type installHooksArgs struct {
 func runInstallHooks(args []string, stdout, stderr io.Writer) int {
 	a, err := parseInstallHooksArgs(args)
 	if err != nil {
-		return parseFailed("install-hooks", installHooksUsageText, err, stdout, stderr)
+		return parseFailed("install-hooks", installHooksUsage(), err, stdout, stderr)
 	}
 	msg, err := installHooks(a, os.Getenv)
 	if err != nil {
