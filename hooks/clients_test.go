@@ -32,14 +32,15 @@ func TestClientTableComplete(t *testing.T) {
 // none is also an MCP tool name.
 func TestNoFileToolsReachTheAdapter(t *testing.T) {
 	inputs := map[string]string{ // the client's hook input for tool %s, its input not an object
-		"claude":  `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"codex":   `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"gemini":  `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"pi":      `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
-		"copilot": `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
-		"qwen":    `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"droid":   `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
-		"cline":   `{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"name":%q,"input":null}}`,
+		"claude":   `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"codex":    `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"gemini":   `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"pi":       `{"hook_event_name":"tool_call","cwd":"/w","tool_name":%q,"input":null}`,
+		"copilot":  `{"sessionId":"s","cwd":"/w","toolName":%q,"toolArgs":null}`,
+		"qwen":     `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"droid":    `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":%q,"tool_input":null}`,
+		"cline":    `{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"name":%q,"input":null}}`,
+		"opencode": `{"hook_event_name":"tool.execute.before","cwd":"/w","tool_name":%q,"args":null,"mcp_servers":null}`,
 	}
 	for _, c := range clients {
 		for _, tool := range c.NoFileTools {

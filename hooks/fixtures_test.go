@@ -167,6 +167,21 @@ var fixtureCases = []fixtureCase{
 	{client: "qwen", fixture: "qwen-code-0.24.4-pretooluse-mcp.json", mode: plainRn, // another server's tool: Qwen's own flow
 		stdout: `{}`},
 	{client: "qwen", fixture: `{"hook_event_name": "BeforeTool", "tool_name": "read_file", "tool_input": {}}`, mode: inline, exit: 2, stderr: `event "BeforeTool"`},
+
+	// OpenCode (the shipped plugin's protocol, Pi's answers).
+	{client: "opencode", fixture: "opencode-1.18.33-read-downloads.json", mode: noWait, stdout: piBlock(pendingRead), pending: 1},
+	{client: "opencode", fixture: "opencode-1.18.33-read-downloads.json", mode: timeout, stdout: piBlock(timedOut), pending: 1},
+	{client: "opencode", fixture: "opencode-1.18.33-read-downloads.json", mode: approve, stdout: `{"block":false}`},
+	{client: "opencode", fixture: "opencode-1.18.33-read-downloads.json", mode: down, stdout: piBlock(daemonDown)},
+	{client: "opencode", fixture: "opencode-1.18.33-read-workspace.json", mode: plainRn, stdout: `{"block":false}`},
+	{client: "opencode", fixture: "opencode-1.18.33-bash-downloads.json", mode: noWait, stdout: piBlock(pendingRead), pending: 1},
+	{client: "opencode", fixture: "opencode-1.18.33-write-downloads.json", mode: plainRn, stdout: piBlock(writeDenied)},
+	{client: "opencode", fixture: "opencode-1.18.33-apply_patch-downloads.json", mode: plainRn, stdout: piBlock(writeDenied)}, // no space after the colon
+	{client: "opencode", fixture: "opencode-1.18.33-mcp-echo_path.json", mode: plainRn, stdout: `{"block":false}`},            // another server's tool: OpenCode's own flow
+	{client: "opencode", fixture: `{"hook_event_name": "tool.execute.before", "tool_name": "read", "args": "/etc/passwd"}`, mode: inline,
+		exit: 2, stderr: "pathgrant: opencode hook input not understood"},
+	{client: "opencode", fixture: `{"hook_event_name": "tool.execute.after", "tool_name": "read", "args": {"filePath": "/x"}}`, mode: inline,
+		exit: 2, stderr: `event "tool.execute.after" is not tool.execute.before`},
 }
 
 func clineDeny(reason string) string {

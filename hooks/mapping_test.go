@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,9 +10,28 @@ import (
 	"testing"
 )
 
+// opencodeCall is the OpenCode plugin's payload for a call of tool with
+// args (JSON) in the cwd /w, OpenCode's MCP settings being servers (JSON,
+// null when OpenCode did not say).
+func opencodeCall(tool, args, servers string) string {
+	return fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","opencode_session_id":"ses_1","cwd":"/w","worktree":"/w","tool_name":%q,"call_id":"call_1","args":%s,"mcp_servers":%s}`,
+		tool, args, servers)
+}
+
+// opencodeServers is OpenCode's mcp settings with one server, mini.
+const opencodeServers = `{"mini":{"type":"local","command":["node","/opt/mini/mcp.js"],"enabled":true}}`
+
+// noSpacePatch is a patch (inside a JSON string) whose headers have no
+// space after the colon, which OpenCode's patch parser accepts: each
+// client's apply_patch must still name every file of it.
+const noSpacePatch = `*** Begin Patch\n*** Add File:p\n+x\n*** Update File:q\n@@\n-a\n+b\n*** Move to:r\n*** Delete File:s\n*** End Patch`
+
+var noSpaceWant = []Access{{Op: "write", Path: "/w/p"}, {Op: "write", Path: "/w/q"}, {Op: "write", Path: "/w/r"}, {Op: "delete", Path: "/w/s"}}
+
 // TestMapping checks how each client's tool calls become accesses.
 func TestMapping(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "notes.txt")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +106,16 @@ func TestMapping(t *testing.T) {
 			[]Access{{Op: "write", Path: "/w/a.go"}, {Op: "write", Path: "/w/b.go"}, {Op: "delete", Path: "/d/old"}, {Op: "write", Path: "/d/new"}}, false, nil},
 		{"codex patch changes map", "codex", `{"hook_event_name":"PermissionRequest","cwd":"/w","tool_name":"apply_patch","tool_input":{"/w/b":{"add":{}},"/w/a":{"update":{}}}}`,
 			[]Access{{Op: "write", Path: "/w/a"}, {Op: "write", Path: "/w/b"}}, false, nil},
+		{"codex patch headers without the space", "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"` + noSpacePatch + `"}}`,
+			noSpaceWant, false, nil},
+		{"copilot patch headers without the space", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"apply_patch","toolArgs":"` + noSpacePatch + `"}`,
+			noSpaceWant, false, nil},
+		{"cline patch headers without the space", "cline", `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/w"],"workspaceInfo":{"rootPath":"/w"},"tool_call":{"id":"call_1","name":"apply_patch","input":{"input":"` + noSpacePatch + `"}}}`,
+			noSpaceWant, false, nil},
+		{"droid patch headers without the space", "droid", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"ApplyPatch","tool_input":{"input":"` + noSpacePatch + `"}}`,
+			noSpaceWant, false, nil},
+		{"opencode patch headers without the space", "opencode", opencodeCall("apply_patch", `{"patchText":"`+noSpacePatch+`"}`, "null"),
+			noSpaceWant, false, nil},
 		{"codex patch without files", "codex", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"nothing"}}`,
 			nil, false, errMalformed},
 		{"codex other event", "codex", `{"hook_event_name":"Stop"}`, nil, false, errMalformed},
@@ -225,6 +255,76 @@ func TestMapping(t *testing.T) {
 		{"qwen exec", "qwen", `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"exec","tool_input":{}}`, nil, false, errUnknownTool},
 		{"qwen Gemini's event name", "qwen", `{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_file","tool_input":{"file_path":"a"}}`, nil, false, errMalformed},
 		{"copilot grep without a pattern", "copilot", `{"sessionId":"s","cwd":"/w","toolName":"grep","toolArgs":{"paths":["/d"]}}`, nil, false, errMalformed},
+		{"opencode bash runs in its cwd", "opencode", opencodeCall("bash", `{"command":"cat x","timeout":5000}`, "null"),
+			[]Access{{Command: "cd -- '/w' && cat x"}}, false, nil},
+		{"opencode bash in its workdir", "opencode", opencodeCall("bash", `{"command":"ls","workdir":"/d"}`, "null"),
+			[]Access{{Command: "cd -- '/d' && ls"}}, false, nil},
+		{"opencode bash relative workdir resolved as path.resolve does", "opencode", opencodeCall("bash", `{"command":"ls","workdir":"sub/../x"}`, "null"),
+			[]Access{{Command: "cd -- '/w/x' && ls"}}, false, nil},
+		{"opencode bash absolute workdir cleaned as path.resolve does", "opencode", opencodeCall("bash", `{"command":"ls","workdir":"/d/link/../x"}`, "null"),
+			[]Access{{Command: "cd -- '/d/x' && ls"}}, false, nil},
+		{"opencode bash workdir of the wrong type", "opencode", opencodeCall("bash", `{"command":"ls","workdir":7}`, "null"),
+			nil, false, errMalformed},
+		{"opencode bash without a command", "opencode", opencodeCall("bash", `{"workdir":"/d"}`, "null"),
+			nil, false, errMalformed},
+		{"opencode read relative path cleaned as path.resolve does", "opencode", opencodeCall("read", `{"filePath":"link/../x"}`, "null"),
+			[]Access{{Op: "read", Path: "/w/x"}}, false, nil},
+		{"opencode read absolute path left as it is", "opencode", opencodeCall("read", `{"filePath":"/d/link/../r.csv","offset":1,"limit":10}`, "null"),
+			[]Access{{Op: "read", Path: "/d/link/../r.csv"}}, false, nil},
+		{"opencode read of the cwd's parent", "opencode", opencodeCall("read", `{"filePath":".."}`, "null"),
+			[]Access{{Op: "read", Path: "/"}}, false, nil},
+		{"opencode lsp reads its file", "opencode", opencodeCall("lsp", `{"operation":"hover","filePath":"a.go","line":1,"character":1}`, "null"),
+			[]Access{{Op: "read", Path: "/w/a.go"}}, false, nil},
+		{"opencode write", "opencode", opencodeCall("write", `{"filePath":"/d/n","content":"x"}`, "null"),
+			[]Access{{Op: "write", Path: "/d/n"}}, false, nil},
+		{"opencode edit is a write", "opencode", opencodeCall("edit", `{"filePath":"a","oldString":"x","newString":"y","replaceAll":true}`, "null"),
+			[]Access{{Op: "write", Path: "/w/a"}}, false, nil},
+		{"opencode apply_patch", "opencode", opencodeCall("apply_patch", `{"patchText":"*** Begin Patch\n*** Add File:/x\n+y\n*** Update File: a/../b\n@@\n-x\n+y\n*** Move to: c\n*** Delete File: /d/link/../old\n*** End Patch"}`, "null"),
+			[]Access{{Op: "write", Path: "/x"}, {Op: "write", Path: "/w/b"}, {Op: "write", Path: "/w/c"}, {Op: "delete", Path: "/d/old"}}, false, nil},
+		{"opencode apply_patch without files", "opencode", opencodeCall("apply_patch", `{"patchText":"*** Begin Patch\n*** End Patch"}`, "null"),
+			nil, false, errMalformed},
+		{"opencode apply_patch without its text", "opencode", opencodeCall("apply_patch", `{"patch":"*** Begin Patch\n*** Add File: /x\n*** End Patch"}`, "null"),
+			nil, false, errMalformed},
+		{"opencode glob", "opencode", opencodeCall("glob", `{"pattern":"**/*.csv","path":"/d"}`, "null"),
+			[]Access{{Command: "ls -R -- '/d'", Input: searchInput{kind: "glob", pattern: "**/*.csv", in: "/d"}}}, false, nil},
+		{"opencode glob without path searches the cwd", "opencode", opencodeCall("glob", `{"pattern":"src/*.go"}`, "null"),
+			[]Access{{Command: "ls -R -- '/w/src'", Input: searchInput{kind: "glob", pattern: "src/*.go"}}}, false, nil},
+		{"opencode grep with its include filter", "opencode", opencodeCall("grep", `{"pattern":"TODO","path":"`+dir+`","include":"*.md"}`, "null"),
+			[]Access{{Command: "ls -R -- '" + dir + "'", Input: searchInput{kind: "pattern", pattern: "TODO", in: dir, filters: []string{`files "*.md"`}}}}, false, nil},
+		{"opencode grep of one file searches its whole folder", "opencode", opencodeCall("grep", `{"pattern":"x","path":"`+file+`"}`, "null"),
+			[]Access{{Command: "ls -R -- '" + dir + "'", Input: searchInput{kind: "pattern", pattern: "x", in: file}}}, false, nil},
+		{"opencode web search touches no local file", "opencode", opencodeCall("websearch", `{"query":"q"}`, "null"),
+			nil, true, nil},
+		{"opencode web fetch reaches loopback from OpenCode's own process", "opencode", opencodeCall("webfetch", `{"url":"http://127.0.0.1:4096/file/content?path=/etc/passwd"}`, "null"),
+			nil, false, errUnknownTool},
+		{"opencode sub-agent touches no local file", "opencode", opencodeCall("task", `{"description":"d","prompt":"p","subagent_type":"general"}`, "null"),
+			nil, true, nil},
+		{"opencode skill reads skill files", "opencode", opencodeCall("skill", `{"name":"pdf"}`, "null"),
+			nil, false, errUnknownTool},
+		{"opencode execute runs code that calls tools", "opencode", opencodeCall("execute", `{"code":"x"}`, "null"),
+			nil, false, errUnknownTool},
+		{"opencode plan_exit reads the plan file", "opencode", opencodeCall("plan_exit", `{}`, "null"),
+			nil, false, errUnknownTool},
+		{"opencode custom tool fits no MCP server", "opencode", opencodeCall("deploy", `{}`, opencodeServers),
+			nil, false, errUnknownTool},
+		{"opencode custom tool with no MCP servers named", "opencode", opencodeCall("mini_echo_path", `{"path":"/etc/passwd"}`, "null"),
+			nil, false, errUnknownTool},
+		{"opencode MCP tool", "opencode", opencodeCall("mini_echo_path", `{"path":"/etc/passwd"}`, opencodeServers),
+			nil, false, nil},
+		{"opencode read checks the one key its schema names", "opencode", opencodeCall("read", `{"filePath":"/w/a","path":"/d/b"}`, "null"),
+			[]Access{{Op: "read", Path: "/w/a"}}, false, nil},
+		{"opencode bash naming two commands", "opencode", opencodeCall("bash", `{"command":"ls","cmd":"cat /d/k"}`, "null"),
+			nil, false, errTwoKeys},
+		{"opencode read without its path", "opencode", opencodeCall("read", `{"path":"/d/b"}`, "null"),
+			nil, false, errMalformed},
+		{"opencode args not an object", "opencode", opencodeCall("read", `"/etc/passwd"`, "null"),
+			nil, false, errMalformed},
+		{"opencode args missing", "opencode", `{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":"/w","tool_name":"write"}`,
+			nil, false, errMalformed},
+		{"opencode other event", "opencode", `{"hook_event_name":"tool.execute.after","session_id":"opencode-1","cwd":"/w","tool_name":"read","args":{"filePath":"/x"}}`,
+			nil, false, errMalformed},
+		{"opencode no tool", "opencode", `{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":"/w","args":{}}`,
+			nil, false, errMalformed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,6 +399,7 @@ func TestRenderNeverAllowsADeny(t *testing.T) {
 		"claude": {"PreToolUse"}, "codex": {"PreToolUse", "PermissionRequest"}, "gemini": {"BeforeTool"},
 		"cursor": {"beforeShellExecution", "beforeReadFile", "beforeMCPExecution"}, "pi": {"tool_call"},
 		"copilot": {"preToolUse"}, "qwen": {"PreToolUse"}, "droid": {"PreToolUse"}, "cline": {"PreToolUse"},
+		"opencode": {"tool.execute.before"},
 	}
 	for _, client := range Clients() {
 		evs := events[client]
@@ -332,4 +433,45 @@ func adapterOf(t *testing.T, name string) adapter {
 		t.Fatal(err)
 	}
 	return c.adapter
+}
+
+// TestOpenCodeMCPNames: OpenCode names an MCP tool SERVER_TOOL, so a tool
+// that is not one of its own is an MCP tool only when its name starts
+// with a configured server's name (characters outside [A-Za-z0-9_-] made
+// "_") and "_", and pathgrant's bridge only when the server "pathgrant"
+// is the one such server and its entry starts pathgrant's bridge.
+func TestOpenCodeMCPNames(t *testing.T) {
+	const bridge = `{"type":"local","command":["/usr/bin/pathgrant","mcp"],"enabled":true}`
+	tests := []struct {
+		name, tool, servers string
+		mcp, bridge         bool
+		server              string // the server the call is taken for
+		err                 error
+	}{
+		{"the bridge", "pathgrant_read_file", `{"pathgrant":` + bridge + `}`, true, true, "pathgrant", nil},
+		{"the bridge on its socket", "pathgrant_execute_shell_command",
+			`{"pathgrant":{"type":"local","command":["/opt/pg/pathgrant","mcp","--socket","/run/pg.sock"]}}`, true, true, "pathgrant", nil},
+		{"two servers fit: ambiguous", "pathgrant_read_file", `{"pathgrant":` + bridge + `,"pathgrant_read":` + bridge + `}`, true, false, "", nil},
+		{"a server named pathgrant that is not the bridge", "pathgrant_read_file",
+			`{"pathgrant":{"type":"local","command":["node","/opt/pathgrant/mcp.js"]}}`, true, false, "pathgrant", nil},
+		{"a remote server named pathgrant", "pathgrant_read_file", `{"pathgrant":{"type":"remote","url":"https://example.com/mcp"}}`, true, false, "pathgrant", nil},
+		{"a tool the bridge does not have", "pathgrant_delete_file", `{"pathgrant":` + bridge + `}`, true, false, "pathgrant", nil},
+		{"another server's tool", "mini_echo_path", opencodeServers, true, false, "mini", nil},
+		{"another server's tool named as the bridge's", "mini_read_file", `{"mini":` + bridge + `}`, true, false, "mini", nil},
+		{"a server name OpenCode rewrites", "my_srv_echo", `{"my.srv":{"type":"local","command":["x"]}}`, true, false, "my.srv", nil},
+		{"no servers named", "pathgrant_read_file", "null", false, false, "", errUnknownTool},
+		{"no server fits", "pathgrant_read_file", opencodeServers, false, false, "", errUnknownTool},
+		{"a built-in tool is never a server's", "read", `{"read":` + bridge + `}`, false, false, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := adapterOf(t, "opencode").parse([]byte(opencodeCall(tt.tool, `{"filePath":"/w/a"}`, tt.servers)))
+			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Fatalf("error %v, want %v", err, tt.err)
+			}
+			if err == nil && (c.MCP != tt.mcp || c.Bridge != tt.bridge || c.MCPServer != tt.server) {
+				t.Errorf("MCP %v bridge %v server %q, want %v %v %q", c.MCP, c.Bridge, c.MCPServer, tt.mcp, tt.bridge, tt.server)
+			}
+		})
+	}
 }

@@ -15,7 +15,9 @@ import (
 // mcpInputs build each client's hook input for a call of tool of the MCP
 // server named server, in cwd, as the client names it (its shipped code:
 // mcpname.go). Gemini CLI also names both apart in mcp_context; Cursor
-// names neither, only the server's command.
+// names neither, only the server's command; OpenCode's plugin sends its
+// mcp settings, here the one server, started as pathgrant's bridge is,
+// so that only the names tell the bridge from a look-alike.
 var mcpInputs = map[string]func(server, tool, cwd string) string{
 	"claude": func(s, t, cwd string) string { return claudeShape("PreToolUse", "mcp__"+s+"__"+t, cwd) },
 	"codex":  func(s, t, cwd string) string { return claudeShape("PreToolUse", "mcp__"+s+"__"+t, cwd) },
@@ -31,6 +33,10 @@ var mcpInputs = map[string]func(server, tool, cwd string) string{
 	"cline": func(s, t, cwd string) string {
 		return fmt.Sprintf(`{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r"},"workspaceRoots":[%q],"workspaceInfo":{"rootPath":%q},"tool_call":{"id":"c","name":%q,"input":{}}}`,
 			cwd, cwd, s+"__"+t)
+	},
+	"opencode": func(s, t, cwd string) string {
+		return fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":%q,"call_id":"c","args":{},"mcp_servers":{%q:{"type":"local","command":["/usr/local/bin/pathgrant","mcp"],"enabled":true}}}`,
+			cwd, s+"_"+t, s)
 	},
 	"cursor": func(s, t, cwd string) string {
 		return fmt.Sprintf(`{"hook_event_name":"beforeMCPExecution","conversation_id":"c","workspace_roots":[%q],"tool_name":%q,"tool_input":"{}","command":%q}`,

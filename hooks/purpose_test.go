@@ -25,6 +25,9 @@ func TestDescribeShell(t *testing.T) {
 	qwenShell := func(input string) string {
 		return `{"session_id":"s","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":` + input + `}`
 	}
+	opencodeBash := func(args string) string {
+		return opencodeCall("bash", args, "null")
+	}
 	tests := []struct {
 		name, client, input string
 		env                 map[string]string
@@ -63,6 +66,16 @@ func TestDescribeShell(t *testing.T) {
 			"", 0},
 		{"Cline, recorded: the command alone", "cline", fixture("cline-3.0.65-pretooluse-run_commands.json"), nil,
 			"", 0},
+		{"OpenCode, recorded: its default 2 minutes", "opencode", fixture("opencode-1.18.33-bash-downloads.json"), nil,
+			"", 2 * time.Minute},
+		{"OpenCode, a timeout in milliseconds", "opencode", opencodeBash(`{"command":"make","timeout":90000}`), nil,
+			"", 90 * time.Second},
+		{"OpenCode, OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS", "opencode", opencodeBash(`{"command":"make"}`),
+			map[string]string{"OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS": "45000"}, "", 45 * time.Second},
+		{"OpenCode, a timeout given beats the variable", "opencode", opencodeBash(`{"command":"make","timeout":5000}`),
+			map[string]string{"OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS": "45000"}, "", 5 * time.Second},
+		{"OpenCode, a timeout that is no number", "opencode", opencodeBash(`{"command":"make","timeout":"soon"}`), nil,
+			"", 2 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

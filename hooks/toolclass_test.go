@@ -55,6 +55,10 @@ func TestToolClasses(t *testing.T) {
 		clineAsk       = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"ask_question","input":{"question":"q","options":["a","b"]}}}`
 		clineSkills    = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"deploy"}}}`
 		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
+		opencodeSearch = `{"hook_event_name":"tool.execute.before","session_id":"opencode-8","cwd":"/home/user/work","tool_name":"websearch","call_id":"c8","args":{"query":"q"},"mcp_servers":null}`
+		opencodeSkill  = `{"hook_event_name":"tool.execute.before","session_id":"opencode-8","cwd":"/home/user/work","tool_name":"skill","call_id":"c8","args":{"name":"pdf"},"mcp_servers":null}`
+		opencodeFetch  = `{"hook_event_name":"tool.execute.before","session_id":"opencode-8","cwd":"/home/user/work","tool_name":"webfetch","call_id":"c8","args":{"url":"http://127.0.0.1:4096/file/content?path=/etc/passwd"},"mcp_servers":null}`
+		opencodeCustom = `{"hook_event_name":"tool.execute.before","session_id":"opencode-8","cwd":"/home/user/work","tool_name":"deploy","call_id":"c8","args":{},"mcp_servers":{"mini":{"type":"local","command":["node","/opt/mini/mcp.js"]}}}`
 	)
 	const askClient = devicepolicy.AskClient
 	tests := []struct {
@@ -73,6 +77,7 @@ func TestToolClasses(t *testing.T) {
 		{name: "droid to-do list defers", client: "droid", input: droidTodo, down: true, stdout: `{}`},
 		{name: "qwen web fetch defers", client: "qwen", input: qwenFetch, down: true, stdout: `{}`},
 		{name: "copilot shell output defers", client: "copilot", input: copilotShell, down: true, stdout: `{}`},
+		{name: "opencode web search defers", client: "opencode", input: opencodeSearch, down: true, stdout: `{"block":false}`},
 
 		{name: "claude unmapped denied and recorded", client: "claude", input: claudeSkill, stdout: claudeDeny(unmappedReason("Skill")), refused: "Skill"},
 		{name: "codex unmapped denied and recorded", client: "codex", input: codexImage, stdout: claudeDeny(unmappedReason("view_image")), refused: "view_image"},
@@ -84,6 +89,11 @@ func TestToolClasses(t *testing.T) {
 		{name: "qwen unmapped denied and recorded", client: "qwen", input: qwenMonitor, stdout: qwenDeny(unmappedReason("monitor")), refused: "monitor"},
 		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
 		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, unmapped: askClient, stdout: `{}`},
+		{name: "opencode unmapped denied and recorded", client: "opencode", input: opencodeSkill, stdout: piBlock(unmappedReason("skill")), refused: "skill"},
+		{name: "opencode web fetch denied and recorded", client: "opencode", input: opencodeFetch, stdout: piBlock(unmappedReason("webfetch")), refused: "webfetch"},
+		{name: "opencode custom tool denied and recorded", client: "opencode", input: opencodeCustom, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
+		{name: "opencode unmapped ask-client defers", client: "opencode", input: opencodeSkill, unmapped: askClient, stdout: `{"block":false}`},
+		{name: "opencode unmapped with the daemon down", client: "opencode", input: opencodeSkill, down: true, stdout: piBlock(daemonDown)},
 		{name: "unmapped with the daemon down", client: "claude", input: claudeSkill, down: true, stdout: claudeDeny(daemonDown)},
 		{name: "unmapped ask-client with the daemon down", client: "claude", input: claudeSkill, unmapped: askClient, down: true, stdout: claudeDeny(daemonDown)},
 		{name: "explicit deny", client: "gemini", input: geminiPlan, unmapped: devicepolicy.DenyTool,

@@ -41,15 +41,16 @@ const (
 // wordingInput is each client's hook input for the read (a recorded
 // fixture).
 var wordingInput = map[string]string{
-	"claude":  "claude-code-2.1.328-pretooluse-read.json",
-	"codex":   "codex-pretooluse-bash-downloads.json",
-	"gemini":  "gemini-cli-0.61.0-beforetool-read_file.json",
-	"cursor":  "cursor-beforereadfile-downloads.json",
-	"pi":      "pi-tool_call-read-downloads.json",
-	"copilot": "copilot-1.0.102-pretooluse-view.json",
-	"droid":   "droid-0.225.2-pretooluse-read.json",
-	"cline":   "cline-3.0.65-pretooluse-read_files.json",
-	"qwen":    "qwen-code-0.24.4-pretooluse-read_file.json",
+	"claude":   "claude-code-2.1.328-pretooluse-read.json",
+	"codex":    "codex-pretooluse-bash-downloads.json",
+	"gemini":   "gemini-cli-0.61.0-beforetool-read_file.json",
+	"cursor":   "cursor-beforereadfile-downloads.json",
+	"pi":       "pi-tool_call-read-downloads.json",
+	"copilot":  "copilot-1.0.102-pretooluse-view.json",
+	"droid":    "droid-0.225.2-pretooluse-read.json",
+	"cline":    "cline-3.0.65-pretooluse-read_files.json",
+	"qwen":     "qwen-code-0.24.4-pretooluse-read_file.json",
+	"opencode": "opencode-1.18.33-read-downloads.json",
 }
 
 var wordingCases = []struct {
@@ -135,6 +136,15 @@ var wordingCases = []struct {
 	{"qwen", sDevice, qwenDeny(wDevice)},
 	{"qwen", sPaused, qwenDeny(wPaused)},
 	{"qwen", sTimeout, qwenDeny(timedOut)},
+
+	{"opencode", sAllowed, `{"block":false}`},
+	{"opencode", sNotEligible, piBlock(wNotAllowed)},
+	{"opencode", sPending, piBlock(pendingRead)},
+	{"opencode", sDenied, piBlock(wDenied)},
+	{"opencode", sSession, piBlock(wSession)},
+	{"opencode", sDevice, piBlock(wDevice)},
+	{"opencode", sPaused, piBlock(wPaused)},
+	{"opencode", sTimeout, piBlock(timedOut)},
 }
 
 // TestWording runs the real hook binary for each client and situation
