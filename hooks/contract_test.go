@@ -127,6 +127,17 @@ var providers = []provider{
 		return mustJSON(map[string]any{"hook_event_name": "tool_call", "session_id": id, "cwd": cwd,
 			"tool_name": map[string]string{"shell": "bash", "read": "read", "write": "write"}[a.kind], "tool_call_id": "c1", "input": input})
 	}},
+	{"opencode", func(a access, cwd, id string) string {
+		args := map[string]any{}
+		if a.kind == "shell" {
+			args["command"] = a.value
+		} else {
+			args["filePath"], args["content"] = a.value, "x\n"
+		}
+		return mustJSON(map[string]any{"hook_event_name": "tool.execute.before", "session_id": id, "opencode_session_id": "ses_1",
+			"cwd": cwd, "worktree": cwd, "tool_name": map[string]string{"shell": "bash", "read": "read", "write": "write"}[a.kind],
+			"call_id": "call_1", "args": args, "mcp_servers": map[string]any{}})
+	}},
 }
 
 func TestCrossProviderContract(t *testing.T) {

@@ -64,6 +64,9 @@ func shellInput(d *daemon, client, cmd string) string {
 	case "pi":
 		return `{"hook_event_name":"tool_call","session_id":"p-1","cwd":"` + d.work + `","tool_name":"bash","tool_call_id":"c1",` +
 			`"input":{"command":` + string(q) + `}}`
+	case "opencode":
+		return `{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":"` + d.work + `","worktree":"` + d.work +
+			`","tool_name":"bash","call_id":"c1","args":{"command":` + string(q) + `,"timeout":120000},"mcp_servers":null}`
 	case "qwen":
 		return `{"session_id":"q-1","cwd":"` + d.work + `","hook_event_name":"PreToolUse","tool_name":"run_shell_command",` +
 			`"tool_input":{"command":` + string(q) + `},"tool_use_id":"t1"}`
@@ -104,7 +107,7 @@ func rewritten(t *testing.T, client string, stdout []byte) (cmd string, allow bo
 	case "gemini":
 		c, _ := out.Hook.ToolInput["command"].(string)
 		return c, out.Decision == "allow"
-	case "pi":
+	case "pi", "opencode":
 		return out.Command, out.Block != nil && !*out.Block
 	case "cline": // an overrideInput with commands; one without is a deny
 		cmds, _ := out.Override["commands"].([]any)
@@ -139,6 +142,8 @@ func TestConfinedByDefault(t *testing.T) {
 		{"codex", "codex", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"gemini", "gemini", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"pi", "pi", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
+		{"opencode", "opencode", "landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
+		{"opencode, confinement off", "opencode", "bwrap+landlock", false, "ls", false, true, "UNCONFINED"},
 		{"copilot", "copilot", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"droid", "droid", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
 		{"cline", "cline", "bwrap+landlock", true, "ls -la 'my dir'", true, true, "runs confined"},
