@@ -3,7 +3,11 @@ package hooks
 import (
 	"cmp"
 	"encoding/json"
+	"os"
+	"slices"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 
 	"pathgrant/wire"
 )
@@ -83,7 +87,9 @@ func clineTool(c *Call, input json.RawMessage) error {
 			return malformed("tool read_files: no paths")
 		}
 		for _, p := range paths {
-			c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+			for _, v := range clineReadVariants(under(c.Cwd, p)) {
+				c.Accesses = append(c.Accesses, readAccess(v))
+			}
 		}
 	case "editor":
 		f, err := decodeObject(input, "input")
@@ -150,6 +156,45 @@ func clinePaths(raw json.RawMessage) ([]string, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// clineReadVariants are the files Cline 3.0.65's read_files may open for
+// the path p (resolveExistingFilePath in @cline/shared's storage): p when
+// it exists, else the first that exists of its name with a narrow
+// no-break space before AM/PM, the whole path in NFD, with curly
+// apostrophes (U+2019), NFD with curly apostrophes, and last any entry of
+// its folder whose name, in NFC with Unicode spaces made plain, is p's
+// name so read. Each may be another file than p, or a link out of the
+// workspace ("/w/a b" missing, "/w/a\u00a0b" a link to a key), and which
+// exists when Cline looks is Cline's: every variant is checked, with the
+// folder's entries as they are now.
+func clineReadVariants(p string) []string {
+	dir, name := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i+1], p[i+1:]
+	}
+	nfd := norm.NFD.String(p)
+	curly := func(s string) string { return strings.ReplaceAll(s, "'", "\u2019") }
+	out := []string{p}
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range []string{dir + piAMPM.ReplaceAllString(name, "\u202f${1}."), nfd, curly(p), curly(nfd)} {
+		add(v)
+	}
+	if dir == "" {
+		return out
+	}
+	loose := func(s string) string { return piSpaces.Replace(norm.NFC.String(s)) }
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if loose(e.Name()) == loose(name) {
+			add(dir + e.Name())
+		}
+	}
+	return out
 }
 
 // clineCommands is a run_commands input as one shell text, a command a
