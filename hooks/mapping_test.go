@@ -357,6 +357,7 @@ func TestSessionFields(t *testing.T) {
 		{"droid", `{"session_id":"s8","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/x"}}`, "s8", "/w", "", nil},
 		{"qwen", `{"session_id":"s7","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"file_path":"/x"},"tool_use_id":"toolu_1","tool_call_id":"call_1"}`, "s7", "/w", "toolu_1", nil},
 		{"copilot", `{"sessionId":"s6","timestamp":1,"cwd":"/w","toolName":"view","toolArgs":{"path":"/x"}}`, "s6", "/w", "", nil},
+		{"opencode", opencodeCall("read", `{"filePath":"/x"}`, "null"), "opencode-1", "/w", "call_1", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.client, func(t *testing.T) {
