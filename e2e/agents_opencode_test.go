@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,9 +45,23 @@ const opencodeConfig = `{"provider": {"pathgrant-e2e": {"npm": "@ai-sdk/openai-c
   "permission": {"external_directory": "allow"}}
 `
 
+// opencodePluginLock tells OpenCode that its config folder already has
+// @opencode-ai/plugin: without it, OpenCode installs that package from
+// the npm registry into every config folder that lacks it, and waits for
+// the install before it loads any plugin. pathgrant's plugin imports
+// Node's own modules only, so nothing is missing, and the runs stay off
+// the network.
+const opencodePluginLock = `{"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}
+`
+
 func (c *opencodeClient) setup(t *testing.T, e *agentsEnv) {
 	t.Helper()
-	agentsWrite(t, filepath.Join(e.home, ".config", "opencode", "opencode.json"), fmt.Appendf(nil, opencodeConfig, c.url))
+	dir := filepath.Join(e.home, ".config", "opencode")
+	agentsWrite(t, filepath.Join(dir, "opencode.json"), fmt.Appendf(nil, opencodeConfig, c.url))
+	agentsWrite(t, filepath.Join(dir, "package-lock.json"), []byte(opencodePluginLock))
+	if err := os.Mkdir(filepath.Join(dir, "node_modules"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	out := e.pathgrant("install-hooks", "opencode", "--hook", e.hook, "--socket", e.sock)
 	if want := "installed the pathgrant hook for opencode in " + e.home + "/.config/opencode/plugins/pathgrant.js"; !strings.Contains(out, want) {
 		t.Fatalf("install-hooks: %s", out)
