@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,6 +48,44 @@ func TestClineReadsAsClineTakesThem(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := adapterOf(t, "cline").parse([]byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.Accesses, tc.want) {
+				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
+			}
+		})
+	}
+}
+
+// TestClinePatchHeadersAsClineTrimsThem: Cline's patch parser trims a
+// header's path with JavaScript's trim(), which takes a byte-order mark
+// that Go's and Rust's trims leave, so the hook checks both readings.
+func TestClinePatchHeadersAsClineTrimsThem(t *testing.T) {
+	patch := func(header string) string {
+		b, _ := json.Marshal("*** Begin Patch\n" + header + "\n+x\n*** End Patch")
+		return string(b)
+	}
+	cases := []struct {
+		name, client, input string
+		want                []Access
+	}{
+		{"a byte-order mark before a home file", "cline",
+			`{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"id":"1","name":"apply_patch","input":{"input":` + patch("*** Add File: \ufeff/h/.bashrc") + `}}}`,
+			[]Access{{Op: "write", Path: "/w/\ufeff/h/.bashrc"}, {Op: "write", Path: "/h/.bashrc"}}},
+		{"codex's patch too", "codex",
+			`{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":` + patch("*** Update File: /h/x\ufeff") + `}}`,
+			[]Access{{Op: "write", Path: "/h/x\ufeff"}, {Op: "write", Path: "/h/x"}}},
+		{"a next line is no space to JavaScript", "cline",
+			`{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"id":"1","name":"apply_patch","input":{"input":` + patch("*** Delete File: /h/x\u0085") + `}}}`,
+			[]Access{{Op: "delete", Path: "/h/x"}, {Op: "delete", Path: "/h/x\u0085"}}},
+		{"plain spaces are one path", "cline",
+			`{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"id":"1","name":"apply_patch","input":{"input":` + patch("*** Add File:  a.txt ") + `}}}`,
+			[]Access{{Op: "write", Path: "/w/a.txt"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := adapterOf(t, tc.client).parse([]byte(tc.input))
 			if err != nil {
 				t.Fatal(err)
 			}

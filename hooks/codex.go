@@ -2,9 +2,11 @@ package hooks
 
 import (
 	"encoding/json"
-	"pathgrant/wire"
+	"slices"
 	"sort"
 	"strings"
+
+	"pathgrant/wire"
 )
 
 // Codex CLI: PreToolUse and PermissionRequest command hooks (hooks.json).
@@ -152,8 +154,10 @@ func patchPaths(input json.RawMessage) ([]patchPath, error) {
 	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\r\n")
 		for _, prefix := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
-			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
-				out = append(out, patchPath{path: strings.TrimSpace(p), delete: prefix == "*** Delete File:"})
+			if p, ok := strings.CutPrefix(line, prefix); ok {
+				for _, v := range patchHeaderPaths(p) {
+					out = append(out, patchPath{path: v, delete: prefix == "*** Delete File:"})
+				}
 			}
 		}
 	}
@@ -161,6 +165,23 @@ func patchPaths(input json.RawMessage) ([]patchPath, error) {
 		return nil, malformed("apply_patch: no file headers in the patch")
 	}
 	return out, nil
+}
+
+// patchHeaderPaths are the paths a patch header's rest may name, trimmed
+// as each client trims it: Rust's trim (Codex, Copilot) and Go's take
+// Unicode White_Space, JavaScript's trim() (Cline 3.0.65's patch parser,
+// OpenCode's, Droid's) takes the byte-order mark too but not U+0085. A
+// header "*** Add File: \ufeff/home/u/.bashrc" is /home/u/.bashrc to a
+// JavaScript client and a name in the working directory to the others,
+// so both are checked when they differ.
+func patchHeaderPaths(rest string) []string {
+	var out []string
+	for _, v := range []string{strings.TrimSpace(rest), strings.TrimFunc(rest, jsSpace)} {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 type codexPreOutput struct {
