@@ -735,7 +735,7 @@ func TestInstallHooksReport(t *testing.T) {
 		claudeHooks = "PreToolUse (every tool, timeout 60 s) and SessionEnd"
 		claudeNext  = "restart Claude Code (quit each running claude and start it again)"
 		claudeTools = `tools pathgrant cannot map to files are denied (unmapped_tools = "ask-client" in $POLICY leaves them to Claude Code); ` +
-			"those that touch no local file, such as WebFetch, are left to Claude Code"
+			"those that touch no local file, such as WebSearch, are left to Claude Code"
 	)
 	type step struct {
 		uninstall bool

@@ -35,24 +35,30 @@ func unmappedReason(tool string) string { return jsonText(unmappedText(tool)) }
 // policy: denied and recorded as a refusal, or, with unmapped_tools =
 // "ask-client", left to the client with nothing recorded (blocked on Pi,
 // which has no flow of its own); with the daemon down it is denied
-// whatever the policy.
+// whatever the policy. A web fetch the client makes from its own process
+// (Claude, Gemini, Qwen, Cline, OpenCode) is such a tool: it reaches the
+// person's loopback; Droid's, run by the Factory API, is not.
 func TestToolClasses(t *testing.T) {
 	const (
-		claudeWebFetch = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://example.com/","prompt":"p"},"tool_use_id":"t1"}`
+		claudeSearch   = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"WebSearch","tool_input":{"query":"q"},"tool_use_id":"t1"}`
+		claudeWebFetch = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"WebFetch","tool_input":{"url":"https://127.0.0.1.nip.io:8443/","prompt":"p"},"tool_use_id":"t1"}`
 		claudeSkill    = `{"session_id":"s1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"pdf"},"tool_use_id":"t2"}`
 		codexSearch    = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_search","tool_input":{"query":"q"}}`
 		codexPlanAsk   = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PermissionRequest","tool_name":"update_plan","tool_input":{"plan":[]}}`
 		codexImage     = `{"session_id":"s2","turn_id":"1","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"view_image","tool_input":{"path":"/home/user/Downloads/x.png"}}`
 		geminiSearch   = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"google_web_search","tool_input":{"query":"q"}}`
-		geminiFetch    = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"https://example.com/"}}`
+		geminiFetch    = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"web_fetch","tool_input":{"prompt":"https://example.com/redirect-to-loopback"}}`
 		geminiPlan     = `{"session_id":"s3","cwd":"/home/user/work","hook_event_name":"BeforeTool","tool_name":"exit_plan_mode","tool_input":{"plan_path":"plan.md"}}`
 		piDeploy       = `{"session_id":"s4","cwd":"/home/user/work","hook_event_name":"tool_call","tool_name":"deploy","tool_call_id":"c1","input":{}}`
 		copilotShell   = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"read_bash","toolArgs":{"shellId":"1","delay":5}}`
-		qwenFetch      = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_fetch","tool_input":{"url":"https://example.com/","prompt":"p"},"tool_use_id":"t6"}`
+		qwenSearch     = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_search","tool_input":{"query":"q"},"tool_use_id":"t6"}`
+		qwenFetch      = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"web_fetch","tool_input":{"url":"http://127.0.0.1:4096/file/content?path=/etc/passwd","prompt":"p"},"tool_use_id":"t6"}`
 		qwenMonitor    = `{"session_id":"s6","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"monitor","tool_input":{"command":"tail -f log"},"tool_use_id":"t6"}`
 		droidTodo      = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"TodoWrite","tool_input":{"todos":"1. x"}}`
+		droidFetch     = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"FetchUrl","tool_input":{"url":"https://example.com/"}}`
 		droidSkill     = `{"session_id":"s7","cwd":"/home/user/work","hook_event_name":"PreToolUse","tool_name":"Skill","tool_input":{"skill":"deploy"}}`
 		clineAsk       = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"ask_question","input":{"question":"q","options":["a","b"]}}}`
+		clineFetch     = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"fetch_web_content","input":{"requests":[{"url":"http://127.0.0.1:4096/file/content?path=/etc/passwd","prompt":"p"}]}}}`
 		clineSkills    = `{"hookName":"tool_call","taskId":"t","sessionContext":{"rootSessionId":"r1"},"workspaceRoots":["/home/user/work"],"workspaceInfo":{"rootPath":"/home/user/work"},"tool_call":{"id":"call_1","name":"skills","input":{"skill":"deploy"}}}`
 		copilotSQL     = `{"sessionId":"s5","timestamp":1,"cwd":"/home/user/work","toolName":"sql","toolArgs":{"query":"select 1","description":"d"}}`
 		opencodeSearch = `{"hook_event_name":"tool.execute.before","session_id":"opencode-8","cwd":"/home/user/work","tool_name":"websearch","call_id":"c8","args":{"query":"q"},"mcp_servers":null}`
@@ -68,14 +74,14 @@ func TestToolClasses(t *testing.T) {
 		stdout              string // exact; $SOCK is the socket
 		refused             string // the tool a refusal is recorded for, "" for none
 	}{
-		{name: "claude web fetch defers", client: "claude", input: claudeWebFetch, down: true, stdout: `{}`},
+		{name: "claude web search defers", client: "claude", input: claudeSearch, down: true, stdout: `{}`},
 		{name: "codex web search defers", client: "codex", input: codexSearch, down: true, stdout: ``},
 		{name: "codex plan: Codex asks as usual", client: "codex", input: codexPlanAsk, down: true, stdout: ``},
 		{name: "gemini web search defers", client: "gemini", input: geminiSearch, down: true, stdout: `{}`},
-		{name: "gemini web fetch defers", client: "gemini", input: geminiFetch, down: true, stdout: `{}`},
 		{name: "cline question defers", client: "cline", input: clineAsk, down: true, stdout: `{}`},
 		{name: "droid to-do list defers", client: "droid", input: droidTodo, down: true, stdout: `{}`},
-		{name: "qwen web fetch defers", client: "qwen", input: qwenFetch, down: true, stdout: `{}`},
+		{name: "droid web fetch (run by the Factory API) defers", client: "droid", input: droidFetch, down: true, stdout: `{}`},
+		{name: "qwen web search defers", client: "qwen", input: qwenSearch, down: true, stdout: `{}`},
 		{name: "copilot shell output defers", client: "copilot", input: copilotShell, down: true, stdout: `{}`},
 		{name: "opencode web search defers", client: "opencode", input: opencodeSearch, down: true, stdout: `{"block":false}`},
 
@@ -90,6 +96,11 @@ func TestToolClasses(t *testing.T) {
 		{name: "copilot unmapped denied and recorded", client: "copilot", input: copilotSQL, stdout: copilotDeny(unmappedReason("sql")), refused: "sql"},
 		{name: "copilot unmapped ask-client defers", client: "copilot", input: copilotSQL, unmapped: askClient, stdout: `{}`},
 		{name: "opencode unmapped denied and recorded", client: "opencode", input: opencodeSkill, stdout: piBlock(unmappedReason("skill")), refused: "skill"},
+		{name: "claude web fetch denied and recorded", client: "claude", input: claudeWebFetch, stdout: claudeDeny(unmappedReason("WebFetch")), refused: "WebFetch"},
+		{name: "gemini web fetch denied and recorded", client: "gemini", input: geminiFetch, stdout: geminiDeny(unmappedReason("web_fetch")), refused: "web_fetch"},
+		{name: "qwen web fetch denied and recorded", client: "qwen", input: qwenFetch, stdout: qwenDeny(unmappedReason("web_fetch")), refused: "web_fetch"},
+		{name: "cline web fetch stops the run and is recorded", client: "cline", input: clineFetch,
+			stdout: `{"cancel":true,"errorMessage":"` + unmappedReason("fetch_web_content") + `","contextModification":"` + unmappedReason("fetch_web_content") + `"}`, refused: "fetch_web_content"},
 		{name: "opencode web fetch denied and recorded", client: "opencode", input: opencodeFetch, stdout: piBlock(unmappedReason("webfetch")), refused: "webfetch"},
 		{name: "opencode custom tool denied and recorded", client: "opencode", input: opencodeCustom, stdout: piBlock(unmappedReason("deploy")), refused: "deploy"},
 		{name: "opencode unmapped ask-client defers", client: "opencode", input: opencodeSkill, unmapped: askClient, stdout: `{"block":false}`},
