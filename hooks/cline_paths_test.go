@@ -95,3 +95,34 @@ func TestClinePatchHeadersAsClineTrimsThem(t *testing.T) {
 		})
 	}
 }
+
+// TestPatchHomePathsAreNamesInTheCwd: no client applying patches expands
+// "~" in a patch's path, so "~/x" is checked as the folder "~" in the
+// working directory it writes, and as the home file besides.
+func TestPatchHomePathsAreNamesInTheCwd(t *testing.T) {
+	cases := []struct {
+		name, client, input string
+		want                []Access
+	}{
+		{"cline", "cline",
+			`{"hookName":"tool_call","workspaceRoots":["/w"],"tool_call":{"id":"1","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Add File: ~/.bashrc\n+x\n*** End Patch"}}}`,
+			[]Access{{Op: "write", Path: "/w/~/.bashrc"}, {Op: "write", Path: "~/.bashrc"}}},
+		{"codex", "codex",
+			`{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Delete File: ~/x\n*** End Patch"}}`,
+			[]Access{{Op: "delete", Path: "/w/~/x"}, {Op: "delete", Path: "~/x"}}},
+		{"a relative path is one", "codex",
+			`{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Delete File: x\n*** End Patch"}}`,
+			[]Access{{Op: "delete", Path: "/w/x"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := adapterOf(t, tc.client).parse([]byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c.Accesses, tc.want) {
+				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
+			}
+		})
+	}
+}

@@ -66,13 +66,30 @@ func patchAccesses(c *Call, input json.RawMessage) error {
 		return err
 	}
 	for _, p := range paths {
-		a := writeAccess(under(c.Cwd, p.path))
-		if p.delete {
-			a.Op = "delete"
+		for _, path := range patchTargets(c.Cwd, p.path) {
+			a := writeAccess(path)
+			if p.delete {
+				a.Op = "delete"
+			}
+			c.Accesses = append(c.Accesses, a)
 		}
-		c.Accesses = append(c.Accesses, a)
 	}
 	return nil
+}
+
+// patchTargets are the files a patch's path may name: no client applying
+// patches expands a "~" in one (Codex 0.169.0 and Copilot join it to
+// their working directory, Cline 3.0.65 runs it through path.resolve), so
+// "~/x" is a folder named "~" in the working directory (literalHome),
+// where under would leave it for the daemon to expand to the home
+// folder, which the client never writes. The home reading is checked as
+// well, for a client that does expand it.
+func patchTargets(cwd, p string) []string {
+	literal := literalHome(cwd, p)
+	if home := under(cwd, p); home != literal {
+		return []string{literal, home}
+	}
+	return []string{literal}
 }
 
 // unwrapOwnExec returns a Bash tool input whose command is the wrapper
