@@ -75,7 +75,8 @@ var fixtureCases = []fixtureCase{
 	{client: "claude", fixture: "claude-code-2.1.328-pretooluse-write.json", mode: plainRn, stdout: claudeDeny(writeDenied)},
 	{client: "claude", fixture: "claude-pretooluse-grep-downloads.json", mode: noWait, stdout: claudeDeny(pendingFolder), pending: 1},
 	{client: "claude", fixture: "claude-pretooluse-todowrite.json", mode: down, stdout: `{}`},
-	{client: "claude", fixture: "claude-pretooluse-webfetch.json", mode: down, stdout: `{}`}, // no local file: Claude's own flow, no daemon asked
+	{client: "claude", fixture: "claude-pretooluse-webfetch.json", mode: plainRn, stdout: claudeDeny(unmappedReason("WebFetch"))}, // fetched from Claude Code's own process: unmapped
+	{client: "claude", fixture: "claude-pretooluse-webfetch.json", mode: down, stdout: claudeDeny(daemonDown)},
 	{client: "claude", fixture: "claude-pretooluse-skill.json", mode: plainRn, stdout: claudeDeny(unmappedReason("Skill"))},
 	{client: "claude", fixture: `{"session_id": "x", "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": `, mode: inline,
 		exit: 2, stderr: "pathgrant: claude hook input not understood"},
