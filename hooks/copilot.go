@@ -1,6 +1,10 @@
 package hooks
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
 
 // GitHub Copilot CLI: a preToolUse command hook in a hooks file of its own
 // ($COPILOT_HOME/hooks/*.json, {"version": 1, "hooks": {"preToolUse":
@@ -80,13 +84,17 @@ func copilotTool(c *Call, f fields, args json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+		for _, v := range copilotPaths(c.Cwd, p) {
+			c.Accesses = append(c.Accesses, readAccess(v))
+		}
 	case "create", "edit":
 		p, err := f.needPath(copilotPathKeys, tool, "path")
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+		for _, v := range copilotPaths(c.Cwd, p) {
+			c.Accesses = append(c.Accesses, writeAccess(v))
+		}
 	case "grep", "rg", "glob":
 		return copilotSearch(c, f)
 	default:
@@ -113,15 +121,40 @@ func copilotSearch(c *Call, f fields) error {
 		paths = []string{""}
 	}
 	for _, p := range paths {
-		base := under(c.Cwd, orDefault(p, c.Cwd))
-		if c.Tool == "glob" {
-			c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(base, v[0])), searchInput{kind: "glob", pattern: v[0], in: p}))
-			continue
+		for _, base := range copilotPaths(c.Cwd, orDefault(p, c.Cwd)) {
+			if c.Tool == "glob" {
+				c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(base, v[0])), searchInput{kind: "glob", pattern: v[0], in: p}))
+				continue
+			}
+			in := searchInput{kind: "pattern", pattern: v[0], in: p, filters: filter("files", v[1])}
+			c.Accesses = append(c.Accesses, searched(searchAccess(base), in))
 		}
-		in := searchInput{kind: "pattern", pattern: v[0], in: p, filters: filter("files", v[1])}
-		c.Accesses = append(c.Accesses, searched(searchAccess(base), in))
 	}
 	return nil
+}
+
+// copilotPaths are the paths Copilot CLI 1.0.102 may open for a tool's
+// path p. Its file and search tools run in its native runtime
+// (runtime.node, Rust), which ships path helpers that strip surrounding
+// quotes, trim and expand "~" (path_strip_surrounding_quotes,
+// path_expand_home) and whose use by each tool its shipped code does not
+// show. A path reaches the hook as the model wrote it, and "\"/h/.ssh\""
+// written as is would be checked as a name in the working directory: so
+// p is checked as written and as those helpers would make it, trimmed,
+// unquoted and with "~" expanded to the home folder.
+func copilotPaths(cwd, p string) []string {
+	trimmed := strings.TrimSpace(p)
+	unquoted := trimmed
+	if len(unquoted) >= 2 && (unquoted[0] == '"' || unquoted[0] == '\'') && unquoted[len(unquoted)-1] == unquoted[0] {
+		unquoted = strings.TrimSpace(unquoted[1 : len(unquoted)-1])
+	}
+	var out []string
+	for _, v := range []string{p, trimmed, unquoted, expandHome(trimmed), expandHome(unquoted)} {
+		if v = under(cwd, v); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 type copilotOutput struct {

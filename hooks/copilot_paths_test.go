@@ -1,0 +1,45 @@
+package hooks
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestCopilotPathsEveryWayCopilotMayTakeThem: Copilot's native tools may
+// trim a path, strip its surrounding quotes and expand its "~", so the
+// hook checks the path as written and as each of those makes it.
+func TestCopilotPathsEveryWayCopilotMayTakeThem(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	in := func(tool, args string) string {
+		return `{"sessionId":"s","cwd":"/w","toolName":"` + tool + `","toolArgs":` + args + `}`
+	}
+	cases := []struct {
+		name, input string
+		want        []Access
+	}{
+		{"a quoted path", in("view", `{"path":"\"/h/.ssh/id_rsa\""}`),
+			[]Access{{Op: "read", Path: `/w/"/h/.ssh/id_rsa"`}, {Op: "read", Path: "/h/.ssh/id_rsa"}}},
+		{"a path after a space", in("create", `{"path":" /h/.bashrc","file_text":"x"}`),
+			[]Access{{Op: "write", Path: "/w/ /h/.bashrc"}, {Op: "write", Path: "/h/.bashrc"}}},
+		{"a quoted home path", in("edit", `{"path":"'~/.bashrc'","old_str":"a","new_str":"b"}`),
+			[]Access{{Op: "write", Path: "/w/'~/.bashrc'"}, {Op: "write", Path: "~/.bashrc"}, {Op: "write", Path: "/home/u/.bashrc"}}},
+		{"a grep in the home folder", in("grep", `{"pattern":"x","path":"~/.ssh"}`),
+			[]Access{{Command: "ls -R -- '~/.ssh'"}, {Command: "ls -R -- '/home/u/.ssh'"}}},
+		{"a plain path is one", in("view", `{"path":"/w/a.txt"}`),
+			[]Access{{Op: "read", Path: "/w/a.txt"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := adapterOf(t, "copilot").parse([]byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.Accesses {
+				c.Accesses[i].Input = searchInput{}
+			}
+			if !reflect.DeepEqual(c.Accesses, tc.want) {
+				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
+			}
+		})
+	}
+}
