@@ -1,6 +1,9 @@
 package hooks
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Factory Droid: a PreToolUse command hook in ~/.factory/settings.json,
 // Claude Code's protocol (input and output), read from the shipped
@@ -71,13 +74,15 @@ func droidTool(c *Call, f fields, input json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, readAccess(under(c.Cwd, p)))
+		for _, v := range droidReadVariants(under(c.Cwd, p)) {
+			c.Accesses = append(c.Accesses, readAccess(v))
+		}
 	case "Create", "Edit", "MultiEdit":
 		p, err := f.needPath(droidPathKeys, tool, "file_path")
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, writeAccess(under(c.Cwd, p)))
+		c.Accesses = append(c.Accesses, writeAccess(literalHome(c.Cwd, p))) // path.resolve(cwd, p): no ~
 	case "LS":
 		p, err := f.path(droidPathKeys, "directory_path", "path")
 		if err != nil {
@@ -119,11 +124,44 @@ func droidGlob(c *Call, f fields) error {
 	if err != nil {
 		return err
 	}
+	base := under(c.Cwd, orDefault(folder, c.Cwd))
 	for _, p := range patterns {
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(folder, c.Cwd)), p)),
-			searchInput{kind: "glob", pattern: p, in: folder}))
+		for _, root := range droidGlobRoots(base, p) {
+			c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: p, in: folder}))
+		}
 	}
 	return nil
+}
+
+// droidGlobRoots are the folders a Droid Glob pattern may list under
+// base. Droid 0.225.2 trims each pattern with JavaScript's trim() and
+// hands it to `rg --files --glob PATTERN .` run in the folder, where a
+// pattern starting with "/" is anchored at the folder, not at the disk's
+// root (ripgrep's gitignore rules: `rg --files --glob '/e/*.txt'` run in
+// /d lists /d/e/in.txt, never /e/out.txt): " /h/.ssh/*" lists /h/.ssh,
+// and "/h/.ssh/*" lists FOLDER/h/.ssh. An absolute pattern is checked
+// both ways, as anchored at the folder and as the folder it names.
+func droidGlobRoots(base, pattern string) []string {
+	pattern = strings.TrimFunc(pattern, jsSpace)
+	roots := []string{globRoot(base, pattern)}
+	if anchored := strings.TrimLeft(pattern, "/"); anchored != pattern {
+		if r := globRoot(base, anchored); r != roots[0] {
+			roots = append(roots, r)
+		}
+	}
+	return roots
+}
+
+// droidReadVariants are the files Droid 0.225.2's Read may open for p: p,
+// or, when p is missing, p with its first " PM" and first " AM" given a
+// narrow no-break space (a macOS screenshot's name), a path that may lead
+// elsewhere; both are checked.
+func droidReadVariants(p string) []string {
+	v := strings.Replace(strings.Replace(p, " PM", "\u202fPM", 1), " AM", "\u202fAM", 1)
+	if v == p {
+		return []string{p}
+	}
+	return []string{p, v}
 }
 
 // droidTask is a sub-agent, whose own tool calls come through this hook;
