@@ -123,7 +123,9 @@ func copilotSearch(c *Call, f fields) error {
 	for _, p := range paths {
 		for _, base := range copilotPaths(c.Cwd, orDefault(p, c.Cwd)) {
 			if c.Tool == "glob" {
-				c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(base, v[0])), searchInput{kind: "glob", pattern: v[0], in: p}))
+				for _, root := range anchoredGlobRoots(base, v[0]) {
+					c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: v[0], in: p}))
+				}
 				continue
 			}
 			in := searchInput{kind: "pattern", pattern: v[0], in: p, filters: filter("files", v[1])}
@@ -155,6 +157,21 @@ func copilotPaths(cwd, p string) []string {
 		}
 	}
 	return out
+}
+
+// anchoredGlobRoots are globRoot's root for pattern under base and, for a
+// pattern starting with "/", the root of the pattern anchored at base:
+// Copilot's glob runs in its native runtime, and a glob handed to ripgrep
+// (`rg --files --glob /e/*.txt` in /d lists /d/e, never /e) is anchored at
+// the folder searched. Both are checked.
+func anchoredGlobRoots(base, pattern string) []string {
+	roots := []string{globRoot(base, pattern)}
+	if anchored := strings.TrimLeft(pattern, "/"); anchored != pattern {
+		if r := globRoot(base, anchored); r != roots[0] {
+			roots = append(roots, r)
+		}
+	}
+	return roots
 }
 
 type copilotOutput struct {

@@ -25,6 +25,8 @@ func TestCopilotPathsEveryWayCopilotMayTakeThem(t *testing.T) {
 			[]Access{{Op: "write", Path: "/w/'~/.bashrc'"}, {Op: "write", Path: "~/.bashrc"}, {Op: "write", Path: "/home/u/.bashrc"}}},
 		{"a grep in the home folder", in("grep", `{"pattern":"x","path":"~/.ssh"}`),
 			[]Access{{Command: "ls -R -- '~/.ssh'"}, {Command: "ls -R -- '/home/u/.ssh'"}}},
+		{"an absolute glob is also anchored at its folder", in("glob", `{"pattern":"/w/*","path":"/h/.ssh"}`),
+			[]Access{{Command: "ls -R -- '/w'"}, {Command: "ls -R -- '/h/.ssh/w'"}}},
 		{"a plain path is one", in("view", `{"path":"/w/a.txt"}`),
 			[]Access{{Op: "read", Path: "/w/a.txt"}}},
 	}

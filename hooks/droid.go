@@ -142,14 +142,7 @@ func droidGlob(c *Call, f fields) error {
 // and "/h/.ssh/*" lists FOLDER/h/.ssh. An absolute pattern is checked
 // both ways, as anchored at the folder and as the folder it names.
 func droidGlobRoots(base, pattern string) []string {
-	pattern = strings.TrimFunc(pattern, jsSpace)
-	roots := []string{globRoot(base, pattern)}
-	if anchored := strings.TrimLeft(pattern, "/"); anchored != pattern {
-		if r := globRoot(base, anchored); r != roots[0] {
-			roots = append(roots, r)
-		}
-	}
-	return roots
+	return anchoredGlobRoots(base, strings.TrimFunc(pattern, jsSpace))
 }
 
 // droidReadVariants are the files Droid 0.225.2's Read may open for p: p,
