@@ -217,6 +217,21 @@ func caseVariants(start string, comps []string) []string {
 	return paths
 }
 
+// anchoredGlobRoots are globRoot's root for pattern under base and, for a
+// pattern starting with "/", the root of the pattern anchored at base: a
+// glob handed to ripgrep (`rg --files --glob /e/*.txt` in /d lists /d/e,
+// never /e) is anchored at the folder searched, as Droid's Glob hands it
+// and Copilot's native glob may. Both are checked.
+func anchoredGlobRoots(base, pattern string) []string {
+	roots := []string{globRoot(base, pattern)}
+	if anchored := strings.TrimLeft(pattern, "/"); anchored != pattern {
+		if r := globRoot(base, anchored); r != roots[0] {
+			roots = append(roots, r)
+		}
+	}
+	return roots
+}
+
 // searchAccess is a search of path (a folder searched recursively, or one
 // file when path names an existing regular file).
 func searchAccess(path string) Access {

@@ -159,21 +159,6 @@ func copilotPaths(cwd, p string) []string {
 	return out
 }
 
-// anchoredGlobRoots are globRoot's root for pattern under base and, for a
-// pattern starting with "/", the root of the pattern anchored at base:
-// Copilot's glob runs in its native runtime, and a glob handed to ripgrep
-// (`rg --files --glob /e/*.txt` in /d lists /d/e, never /e) is anchored at
-// the folder searched. Both are checked.
-func anchoredGlobRoots(base, pattern string) []string {
-	roots := []string{globRoot(base, pattern)}
-	if anchored := strings.TrimLeft(pattern, "/"); anchored != pattern {
-		if r := globRoot(base, anchored); r != roots[0] {
-			roots = append(roots, r)
-		}
-	}
-	return roots
-}
-
 type copilotOutput struct {
 	Decision string          `json:"permissionDecision,omitempty"`
 	Reason   string          `json:"permissionDecisionReason,omitempty"`
