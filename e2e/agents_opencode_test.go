@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -114,3 +116,35 @@ func (c *opencodeClient) sent(t *testing.T, e *agentsEnv) string { return c.api.
 func (c *opencodeClient) mcpName(tool string) string { return "pathgrant_" + tool }
 
 func (c *opencodeClient) latencies() []time.Duration { return c.api.toolLatencies() }
+
+// afterScenarios: uninstalling removes pathgrant's plugin and leaves
+// opencode.json as setup wrote it (but for what OpenCode added itself),
+// the bridge's entry gone.
+func (c *opencodeClient) afterScenarios(t *testing.T, e *agentsEnv) {
+	t.Run("uninstall removes the plugin and the bridge's entry", func(t *testing.T) {
+		outer := e.t // e's helpers fail the test they run in
+		e.t = t
+		defer func() { e.t = outer }()
+		dir := filepath.Join(e.home, ".config", "opencode")
+		e.pathgrant("install-hooks", "opencode", "--uninstall")
+		if _, err := os.Stat(filepath.Join(dir, "plugins", "pathgrant.js")); !os.IsNotExist(err) {
+			t.Errorf("plugin after uninstall: %v", err)
+		}
+		e.pathgrant("install-mcp", "opencode", "--uninstall")
+		var got, want map[string]any
+		data, err := os.ReadFile(filepath.Join(dir, "opencode.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatalf("opencode.json after uninstall: %v\n%s", err, data)
+		}
+		if err := json.Unmarshal(fmt.Appendf(nil, opencodeConfig, c.url), &want); err != nil {
+			t.Fatal(err)
+		}
+		delete(got, "$schema") // OpenCode's own, added to the file on its first run
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("opencode.json after uninstall:\n%s", data)
+		}
+	})
+}
