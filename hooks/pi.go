@@ -111,7 +111,7 @@ func (piAdapter) parse(raw []byte) (Call, error) {
 		if err != nil {
 			return Call{}, err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(under(c.Cwd, orDefault(expandHome(piExpand(base)), c.Cwd)), pattern)),
+		c.Accesses = append(c.Accesses, searched(treeAccess(piFindRoot(under(c.Cwd, orDefault(expandHome(piExpand(base)), c.Cwd)), pattern)),
 			searchInput{kind: "glob", pattern: pattern, in: base}))
 	default:
 		return c, unknownTool(c.Client, in.ToolName)
@@ -133,6 +133,18 @@ var piSpaces = strings.NewReplacer("\u00a0", " ", "\u2000", " ", "\u2001", " ", 
 // both ways.
 func piExpand(p string) string {
 	return piSpaces.Replace(strings.TrimPrefix(p, "@"))
+}
+
+// piFindRoot is the folder Pi 0.73.1's find lists for pattern under
+// base: it runs `fd --glob --full-path **/PATTERN BASE` for a relative
+// pattern holding a "/", so "src/*.ts" matches a src folder at any depth
+// of base, not only base/src (globRoot's root); fd never leaves base,
+// and an absolute pattern matches full paths, inside globRoot's root.
+func piFindRoot(base, pattern string) string {
+	if strings.Contains(pattern, "/") && !strings.HasPrefix(pattern, "/") {
+		return base
+	}
+	return globRoot(base, pattern)
 }
 
 // piAMPM is the " AM." or " PM." of a macOS screenshot's name, which Pi
