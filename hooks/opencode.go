@@ -140,8 +140,11 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(globRoot(opencodeDir(c.Cwd, base), pattern)),
-			searchInput{kind: "glob", pattern: pattern, in: base}))
+		// ripgrep (rg --files --glob) anchors a pattern starting with "/"
+		// at the folder searched.
+		for _, root := range anchoredGlobRoots(opencodeDir(c.Cwd, base), pattern) {
+			c.Accesses = append(c.Accesses, searched(treeAccess(root), searchInput{kind: "glob", pattern: pattern, in: base}))
+		}
 	case "grep":
 		v, err := f.each("pattern", "path", "include")
 		if err != nil {
