@@ -107,7 +107,13 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, readAccess(opencodeDir(c.Cwd, p)))
+		path := opencodeDir(c.Cwd, p)
+		c.Accesses = append(c.Accesses, readAccess(path))
+		if c.Tool == "read" {
+			for _, inst := range opencodeInstructionFiles(c.Cwd, path) {
+				c.Accesses = append(c.Accesses, readAccess(inst))
+			}
+		}
 	case "write", "edit":
 		p, err := f.needPath(opencodePathKeys, c.Tool, "filePath")
 		if err != nil {
@@ -174,6 +180,42 @@ func opencodeDir(cwd, p string) string {
 		return p
 	}
 	return filepath.Join(cwd, p)
+}
+
+// opencodeInstructionNames are the instruction files OpenCode's read tool
+// looks for in each folder, the first that exists winning.
+var opencodeInstructionNames = []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md"}
+
+// opencodeInstructionFiles are the files OpenCode 1.18.33's read tool
+// reads besides path and hands the model with its result (Instruction.
+// resolve): in each folder from path's own up to, not including, the
+// directory its tools run in (a prefix of the text, without a separator),
+// the first of AGENTS.md, CLAUDE.md and CONTEXT.md that exists, links
+// followed. They are judged as reads like the file itself: one that is a
+// link the agent made (a confined command may make any link inside the
+// workspace) to a file outside would otherwise be read unasked. A link
+// whose target is missing is named too (OpenCode skips it, but its
+// target may appear before the read) and the search goes on to the next
+// name, as OpenCode's does.
+func opencodeInstructionFiles(cwd, path string) []string {
+	if !strings.HasPrefix(cwd, "/") || !strings.HasPrefix(path, "/") {
+		return nil
+	}
+	root := filepath.Clean(cwd)
+	var files []string
+	for dir := filepath.Dir(filepath.Clean(path)); strings.HasPrefix(dir, root) && dir != root; dir = filepath.Dir(dir) {
+		for _, name := range opencodeInstructionNames {
+			f := filepath.Join(dir, name)
+			if _, err := os.Lstat(f); err != nil {
+				continue
+			}
+			files = append(files, f)
+			if _, err := os.Stat(f); err == nil {
+				break
+			}
+		}
+	}
+	return files
 }
 
 // opencodeGrepRoot is the folder OpenCode's grep searches for path: the

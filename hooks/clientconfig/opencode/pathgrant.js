@@ -12,6 +12,8 @@
 // remove it with `pathgrant install-hooks opencode --uninstall`.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
 
 const HOOK = __PATHGRANT_HOOK_ARGV__;
 // Below this the hook always answers: it stops waiting for the person first.
@@ -128,7 +130,73 @@ function mcpServers(config) {
   return mcp && typeof mcp === "object" ? mcp : null;
 }
 
+// WITHHELD stands in the system prompt for an instruction file that links
+// out of the workspace.
+const WITHHELD = "(withheld by pathgrant: this file is a link to a file outside the workspace)";
+
+// inside reports whether p is root or a path below it.
+function inside(root, p) {
+  const rel = path.relative(root, p);
+  return rel === "" || (rel !== ".." && !rel.startsWith(".." + path.sep) && !path.isAbsolute(rel));
+}
+
+// linksOut reports whether file, inside one of roots as named, is outside
+// it once links are followed (or can no longer be resolved).
+function linksOut(roots, file) {
+  for (const root of roots) {
+    if (!inside(root, file)) continue;
+    try {
+      return !inside(realpathSync(root), realpathSync(file));
+    } catch {
+      return true;
+    }
+  }
+  return false;
+}
+
+// withholdLinked replaces, in one part of the system prompt, the content
+// of each instruction file OpenCode put there ("Instructions from: FILE"
+// and the file's text: the AGENTS.md, CLAUDE.md or CONTEXT.md of the
+// folders from the project's up to its worktree, and the configuration's
+// instructions) that lies in the workspace and links out of it. OpenCode
+// reads these with no tool call, so pathgrant never judges them, and any
+// command the agent runs may make such a link: without this its target
+// would reach the model unasked. The text is cut at the file's content as
+// it reads now, or when that changed, up to the next instruction file.
+function withholdLinked(roots, text) {
+  const files = new Set([...text.matchAll(/^Instructions from: (.+)$/gm)].map((m) => m[1]));
+  for (const file of files) {
+    if (!linksOut(roots, file)) continue;
+    const head = `Instructions from: ${file}\n`;
+    let content;
+    try {
+      content = readFileSync(file, "utf8");
+    } catch {
+      content = undefined;
+    }
+    for (let start = text.indexOf(head); start >= 0; start = text.indexOf(head, start + head.length + WITHHELD.length)) {
+      const body = start + head.length;
+      let end;
+      if (content !== undefined && text.startsWith(content, body)) {
+        end = body + content.length;
+      } else {
+        const next = text.indexOf("\nInstructions from: ", body);
+        end = next < 0 ? text.length : next;
+      }
+      text = text.slice(0, body) + WITHHELD + text.slice(end);
+    }
+  }
+  return text;
+}
+
 export const PathgrantPlugin = async ({ client, directory, worktree }) => ({
+  "experimental.chat.system.transform": async (_input, output) => {
+    const roots = [directory, worktree].filter((r) => typeof r === "string" && r !== "" && r !== "/");
+    if (!output || !Array.isArray(output.system)) return;
+    for (let i = 0; i < output.system.length; i++) {
+      if (typeof output.system[i] === "string") output.system[i] = withholdLinked(roots, output.system[i]);
+    }
+  },
   "tool.execute.before": async (input, output) => {
     const config = await openCodeConfig(client);
     if (input.tool === "bash" && output.args && typeof output.args.command === "string" &&

@@ -1,0 +1,88 @@
+package hooks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestOpenCodeReadInstructionFiles: OpenCode's read tool also reads the
+// AGENTS.md, CLAUDE.md or CONTEXT.md of each folder between the file and
+// the directory its tools run in and hands them to the model, with no
+// tool call of their own, so a link the agent made there to a file
+// outside the workspace must be judged as the read it is.
+func TestOpenCodeReadInstructionFiles(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, secret := root+"/w", root+"/secret.txt"
+	files := map[string]string{
+		secret:                    "s",
+		ws + "/AGENTS.md":         "the workspace's own, read by OpenCode at start",
+		ws + "/a/f.txt":           "x",
+		ws + "/a/b/f.txt":         "x",
+		ws + "/a/b/CLAUDE.md":     "plain",
+		ws + "/a/b/CONTEXT.md":    "not read: CLAUDE.md comes first",
+		ws + "/d/f.txt":           "x",
+		ws + "/d/CONTEXT.md":      "read after a dangling AGENTS.md",
+		ws + "2/f.txt":            "x",
+		ws + "2/AGENTS.md":        "a sibling whose name starts with the workspace's",
+		ws + "/plain/f.txt":       "x",
+		ws + "/plain/notes/x.txt": "x",
+	}
+	for p, data := range files {
+		agentsWriteFile(t, p, data)
+	}
+	for link, target := range map[string]string{ws + "/a/AGENTS.md": secret, ws + "/d/AGENTS.md": root + "/missing"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name, cwd, file string
+		want            []string
+	}{
+		{"a linked AGENTS.md in the file's folder", ws, ws + "/a/f.txt", []string{ws + "/a/f.txt", ws + "/a/AGENTS.md"}},
+		{"each folder up to the cwd, the first name that exists", ws, ws + "/a/b/f.txt",
+			[]string{ws + "/a/b/f.txt", ws + "/a/b/CLAUDE.md", ws + "/a/AGENTS.md"}},
+		{"relative path resolved against the cwd", ws, "a/b/../f.txt", []string{ws + "/a/f.txt", ws + "/a/AGENTS.md"}},
+		{"a dangling link and the name after it", ws, ws + "/d/f.txt", []string{ws + "/d/f.txt", ws + "/d/AGENTS.md", ws + "/d/CONTEXT.md"}},
+		{"not the cwd's own", ws, ws + "/f.txt", []string{ws + "/f.txt"}},
+		{"none found", ws, ws + "/plain/notes/x.txt", []string{ws + "/plain/notes/x.txt"}},
+		{"a sibling sharing the cwd's name as a prefix, as OpenCode compares", ws, ws + "2/f.txt", []string{ws + "2/f.txt", ws + "2/AGENTS.md"}},
+		{"outside the cwd", ws + "/plain", ws + "/a/f.txt", []string{ws + "/a/f.txt"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"read","args":{"filePath":%q},"mcp_servers":null}`,
+				tc.cwd, tc.file)
+			c, err := adapterOf(t, "opencode").parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range c.Accesses {
+				if a.Op != "read" {
+					t.Errorf("access %+v is not a read", a)
+				}
+				got = append(got, a.Path)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("reads %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func agentsWriteFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
