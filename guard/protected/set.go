@@ -78,6 +78,8 @@ var members = []Member{
 	{".opencode", ".opencode", Anywhere, true, "OpenCode's project plugins, tools, agents and configuration: code OpenCode loads into its own process", true},
 	{"opencode.json", "opencode.json", Anywhere, false, "OpenCode's project configuration: its plugins, MCP servers (which it starts) and permissions", true},
 	{"opencode.jsonc", "opencode.jsonc", Anywhere, false, "OpenCode's project configuration, with comments", true},
+	{"tui.json", "tui.json", Anywhere, false, "OpenCode's project TUI configuration: its plugins are code the OpenCode TUI loads into its own process", true},
+	{"tui.jsonc", "tui.jsonc", Anywhere, false, "OpenCode's project TUI configuration, with comments: its plugins are code the OpenCode TUI loads", true},
 	{".mcp.json", ".mcp.json", Anywhere, false, "the project's MCP servers, which agents start", true},
 	{".vscode", ".vscode", Anywhere, true, "editor tasks, launch configurations and interpreter paths the editor runs", true},
 	{".idea", ".idea", Anywhere, true, "IDE run configurations and tool paths", true},

@@ -175,9 +175,11 @@ var configs = []Client{
 		// process (a plugin loaded after pathgrant's sees each call after
 		// it); agents and commands carry instructions and permissions of
 		// their own; package.json and node_modules are what plugins import.
+		// tui.json and tui.jsonc list the plugins the TUI loads into its
+		// own process.
 		Protected: []string{"plugins", "plugin", "tools", "tool", "opencode.json", "opencode.jsonc", "config.json",
-			"package.json", "node_modules", "agents", "agent", "commands", "command", "modes", "mode"},
-		ProjectProtected: []string{".opencode", "opencode.json", "opencode.jsonc"},
+			"tui.json", "tui.jsonc", "package.json", "node_modules", "agents", "agent", "commands", "command", "modes", "mode"},
+		ProjectProtected: []string{".opencode", "opencode.json", "opencode.jsonc", "tui.json", "tui.jsonc"},
 		HomeDirs:         []string{".opencode"},
 		MCPConfig:        "opencode.json", ProjectMCPConfig: "opencode.json", InstallMCP: opencodeMCP},
 }
