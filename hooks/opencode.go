@@ -219,17 +219,24 @@ func opencodeInstructionFiles(cwd, path string) []string {
 }
 
 // opencodeGrepRoot is the folder OpenCode's grep searches for path: the
-// path itself when it is a folder, else its parent folder, all of it
-// (OpenCode 1.18.33 runs ripgrep in dirname(path) with no filter for the
-// file named, and for a path that does not exist).
+// path itself when it is a folder, else the folder of the file it names
+// once links are followed, all of it (OpenCode 1.18.33 resolves the path
+// to its real one and runs ripgrep in it or, for a file, in its folder,
+// with no filter for the file named), and path's own folder for a path
+// that does not exist. Taking a link's own folder instead would check the
+// workspace for a grep of a linked file's real folder outside it.
 func opencodeGrepRoot(path string) string {
 	if !strings.HasPrefix(path, "/") {
 		return path
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return filepath.Dir(path)
+	}
+	if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 		return path
 	}
-	return filepath.Dir(path)
+	return filepath.Dir(real)
 }
 
 // opencodeResolve is Node's path.resolve of p against the directory

@@ -86,3 +86,43 @@ func agentsWriteFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenCodeGrepFollowsLinks: OpenCode's grep resolves its path to the
+// real one and searches, for a file, all of that file's folder, so a
+// link in the workspace to a file outside is a search of the folder
+// outside, not of the workspace.
+func TestOpenCodeGrepFollowsLinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, home := root+"/w", root+"/home"
+	agentsWriteFile(t, home+"/secret.txt", "s")
+	agentsWriteFile(t, ws+"/notes.txt", "x")
+	for link, target := range map[string]string{ws + "/file-link": "../home/secret.txt", ws + "/dir-link": "../home", ws + "/inner": "notes.txt"} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct{ name, path, want string }{
+		{"a link to a file outside: that file's folder", "file-link", home},
+		{"the same, absolute", ws + "/file-link", home},
+		{"a link to a folder: the link, which the guard follows", "dir-link", ws + "/dir-link"},
+		{"a link to a file in the workspace", "inner", ws},
+		{"a plain file", "notes.txt", ws},
+		{"a path that does not exist", "dir-link/none.txt", ws + "/dir-link"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"grep","args":{"pattern":"s","path":%q},"mcp_servers":null}`,
+				ws, tc.path)
+			c, err := adapterOf(t, "opencode").parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Accesses) != 1 || c.Accesses[0].Command != treeAccess(tc.want).Command {
+				t.Errorf("accesses %+v, want one search of %s", c.Accesses, tc.want)
+			}
+		})
+	}
+}
