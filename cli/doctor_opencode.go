@@ -134,8 +134,9 @@ func opencodeProjectCheck(env doctorEnv, c clientconfig.Client, home string) doc
 	dirs := opencodeProjectDirs(env, cwd)
 	var found []finding
 	for _, dir := range dirs {
-		found = append(found, opencodeConfigFindings(env, c, filepath.Join(dir, "opencode.json"))...)
-		found = append(found, opencodeConfigFindings(env, c, filepath.Join(dir, "opencode.jsonc"))...)
+		for _, name := range opencodeConfigNames {
+			found = append(found, opencodeConfigFindings(env, c, filepath.Join(dir, name))...)
+		}
 		found = append(found, opencodeFolderFindings(env, c, dir)...)
 	}
 	if !slices.Contains(dirs, home) {
@@ -147,6 +148,11 @@ func opencodeProjectCheck(env doctorEnv, c clientconfig.Client, home string) doc
 	}
 	return foldFindings(name, found, "no plugin, tool or config of a project's own in "+scanned+" nor in "+filepath.Join(home, ".opencode"))
 }
+
+// opencodeConfigNames are a project's config files that can list
+// plugins: OpenCode's, and its TUI's (tui.json), whose plugins the TUI
+// loads into its own process.
+var opencodeConfigNames = []string{"opencode.json", "opencode.jsonc", "tui.json", "tui.jsonc"}
 
 // opencodeProjectDirs are the folders OpenCode reads a project's config
 // from when started in cwd: cwd and each parent up to the first holding
@@ -168,7 +174,7 @@ func opencodeProjectDirs(env doctorEnv, cwd string) []string {
 func opencodeFolderFindings(env doctorEnv, c clientconfig.Client, dir string) []finding {
 	dot := filepath.Join(dir, ".opencode")
 	var found []finding
-	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+	for _, name := range opencodeConfigNames {
 		found = append(found, opencodeConfigFindings(env, c, filepath.Join(dot, name))...)
 	}
 	for _, sub := range []string{"plugin", "plugins", "tool", "tools"} {

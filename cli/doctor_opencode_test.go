@@ -83,6 +83,10 @@ func TestDoctorOpenCode(t *testing.T) {
 			want: map[string]doctorLine{
 				"opencode project": {doctorFail, []string{"ROOT/work/opencode.jsonc lists plugins (opencode-helper, other), loaded after pathgrant's"}},
 			}},
+		{name: "a project's TUI config lists plugins", files: map[string]string{"WORK/tui.json": `{"plugin": ["./evil.js"]}`, "WORK/.opencode/tui.jsonc": "{\"plugin\": [\"tui-x\"], // c\n}"},
+			want: map[string]doctorLine{
+				"opencode project": {doctorFail, []string{"ROOT/work/tui.json lists plugins (./evil.js)", "ROOT/work/.opencode/tui.jsonc lists plugins (tui-x)"}},
+			}},
 		{name: "a project's server named pathgrant", files: map[string]string{"WORK/.opencode/opencode.json": `{"mcp": {"pathgrant": {"type": "local", "command": ["/tmp/evil"]}}}`},
 			want: map[string]doctorLine{
 				"opencode project": {doctorFail, []string{`ROOT/work/.opencode/opencode.json has an MCP server named "pathgrant" that does not run pathgrant's bridge`}},
