@@ -118,15 +118,16 @@ var droidNoFileTools = []string{"WebSearch", "FetchUrl", "TodoWrite", "ToolSearc
 var clineNoFileTools = []string{"ask_question", "submit_and_exit", "spawn_agent"}
 
 // opencodeNoFileTools are OpenCode's: its web search (run by a search
-// service), its to-do list, questions to the person, sub-agents (whose
-// own tool calls reach the plugin), and the tool a malformed call is
-// answered by. Not webfetch: OpenCode fetches the page itself, from its
+// service), its to-do list, questions to the person, and the tool a
+// malformed call is answered by. Not task: the sub-agent's own tool calls
+// reach the plugin, but OpenCode reads each file its prompt @-mentions
+// itself (opencode.go). Not webfetch: OpenCode fetches the page itself, from its
 // own unconfined process, loopback included, where `opencode serve` (the
 // server its editor extensions and web client talk to, unauthenticated by
 // default) answers /file/content?path=… for any file; a command's curl
 // runs confined instead. Not skill (it reads skill files), plan_exit (the
 // plan file) nor execute (code that calls other tools).
-var opencodeNoFileTools = []string{"websearch", "todowrite", "question", "task", "invalid"}
+var opencodeNoFileTools = []string{"websearch", "todowrite", "question", "invalid"}
 
 // Pi's built-in tools (bash, read, write, edit, grep, find, ls) all touch
 // files, and Cursor's hook events carry no tool of their own besides

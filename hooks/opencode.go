@@ -43,6 +43,7 @@ type opencodeInput struct {
 	Event      string                     `json:"hook_event_name"`
 	SessionID  string                     `json:"session_id"`
 	Cwd        string                     `json:"cwd"`
+	Worktree   string                     `json:"worktree"`
 	ToolName   string                     `json:"tool_name"`
 	CallID     string                     `json:"call_id"`
 	Args       json.RawMessage            `json:"args"`
@@ -85,7 +86,82 @@ func (opencodeAdapter) parse(raw []byte) (Call, error) {
 	if err != nil {
 		return Call{}, err
 	}
+	if in.ToolName == "task" {
+		return c, opencodeTask(&c, f, in.Worktree)
+	}
 	return c, opencodeAccesses(&c, f, in.Args)
+}
+
+// opencodeTask adds what OpenCode reads for a sub-agent's prompt: each
+// file or folder it @-mentions that exists, read with OpenCode's read
+// tool (its instruction files too) straight into the sub-agent's first
+// message, with no tool call the plugin sees. The sub-agent's own tool
+// calls come through the plugin. A prompt that mentions nothing touches
+// no file.
+func opencodeTask(c *Call, f fields, worktree string) error {
+	prompt, err := f.str("prompt")
+	if err != nil {
+		return err
+	}
+	if worktree == "" {
+		worktree = c.Cwd
+	}
+	for _, m := range opencodeMentions(prompt) {
+		path, err := opencodeMentionPath(worktree, m)
+		if err != nil {
+			return err
+		}
+		c.Accesses = append(c.Accesses, readAccess(path))
+		for _, inst := range opencodeInstructionFiles(c.Cwd, path) {
+			c.Accesses = append(c.Accesses, readAccess(inst))
+		}
+	}
+	c.NoFiles = len(c.Accesses) == 0
+	return nil
+}
+
+// opencodeSpace is JavaScript's \s: OpenCode's mention pattern ends a
+// path at any of these, Go's \s at the ASCII ones only.
+const opencodeSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// opencodeMentionRest is what follows the @ of a mention in OpenCode
+// 1.18.33's FILE_REGEX, /(?<![\w`])@(\.?[^\s`,.]*(?:\.[^\s`,.]+)*)/g.
+var opencodeMentionRest = regexp.MustCompile("^\\.?[^" + opencodeSpace + "`,.]*(?:\\.[^" + opencodeSpace + "`,.]+)*")
+
+// opencodeMentions are the paths text @-mentions as OpenCode finds them:
+// an @ not preceded by a word character or a backquote, then the path,
+// each one once.
+func opencodeMentions(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '@' || (i > 0 && opencodeWordOrTick(text[i-1])) {
+			continue
+		}
+		m := opencodeMentionRest.FindString(text[i+1:])
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+		i += len(m)
+	}
+	return out
+}
+
+// opencodeWordOrTick reports whether b is JavaScript's \w or a backquote.
+func opencodeWordOrTick(b byte) bool {
+	return b == '_' || b == '`' || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9')
+}
+
+// opencodeMentionPath is where OpenCode reads a mention: under the home
+// folder for one starting with ~/, else resolved against the worktree.
+func opencodeMentionPath(worktree, m string) (string, error) {
+	if rest, ok := strings.CutPrefix(m, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", malformed("a mention of %q: no home folder: %v", m, err)
+		}
+		return filepath.Join(home, rest), nil
+	}
+	return opencodeResolve(worktree, m), nil
 }
 
 // opencodeAccesses adds what one of OpenCode's file tools touches.

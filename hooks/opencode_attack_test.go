@@ -126,3 +126,51 @@ func TestOpenCodeGrepFollowsLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenCodeTaskMentions: OpenCode reads each file a sub-agent's prompt
+// @-mentions into the sub-agent's first message itself, with its read
+// tool but no tool call the plugin sees, so the task call is checked as
+// a read of each.
+func TestOpenCodeTaskMentions(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := root+"/home", root+"/home/w"
+	t.Setenv("HOME", home)
+	agentsWriteFile(t, ws+"/sub/AGENTS.md", "x")
+	cases := []struct {
+		name, prompt, worktree string
+		want                   []string
+	}{
+		{"no mention", "summarize the project", ws, nil},
+		{"a home path", "summarize @~/secret.txt please", ws, []string{home + "/secret.txt"}},
+		{"relative, against the worktree", "see @../secret.txt, then @src/a.go.", ws + "/sub", []string{home + "/w/secret.txt", ws + "/sub/src/a.go", ws + "/sub/AGENTS.md"}},
+		{"absolute, once each", "@/etc/passwd and @/etc/passwd", ws, []string{"/etc/passwd"}},
+		{"with the instruction files read beside it", "@sub/x.txt", ws, []string{ws + "/sub/x.txt", ws + "/sub/AGENTS.md"}},
+		{"an e-mail address or code is no mention", "mail a@b.org or run `@x`", ws, nil},
+		{"ends where JavaScript's \\s does", "@/etc/passwd\u00a0tail", ws, []string{"/etc/passwd"}},
+		{"ends at a comma or backquote", "@/etc/hosts,@/etc/group`", ws, []string{"/etc/hosts", "/etc/group"}},
+		{"no worktree: the cwd", "@x.txt", "", []string{ws + "/x.txt"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"worktree":%q,"tool_name":"task","args":{"description":"d","prompt":%q,"subagent_type":"general"},"mcp_servers":null}`,
+				ws, tc.worktree, tc.prompt)
+			c, err := adapterOf(t, "opencode").parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range c.Accesses {
+				if a.Op != "read" {
+					t.Errorf("access %+v is not a read", a)
+				}
+				got = append(got, a.Path)
+			}
+			if !reflect.DeepEqual(got, tc.want) || c.NoFiles != (tc.want == nil) {
+				t.Errorf("reads %q (no files %v), want %q", got, c.NoFiles, tc.want)
+			}
+		})
+	}
+}
