@@ -30,7 +30,8 @@ console.log(JSON.stringify(output.system));
 // CLAUDE.md or CONTEXT.md of the project's folders into the system prompt
 // with no tool call, so a link the agent made in the workspace to a file
 // outside would hand the model that file unasked; the plugin withholds
-// such a file's content and leaves every other instruction file as it is.
+// such a file's content and leaves every other instruction file as it is;
+// likewise the skills it lists from each SKILL.md it reads.
 func TestOpenCodeWithholdsLinkedInstructions(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -45,10 +46,12 @@ func TestOpenCodeWithholdsLinkedInstructions(t *testing.T) {
 	writeFile(t, home+"/dotfiles/AGENTS.md", "the person's own\n")
 	writeFile(t, ws+"/notes.md", "in the workspace\n")
 	writeFile(t, ws+"/plain/AGENTS.md", "plain\n")
+	writeFile(t, ws+"/.agents/skills/ok/SKILL.md", "---\nname: ok\n---\n")
 	for link, target := range map[string]string{
 		ws + "/CLAUDE.md":                    "../../home/secret.txt",
 		ws + "/in/AGENTS.md":                 "../notes.md",
 		ws + "/gone/AGENTS.md":               root + "/missing",
+		ws + "/.agents/skills/s/SKILL.md":    home + "/secret.txt",
 		repo + "/AGENTS.md":                  home + "/secret.txt",
 		home + "/.config/opencode/AGENTS.md": home + "/dotfiles/AGENTS.md",
 	} {
@@ -61,9 +64,16 @@ func TestOpenCodeWithholdsLinkedInstructions(t *testing.T) {
 	}
 	const withheld = "(withheld by pathgrant: this file is a link to a file outside the workspace)"
 	block := func(file, content string) string { return "Instructions from: " + file + "\n" + content }
+	skill := func(name, desc, file string) string {
+		return "  <skill>\n    <name>" + name + "</name>\n    <description>" + desc + "</description>\n    <location>" + file + "</location>\n  </skill>\n"
+	}
 	cases := []struct {
 		name, worktree, system, want string
 	}{
+		{"a skill whose SKILL.md links out of the workspace", ws,
+			"<available_skills>\n" + skill("ok", "fine", ws+"/.agents/skills/ok/SKILL.md") + skill("s", "SECRET", ws+"/.agents/skills/s/SKILL.md") +
+				skill("b", "built in", "&lt;built-in&gt;") + "</available_skills>",
+			"<available_skills>\n" + skill("ok", "fine", ws+"/.agents/skills/ok/SKILL.md") + skill("b", "built in", "&lt;built-in&gt;") + "</available_skills>"},
 		{"a link out of the workspace", ws,
 			"You are OpenCode.\n" + block(ws+"/CLAUDE.md", "TOPSECRET\n") + "\nSkills provide …",
 			"You are OpenCode.\n" + block(ws+"/CLAUDE.md", withheld) + "\nSkills provide …"},

@@ -189,12 +189,31 @@ function withholdLinked(roots, text) {
   return text;
 }
 
+// unescapeXML undoes the escaping OpenCode applies to a skill's location.
+function unescapeXML(text) {
+  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]);
+}
+
+// withholdLinkedSkills drops from the system prompt's list of skills each
+// one whose SKILL.md lies in the workspace and links out of it: OpenCode
+// reads every SKILL.md it finds (.agents/skills and the like) with no tool
+// call and puts its name and description in the prompt, so a link there
+// would hand the model part of a file outside unasked.
+function withholdLinkedSkills(roots, text) {
+  return text.replace(/[ \t]*<skill>\s*<name>[\s\S]*?<\/skill>\n?/g, (block) => {
+    const location = /<location>([^<]*)<\/location>/.exec(block);
+    return location && linksOut(roots, unescapeXML(location[1])) ? "" : block;
+  });
+}
+
 export const PathgrantPlugin = async ({ client, directory, worktree }) => ({
   "experimental.chat.system.transform": async (_input, output) => {
     const roots = [directory, worktree].filter((r) => typeof r === "string" && r !== "" && r !== "/");
     if (!output || !Array.isArray(output.system)) return;
     for (let i = 0; i < output.system.length; i++) {
-      if (typeof output.system[i] === "string") output.system[i] = withholdLinked(roots, output.system[i]);
+      if (typeof output.system[i] === "string") {
+        output.system[i] = withholdLinkedSkills(roots, withholdLinked(roots, output.system[i]));
+      }
     }
   },
   "tool.execute.before": async (input, output) => {
