@@ -31,10 +31,7 @@ func TestClineReadsAsClineTakesThem(t *testing.T) {
 		}
 		return out
 	}
-	cases := []struct {
-		name, input string
-		want        []Access
-	}{
+	cases := []pathCase{
 		{"a name its folder holds with a no-break space", in(`{"files":[{"path":"a b"}]}`),
 			reads(dir+"/a b", dir+"/a\u00a0b")},
 		{"a decomposed folder", in(`["/d/caf\u00e9/x"]`),
@@ -45,17 +42,7 @@ func TestClineReadsAsClineTakesThem(t *testing.T) {
 			reads("/d/ 1 AM./Shot 9.41 AM.png", "/d/ 1 AM./Shot 9.41\u202fAM.png")},
 		{"a plain name is one read", in(`"x"`), reads(dir + "/x")},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, "cline").parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
-	}
+	runPathCases(t, "cline", cases)
 }
 
 // TestClinePatchHeadersAsClineTrimsThem: Cline's patch parser trims a

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"reflect"
 	"testing"
 )
 
@@ -13,10 +12,7 @@ func TestCopilotPathsEveryWayCopilotMayTakeThem(t *testing.T) {
 	in := func(tool, args string) string {
 		return `{"sessionId":"s","cwd":"/w","toolName":"` + tool + `","toolArgs":` + args + `}`
 	}
-	cases := []struct {
-		name, input string
-		want        []Access
-	}{
+	cases := []pathCase{
 		{"a quoted path", in("view", `{"path":"\"/h/.ssh/id_rsa\""}`),
 			[]Access{{Op: "read", Path: `/w/"/h/.ssh/id_rsa"`}, {Op: "read", Path: "/h/.ssh/id_rsa"}}},
 		{"a path after a space", in("create", `{"path":" /h/.bashrc","file_text":"x"}`),
@@ -30,18 +26,5 @@ func TestCopilotPathsEveryWayCopilotMayTakeThem(t *testing.T) {
 		{"a plain path is one", in("view", `{"path":"/w/a.txt"}`),
 			[]Access{{Op: "read", Path: "/w/a.txt"}}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, "copilot").parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
-	}
+	runPathCases(t, "copilot", cases)
 }

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"reflect"
 	"testing"
 )
 
@@ -14,10 +13,7 @@ func TestDroidPathsAsDroidTakesThem(t *testing.T) {
 		return `{"hook_event_name":"PreToolUse","cwd":"/w","tool_name":"` + tool + `","tool_input":` + args + `}`
 	}
 	tree := func(p string) Access { return Access{Command: "ls -R -- '" + p + "'"} }
-	cases := []struct {
-		name, input string
-		want        []Access
-	}{
+	cases := []pathCase{
 		{"a glob pattern after a space", in("Glob", `{"patterns":[" /h/.ssh/*"]}`),
 			[]Access{tree("/h/.ssh"), tree("/w/h/.ssh")}},
 		{"an absolute pattern is also anchored at the folder", in("Glob", `{"patterns":"/src/*.go","folder":"/d"}`),
@@ -31,18 +27,5 @@ func TestDroidPathsAsDroidTakesThem(t *testing.T) {
 		{"a screenshot's name", in("Read", `{"file_path":"/d/Shot 9.41 PM.png"}`),
 			[]Access{{Op: "read", Path: "/d/Shot 9.41 PM.png"}, {Op: "read", Path: "/d/Shot 9.41\u202fPM.png"}}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, "droid").parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
-	}
+	runPathCases(t, "droid", cases)
 }

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"reflect"
 	"testing"
 )
 
@@ -11,10 +10,7 @@ import (
 // searches and every file Pi's read may open.
 func TestPiSearchRootsAndReadVariants(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
-	cases := []struct {
-		name, input string
-		want        []Access
-	}{
+	cases := []pathCase{
 		{"a grep in the home folder", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"grep","input":{"pattern":"PRIVATE","path":"~/.ssh"}}`,
 			[]Access{{Command: "ls -R -- '/home/u/.ssh'"}}},
 		{"a grep of @~", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"grep","input":{"pattern":"x","path":"@~"}}`,
@@ -38,18 +34,25 @@ func TestPiSearchRootsAndReadVariants(t *testing.T) {
 		{"a plain read is one read", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":{"path":"a.txt"}}`,
 			[]Access{{Op: "read", Path: "/w/a.txt"}}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, "pi").parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
+	runPathCases(t, "pi", cases)
+}
+
+// TestPiPathsAsPiTakesThem: Pi drops one leading "@" from a tool's path
+// and reads Unicode spaces as plain ones before resolving it (its
+// expandPath), so the hook checks the path Pi opens, not a name inside the
+// workspace that Pi never opens.
+func TestPiPathsAsPiTakesThem(t *testing.T) {
+	cases := []pathCase{
+		{"an @ before an absolute path", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":{"path":"@/h/.ssh/id_rsa"}}`,
+			[]Access{{Op: "read", Path: "/h/.ssh/id_rsa"}}},
+		{"an @ before a home path", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"write","input":{"path":"@~/.bashrc","content":"x"}}`,
+			[]Access{{Op: "write", Path: "~/.bashrc"}}},
+		{"an @ before a search's folder", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"ls","input":{"path":"@/d"}}`,
+			[]Access{{Op: "read", Path: "/d"}}},
+		{"a no-break space", "{\"hook_event_name\":\"tool_call\",\"cwd\":\"/w\",\"tool_name\":\"read\",\"input\":{\"path\":\"/d/a\u00a0b\"}}",
+			[]Access{{Op: "read", Path: "/d/a b"}}},
+		{"only one @ is dropped", `{"hook_event_name":"tool_call","cwd":"/w","tool_name":"read","input":{"path":"@@x"}}`,
+			[]Access{{Op: "read", Path: "/w/@x"}}},
 	}
+	runPathCases(t, "pi", cases)
 }

@@ -3,7 +3,6 @@ package hooks
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -23,10 +22,7 @@ func TestQwenPathsAsQwenTakesThem(t *testing.T) {
 		return `{"hook_event_name":"PreToolUse","cwd":"` + strings.ReplaceAll(dir, `"`, `\"`) + `","tool_name":"` + tool + `","tool_input":` + args + `}`
 	}
 	tree := func(p string) Access { return Access{Command: "ls -R -- '" + p + "'"} }
-	cases := []struct {
-		name, input string
-		want        []Access
-	}{
+	cases := []pathCase{
 		{"a grep in the home folder", in("grep_search", `{"pattern":"x","path":"~/.ssh"}`), []Access{tree("/home/u/.ssh")}},
 		{"a grep in the home folder written with a backslash", in("grep_search", `{"pattern":"x","path":"~\\.ssh"}`), []Access{tree("/home/u/.ssh")}},
 		{"backslashes are separators, joined as Node joins", in("grep_search", `{"pattern":"x","path":"~\\..\\..\\etc"}`), []Access{tree("/etc")}},
@@ -35,18 +31,5 @@ func TestQwenPathsAsQwenTakesThem(t *testing.T) {
 		{"a glob's folders in every spelling", in("glob", `{"pattern":"KEYS/*"}`),
 			[]Access{tree(dir + "/KEYS"), tree(dir + "/Keys"), tree(dir + "/keys")}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, "qwen").parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
-	}
+	runPathCases(t, "qwen", cases)
 }
