@@ -246,3 +246,23 @@ func hookEnv() []string {
 	}
 	return env
 }
+
+// approveOnce waits up to 20 s for the pending request whose path ends
+// in suffix and approves it once with the person's code.
+func (d *daemon) approveOnce(t *testing.T, suffix string) {
+	t.Helper()
+	var id string
+	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, r := range d.srv.Engine().Pending() {
+			if strings.HasSuffix(r.Path, suffix) {
+				id = r.ID
+			}
+		}
+	}
+	if id == "" {
+		t.Fatal("no approval request")
+	}
+	if _, err := d.client.Decide(context.Background(), id, wire.Decision{Scope: "once", Code: d.person.Code(t, id)}); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+}

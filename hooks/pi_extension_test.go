@@ -7,12 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"pathgrant/hooks/clientconfig"
-	"pathgrant/wire"
 )
 
 // piDriver loads the shipped Pi extension the way Pi does (a default
@@ -117,22 +115,7 @@ func TestPiExtension(t *testing.T) {
 			done <- outcome{res, err}
 		}()
 		writeFile(t, d.dl+"/other.csv", "x")
-		var id string
-		deadline := time.Now().Add(20 * time.Second)
-		for id == "" && time.Now().Before(deadline) {
-			for _, r := range d.srv.Engine().Pending() {
-				if strings.HasSuffix(r.Path, "/other.csv") {
-					id = r.ID
-				}
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		if id == "" {
-			t.Fatal("no approval request")
-		}
-		if _, err := d.client.Decide(context.Background(), id, wire.Decision{Scope: "once", Code: d.person.Code(t, id)}); err != nil {
-			t.Fatalf("approve: %v", err)
-		}
+		d.approveOnce(t, "/other.csv")
 		if o := <-done; o.err != nil || len(o.res) != 1 || o.res[0] != nil {
 			t.Errorf("after approval: %+v %v", o.res, o.err)
 		}

@@ -3,9 +3,7 @@ package clientconfig
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"pathgrant/hooks"
 )
@@ -28,13 +26,7 @@ const OpenCodePluginMarker = "// pathgrant: OpenCode plugin"
 // OpenCodePluginFor returns the plugin that runs the hook command argv
 // (`/path/pathgrant-hook opencode`, with any further arguments such as
 // --socket).
-func OpenCodePluginFor(argv []string) string {
-	data, err := json.Marshal(argv)
-	if err != nil { // a []string always marshals
-		panic(err)
-	}
-	return strings.Replace(OpenCodePlugin, PiHookPlaceholder, string(data), 1)
-}
+func OpenCodePluginFor(argv []string) string { return withHookArgv(OpenCodePlugin, argv) }
 
 // installOpenCodePlugin writes pathgrant's OpenCode plugin.
 var installOpenCodePlugin = ownFile(OpenCodePluginMarker, OpenCodePluginFor)

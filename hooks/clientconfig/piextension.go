@@ -26,10 +26,14 @@ const PiExtensionMarker = "// pathgrant: Pi extension"
 
 // PiExtensionFor returns the extension that runs the hook command argv
 // (`/path/pathgrant-hook pi`, with any further arguments such as --socket).
-func PiExtensionFor(argv []string) string {
+func PiExtensionFor(argv []string) string { return withHookArgv(PiExtension, argv) }
+
+// withHookArgv is text (a Pi extension or OpenCode plugin) with its
+// PiHookPlaceholder replaced by argv as a JSON array.
+func withHookArgv(text string, argv []string) string {
 	data, err := json.Marshal(argv)
 	if err != nil { // a []string always marshals
 		panic(err)
 	}
-	return strings.Replace(PiExtension, PiHookPlaceholder, string(data), 1)
+	return strings.Replace(text, PiHookPlaceholder, string(data), 1)
 }
