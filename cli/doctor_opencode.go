@@ -23,7 +23,8 @@ import (
 // OpenCode nor pathgrant's plugin is installed, a problem they find is
 // only information.
 func opencodeChecks(env doctorEnv, c clientconfig.Client, home string, installed bool) []doctorCheck {
-	out := []doctorCheck{opencodeEnvCheck(env), opencodeProjectCheck(env, c, home), opencodePermissionCheck(env, c, home)}
+	out := []doctorCheck{opencodeEnvCheck(env), opencodeProjectCheck(env, c, home), opencodePermissionCheck(env, c, home),
+		opencodeRunnersCheck(env, c, home)}
 	argv, err := installedHook(env, c.Name, c.SettingsPath(env.Getenv, home, ""))
 	if installed || err != nil || argv != nil {
 		return out
@@ -351,4 +352,41 @@ func externalDirectoryAction(doc any) string {
 		}
 	}
 	return ""
+}
+
+// opencodeRunnersCheck says whether the user's config turns on OpenCode's
+// language servers or formatters ("lsp", "formatter"; off unless set in
+// 1.18.33). OpenCode runs them itself, outside pathgrant's confinement,
+// on the files the agent writes, and they run project code (a
+// prettier.config.js, an eslint plugin, a build script a language server
+// builds with): whatever a confined command wrote into the workspace
+// would then run unconfined.
+func opencodeRunnersCheck(env doctorEnv, c clientconfig.Client, home string) doctorCheck {
+	d := doctorCheck{Name: "opencode lsp and formatters", Status: doctorOK}
+	var on []string
+	for _, name := range []string{"config.json", "opencode.json", "opencode.jsonc"} {
+		p := filepath.Join(c.Dir(env.Getenv, home), name)
+		data, err := env.ReadFile(p)
+		if err != nil {
+			continue // unreadable files are the external_directory line's to report
+		}
+		v, err := decodeJSONC(data)
+		m, _ := v.(map[string]any)
+		if err != nil || m == nil {
+			continue
+		}
+		for _, key := range []string{"lsp", "formatter"} {
+			if x, ok := m[key]; ok && x != false && x != nil {
+				on = append(on, fmt.Sprintf("%q in %s", key, p))
+			}
+		}
+	}
+	if len(on) == 0 {
+		d.Detail = "OpenCode runs no language server or formatter of its own (lsp and formatter are off)"
+		return d
+	}
+	d.Status = doctorWarn
+	d.Detail = strings.Join(on, ", ") + ": OpenCode runs these itself, unconfined, on the files the agent writes, and they run project code the agent can write"
+	d.Fix = `set "lsp": false and "formatter": false, or accept that a project's tool configuration runs outside pathgrant's confinement`
+	return d
 }

@@ -40,6 +40,16 @@ func TestDoctorOpenCode(t *testing.T) {
 			"opencode environment":        {doctorOK, []string{"no OPENCODE_PURE"}},
 			"opencode project":            {doctorOK, []string{"no plugin, tool or config of a project's own in ROOT/work nor in HOME/.opencode"}},
 			"opencode external_directory": {doctorInfo, []string{`"external_directory" is not set in HOME/.config/opencode`, "`opencode run` refuses it", `set "permission": {"external_directory": "allow"} in ` + userCfg}},
+			"opencode lsp and formatters": {doctorOK, []string{"lsp and formatter are off"}},
+		}},
+		{name: "language servers on", files: map[string]string{userCfg: `{"lsp": true}`}, want: map[string]doctorLine{
+			"opencode lsp and formatters": {doctorWarn, []string{`"lsp" in ` + userCfg, "unconfined", `set "lsp": false and "formatter": false`}},
+		}},
+		{name: "formatters configured, in a config with comments", files: map[string]string{"HOME/.config/opencode/opencode.jsonc": "{\n  // format on save\n  \"formatter\": {\"prettier\": {\"disabled\": false}},\n}\n"}, want: map[string]doctorLine{
+			"opencode lsp and formatters": {doctorWarn, []string{`"formatter" in HOME/.config/opencode/opencode.jsonc`}},
+		}},
+		{name: "both off", files: map[string]string{userCfg: `{"lsp": false, "formatter": false}`}, want: map[string]doctorLine{
+			"opencode lsp and formatters": {doctorOK, []string{"lsp and formatter are off"}},
 		}},
 		{name: "OPENCODE_PURE switches the plugin off", vars: map[string]string{"OPENCODE_PURE": "1"}, want: map[string]doctorLine{
 			"opencode environment": {doctorFail, []string{"OPENCODE_PURE=1: OpenCode loads no external plugin, pathgrant's included", "never start opencode with --pure"}},
