@@ -176,7 +176,8 @@ func claudeGrep(c *Call, f fields) (Access, error) {
 	return searched(searchAccess(under(c.Cwd, orDefault(claudeExpand(c.Client, base), c.Cwd))), in), nil
 }
 
-// jsSpace is the white space JavaScript's String.prototype.trim removes.
+// jsSpace is JavaScript's white space: what String.prototype.trim removes
+// and a regular expression's \s matches.
 func jsSpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':

@@ -181,7 +181,7 @@ func clineReadVariants(p string) []string {
 			out = append(out, v)
 		}
 	}
-	for _, v := range []string{dir + piAMPM.ReplaceAllString(name, "\u202f${1}."), nfd, curly(p), curly(nfd)} {
+	for _, v := range []string{dir + piAMPM(name), nfd, curly(p), curly(nfd)} {
 		add(v)
 	}
 	if dir == "" {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -120,13 +119,38 @@ func opencodeTask(c *Call, f fields, worktree string) error {
 	return nil
 }
 
-// opencodeSpace is JavaScript's \s: OpenCode's mention pattern ends a
-// path at any of these, Go's \s at the ASCII ones only.
-const opencodeSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+// opencodeMentionAt is the mention at the start of s (what follows its
+// @) as OpenCode 1.18.33's FILE_REGEX takes it,
+// /(?<![\w`])@(\.?[^\s`,.]*(?:\.[^\s`,.]+)*)/g: an optional dot, a run of
+// characters that end no path, then each further dot followed by such a
+// run. Hand-written: the hook links no regexp.
+func opencodeMentionAt(s string) string {
+	i := 0
+	if strings.HasPrefix(s, ".") {
+		i = 1
+	}
+	i += opencodeMentionRun(s[i:])
+	for i < len(s) && s[i] == '.' {
+		n := opencodeMentionRun(s[i+1:])
+		if n == 0 {
+			break
+		}
+		i += 1 + n
+	}
+	return s[:i]
+}
 
-// opencodeMentionRest is what follows the @ of a mention in OpenCode
-// 1.18.33's FILE_REGEX, /(?<![\w`])@(\.?[^\s`,.]*(?:\.[^\s`,.]+)*)/g.
-var opencodeMentionRest = regexp.MustCompile("^\\.?[^" + opencodeSpace + "`,.]*(?:\\.[^" + opencodeSpace + "`,.]+)*")
+// opencodeMentionRun is the length of the run at the start of s of
+// characters that end no mention: not JavaScript's \s, a backquote, a
+// comma or a dot.
+func opencodeMentionRun(s string) int {
+	for i, r := range s {
+		if r == '`' || r == ',' || r == '.' || jsSpace(r) {
+			return i
+		}
+	}
+	return len(s)
+}
 
 // opencodeMentions are the paths text @-mentions as OpenCode finds them:
 // an @ not preceded by a word character or a backquote, then the path,
@@ -137,7 +161,7 @@ func opencodeMentions(text string) []string {
 		if text[i] != '@' || (i > 0 && opencodeWordOrTick(text[i-1])) {
 			continue
 		}
-		m := opencodeMentionRest.FindString(text[i+1:])
+		m := opencodeMentionAt(text[i+1:])
 		if m != "" && !slices.Contains(out, m) {
 			out = append(out, m)
 		}
@@ -330,9 +354,24 @@ func opencodeResolve(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
-// opencodeUnsafe is what OpenCode replaces in a server's and a tool's
-// name to make an MCP tool's name.
-var opencodeUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+// opencodeSafe is a server's or a tool's name as OpenCode puts it in an
+// MCP tool's name: JavaScript's replace(/[^a-zA-Z0-9_-]/g, "_"), which
+// works on UTF-16 code units, so a character beyond the BMP becomes two
+// underscores.
+func opencodeSafe(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r > 0xffff:
+			b.WriteString("__")
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
 
 // opencodeOther marks a tool that is not one of OpenCode's own: an MCP
 // tool when its name starts with a configured server's name and "_",
@@ -344,7 +383,7 @@ var opencodeUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 func opencodeOther(c Call, servers map[string]json.RawMessage) (Call, error) {
 	var fits []string
 	for s := range servers {
-		if strings.HasPrefix(c.Tool, opencodeUnsafe.ReplaceAllString(s, "_")+"_") {
+		if strings.HasPrefix(c.Tool, opencodeSafe(s)+"_") {
 			fits = append(fits, s)
 		}
 	}
@@ -354,7 +393,7 @@ func opencodeOther(c Call, servers map[string]json.RawMessage) (Call, error) {
 	case len(fits) > 1:
 		mcpTool(&c, "", false)
 	default:
-		tool := strings.TrimPrefix(c.Tool, opencodeUnsafe.ReplaceAllString(fits[0], "_")+"_")
+		tool := strings.TrimPrefix(c.Tool, opencodeSafe(fits[0])+"_")
 		mcpTool(&c, fits[0], fits[0] == BridgeServer && opencodeRunsBridge(servers[fits[0]]) && bridgeTool(BridgeServer, tool))
 	}
 	return c, nil

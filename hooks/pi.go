@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -147,9 +146,21 @@ func piFindRoot(base, pattern string) string {
 	return globRoot(base, pattern)
 }
 
-// piAMPM is the " AM." or " PM." of a macOS screenshot's name, which Pi
-// also tries with a narrow no-break space.
-var piAMPM = regexp.MustCompile(`(?i) (AM|PM)\.`)
+// piAMPM is s with the space of each " AM." or " PM." (any case) of a
+// macOS screenshot's name made a narrow no-break space, as Pi also tries
+// it (JavaScript's replace(/ (AM|PM)\./gi, "\u202f$1.")).
+func piAMPM(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' && i+3 < len(s) && s[i+3] == '.' && strings.EqualFold(s[i+2:i+3], "m") &&
+			(s[i+1] == 'a' || s[i+1] == 'A' || s[i+1] == 'p' || s[i+1] == 'P') {
+			b.WriteString("\u202f")
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
 
 // piReadVariants are the files Pi 0.73.1's read may open for the path p
 // (resolveReadPath in its path-utils): p itself or, when p is missing,
@@ -163,7 +174,7 @@ func piReadVariants(p string) []string {
 	nfd := norm.NFD.String(p)
 	curly := func(s string) string { return strings.ReplaceAll(s, "'", "\u2019") }
 	out := []string{p}
-	for _, v := range []string{piAMPM.ReplaceAllString(p, "\u202f${1}."), nfd, curly(p), curly(nfd)} {
+	for _, v := range []string{piAMPM(p), nfd, curly(p), curly(nfd)} {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
