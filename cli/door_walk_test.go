@@ -84,13 +84,14 @@ func doorRunners() map[engine.Door]doorRunner {
 // hookFixtures are a shell tool call of each client whose hook rewrites
 // (hooks' testdata): the command and cwd are replaced.
 var hookFixtures = map[string]string{
-	"claude":  "claude-code-2.1.328-pretooluse-bash.json",
-	"codex":   "codex-pretooluse-bash-workspace.json",
-	"gemini":  "gemini-cli-0.61.0-beforetool-run_shell_command.json",
-	"pi":      "pi-tool_call-bash-downloads.json",
-	"copilot": "copilot-1.0.102-pretooluse-bash.json",
-	"droid":   "droid-0.225.2-pretooluse-execute.json",
-	"cline":   "cline-3.0.65-pretooluse-run_commands.json",
+	"claude":   "claude-code-2.1.328-pretooluse-bash.json",
+	"codex":    "codex-pretooluse-bash-workspace.json",
+	"gemini":   "gemini-cli-0.61.0-beforetool-run_shell_command.json",
+	"pi":       "pi-tool_call-bash-downloads.json",
+	"copilot":  "copilot-1.0.102-pretooluse-bash.json",
+	"droid":    "droid-0.225.2-pretooluse-execute.json",
+	"cline":    "cline-3.0.65-pretooluse-run_commands.json",
+	"opencode": "opencode-1.18.33-bash-downloads.json",
 }
 
 // walkDoors is every door to walk, by name: each of engine.Doors, the hook
@@ -641,12 +642,15 @@ func hookRunner(client string) doorRunner {
 			t.Fatal(err)
 		}
 		call["cwd"] = w.work
+		if _, ok := call["worktree"]; ok { // OpenCode's project folder
+			call["worktree"] = w.work
+		}
 		for _, k := range []string{"session_id", "sessionId"} { // Copilot's payloads are camelCase
 			if _, ok := call[k]; ok {
 				call[k] = "door-walk-" + client
 			}
 		}
-		for _, k := range []string{"tool_input", "input", "toolArgs"} {
+		for _, k := range []string{"tool_input", "input", "toolArgs", "args"} { // OpenCode's plugin sends args
 			if in, ok := call[k].(map[string]any); ok {
 				in["command"] = script
 			}

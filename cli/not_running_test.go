@@ -23,15 +23,16 @@ import (
 // outside the workspace), from hooks/testdata: a client without one fails
 // TestNotRunningNamesTheFix.
 var downFixtures = map[string]string{
-	"claude":  "claude-code-2.1.328-pretooluse-read.json",
-	"cline":   "cline-3.0.65-pretooluse-read_files.json",
-	"codex":   "codex-pretooluse-bash-downloads.json",
-	"copilot": "copilot-1.0.102-pretooluse-view.json",
-	"cursor":  "cursor-beforereadfile-downloads.json",
-	"droid":   "droid-0.225.2-pretooluse-read.json",
-	"gemini":  "gemini-cli-0.61.0-beforetool-read_file.json",
-	"pi":      "pi-tool_call-read-downloads.json",
-	"qwen":    "qwen-code-0.24.4-pretooluse-read_file.json",
+	"claude":   "claude-code-2.1.328-pretooluse-read.json",
+	"cline":    "cline-3.0.65-pretooluse-read_files.json",
+	"codex":    "codex-pretooluse-bash-downloads.json",
+	"copilot":  "copilot-1.0.102-pretooluse-view.json",
+	"cursor":   "cursor-beforereadfile-downloads.json",
+	"droid":    "droid-0.225.2-pretooluse-read.json",
+	"gemini":   "gemini-cli-0.61.0-beforetool-read_file.json",
+	"opencode": "opencode-1.18.33-read-downloads.json",
+	"pi":       "pi-tool_call-read-downloads.json",
+	"qwen":     "qwen-code-0.24.4-pretooluse-read_file.json",
 }
 
 // downRun is one client's call with nothing on the socket: what the agent
