@@ -265,7 +265,8 @@ func opencodeConfigFindings(env doctorEnv, c clientconfig.Client, file string) [
 		}
 	}
 	servers, _ := doc["mcp"].(map[string]any)
-	if _, ok := servers[hooks.BridgeServer]; ok && !c.BridgeConfigured(jsoncToJSON(data)) {
+	std, _ := standardJSON(data) // decodeJSONC above read it
+	if _, ok := servers[hooks.BridgeServer]; ok && !c.BridgeConfigured(std) {
 		found = append(found, finding{doctorFail, fmt.Sprintf("%s has an MCP server named %q that does not run pathgrant's bridge", file, hooks.BridgeServer), opencodeProjectFix})
 	}
 	return found

@@ -6,7 +6,8 @@ import (
 )
 
 // TestDecodeJSONC: comments and trailing commas are read as OpenCode's
-// config parser reads them, and never inside a string.
+// config parser reads them, and never inside a string; a document that is
+// not JSON with comments is an error.
 func TestDecodeJSONC(t *testing.T) {
 	tests := []struct {
 		name, in string
@@ -21,7 +22,7 @@ func TestDecodeJSONC(t *testing.T) {
 		{name: "slashes in a string", in: `{"url": "http://x/*y*/", "p": "a//b"}`, want: map[string]any{"url": "http://x/*y*/", "p": "a//b"}},
 		{name: "escaped quote in a string", in: `{"q": "say \"//\" ,}", "n": 1}`, want: map[string]any{"q": `say "//" ,}`, "n": 1.0}},
 		{name: "escaped backslash ends the string", in: `{"d": "c:\\", "e": 2 // x` + "\n}", want: map[string]any{"d": `c:\`, "e": 2.0}},
-		{name: "unterminated block comment", in: `{"a": 1} /* open`, want: map[string]any{"a": 1.0}},
+		{name: "unterminated block comment", in: `{"a": 1} /* open`, err: true},
 		{name: "not JSON", in: `{"plugin": [`, err: true},
 	}
 	for _, tt := range tests {
