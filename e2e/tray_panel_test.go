@@ -201,10 +201,26 @@ func (w *wmDesktop) menuShot(t *testing.T, g geometry, name string) {
 // closeMenu closes an open panel menu without choosing.
 func (w *wmDesktop) closeMenu(t *testing.T, win string) {
 	t.Helper()
-	w.output(t, "xdotool", "key", "Escape")
-	waitUntil(t, 10*time.Second, "the panel's menu to close", func() bool {
-		return !slices.Contains(w.visibleWindows(t), win)
-	})
+	// The menu's window may be mapped before it holds the keyboard (a
+	// loaded machine): an Escape sent before then closes nothing, so it is
+	// sent again each second until the menu is gone.
+	for range 10 {
+		w.output(t, "xdotool", "key", "Escape")
+		if waitFor(time.Second, func() bool { return !slices.Contains(w.visibleWindows(t), win) }) {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for the panel's menu to close")
+}
+
+// waitFor polls cond until it holds or limit passes, and says which.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
 }
 
 // chooseInPanelMenu opens the menu and picks its n-th enabled item from
