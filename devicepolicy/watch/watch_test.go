@@ -75,6 +75,8 @@ func TestWatch(t *testing.T) {
 			}
 		})
 	}
+	// The policy in force is set before onChange runs: wait for the call.
+	waitFor(t, func() bool { return len(changed) >= 2 })
 	if n := len(changed); n != 2 {
 		t.Errorf("onChange called %d times, want 2 (the good changes)", n)
 	}
