@@ -158,7 +158,9 @@ func menuMatches(got, want []string) bool {
 
 // panelMenu opens the tray icon's menu in the panel with a click (the
 // icon is the panel's first item, at its left end) and returns the new
-// menu window and its geometry.
+// menu window and its geometry: a window new since the click whose type
+// is a menu (the icon's tooltip shows there too, and a notification may
+// show meanwhile), below the panel.
 func (w *wmDesktop) panelMenu(t *testing.T) (string, geometry) {
 	t.Helper()
 	before := w.visibleWindows(t)
@@ -171,7 +173,7 @@ func (w *wmDesktop) panelMenu(t *testing.T) (string, geometry) {
 				continue
 			}
 			g = w.windowGeometry(t, id)
-			if g.Y >= panelSize-2 && g.H > 40 {
+			if g.Y >= panelSize-2 && g.H > 40 && w.isMenu(id) {
 				win = id
 				return true
 			}
@@ -180,6 +182,13 @@ func (w *wmDesktop) panelMenu(t *testing.T) (string, geometry) {
 	})
 	time.Sleep(300 * time.Millisecond) // drawn
 	return win, g
+}
+
+// isMenu says whether window win's type is a menu's (GTK and Qt set
+// _NET_WM_WINDOW_TYPE_POPUP_MENU or _DROPDOWN_MENU on theirs).
+func (w *wmDesktop) isMenu(win string) bool {
+	out, err := w.command("xprop", "-id", win, "_NET_WM_WINDOW_TYPE").Output()
+	return err == nil && strings.Contains(string(out), "_MENU")
 }
 
 // visibleWindows lists every visible window on the screen.
@@ -203,14 +212,23 @@ func (w *wmDesktop) closeMenu(t *testing.T, win string) {
 	t.Helper()
 	// The menu's window may be mapped before it holds the keyboard (a
 	// loaded machine): an Escape sent before then closes nothing, so it is
-	// sent again each second until the menu is gone.
-	for range 10 {
-		w.output(t, "xdotool", "key", "Escape")
-		if waitFor(time.Second, func() bool { return !slices.Contains(w.visibleWindows(t), win) }) {
+	// sent again each second until the menu is gone, and every other time
+	// a click on the empty screen below the menu closes it as a person
+	// would.
+	gone := func() bool { return !slices.Contains(w.visibleWindows(t), win) }
+	for i := range 10 {
+		if i%2 == 0 {
+			w.output(t, "xdotool", "key", "Escape")
+		} else {
+			w.output(t, "xdotool", "mousemove", fmt.Sprint(w.Width/2), fmt.Sprint(w.Height-10), "click", "1")
+		}
+		if waitFor(time.Second, gone) {
 			return
 		}
 	}
-	t.Fatalf("timed out waiting for the panel's menu to close")
+	w.screenshot(t, w.Host.Name+"-menu-stuck.png")
+	props, _ := w.command("xprop", "-id", win, "WM_CLASS", "WM_NAME", "_NET_WM_WINDOW_TYPE").CombinedOutput()
+	t.Fatalf("timed out waiting for the panel's menu to close: window %s at %+v\n%s", win, w.windowGeometry(t, win), props)
 }
 
 // waitFor polls cond until it holds or limit passes, and says which.
