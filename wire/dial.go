@@ -34,11 +34,15 @@ func dial(ctx context.Context, path string, deadline time.Time, poll bool) (*os.
 		giveUp = deadline
 	}
 	pause := time.Millisecond
+	var lastTry error // the last try's errno, reported if the pause after it overslept the deadline
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, err)
 		}
 		if !deadline.IsZero() && time.Until(deadline) <= 0 {
+			if lastTry != nil {
+				return nil, dialError(path, lastTry)
+			}
 			return nil, fmt.Errorf("pathgrant daemon at %s: %w", path, context.DeadlineExceeded)
 		}
 		fd, err := connect(path, giveUp)
@@ -54,6 +58,7 @@ func dial(ctx context.Context, path string, deadline time.Time, poll bool) (*os.
 		if (err != syscall.EAGAIN && err != syscall.ECONNREFUSED) || time.Now().Add(pause).After(giveUp) {
 			return nil, dialError(path, err)
 		}
+		lastTry = err
 		time.Sleep(pause)
 		pause = min(2*pause, 50*time.Millisecond)
 	}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestAttackExecServed(t *testing.T) {
@@ -44,14 +43,7 @@ func TestAttackProcFdFromOutside(t *testing.T) {
 	write(t, filepath.Join(w.root, "report.csv"), "a,b\n")
 	write(t, filepath.Join(w.root, "sub", "x"), "x")
 	pid := runningSandbox(t, w, "cd "+w.root+"/sub; exec 7<"+w.root+"/report.csv; exec sleep 30")
-	time.Sleep(500 * time.Millisecond)
-	// the shell exec'd sleep: it is the sandbox init's child
-	kids, _ := os.ReadFile("/proc/" + itoa(pid) + "/task/" + itoa(pid) + "/children")
-	inner := strings.Fields(string(kids))
-	if len(inner) == 0 {
-		t.Fatal("no sandboxed process")
-	}
-	p := inner[0]
+	p := sleeping(t, pid) // in the served cwd, holding the served descriptor
 	before := len(w.ask.got())
 	if data, err := os.ReadFile("/proc/" + p + "/fd/7"); err == nil {
 		t.Errorf("an outsider reopened the sandbox's served descriptor: %q", data)

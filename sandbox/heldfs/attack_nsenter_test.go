@@ -92,6 +92,25 @@ func nsenterArgs(pid int, rest ...string) []string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// sleeping waits until the script in the sandbox whose init is pid got to
+// its last step, exec sleep (the init's child is then sleep: what the
+// script did before, a cd, an open, a stat, is done), and returns that
+// child's pid. A fixed pause instead was too short on a loaded machine.
+func sleeping(t *testing.T, pid int) string {
+	t.Helper()
+	children := "/proc/" + itoa(pid) + "/task/" + itoa(pid) + "/children"
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		kids, _ := os.ReadFile(children)
+		for _, k := range strings.Fields(string(kids)) {
+			if comm, _ := os.ReadFile("/proc/" + k + "/comm"); strings.TrimSpace(string(comm)) == "sleep" {
+				return k
+			}
+		}
+	}
+	t.Fatalf("the sandbox's script never got to its exec sleep")
+	return ""
+}
+
 func waitFor(path string) ([]byte, error) {
 	var data []byte
 	var err error
@@ -111,7 +130,7 @@ func TestAttackNsenterCached(t *testing.T) {
 	write(t, filepath.Join(w.root, "report.csv"), "a,b\n")
 	write(t, filepath.Join(w.root, "secret-name-only.txt"), "never opened")
 	pid := runningSandbox(t, w, "stat "+w.root+" >/dev/null; exec sleep 30")
-	time.Sleep(500 * time.Millisecond) // the sandbox's stat admitted its namespace
+	sleeping(t, pid) // the sandbox's stat admitted its namespace
 	token := tokenFromMountinfo(t, pid)
 	through := filepath.Join(w.srv.Dir(), token, "0")
 	before := len(w.ask.got())
@@ -133,7 +152,7 @@ func TestAttackNsenterReparented(t *testing.T) {
 	w := newWorld(t, allow)
 	write(t, filepath.Join(w.root, "report.csv"), "a,b\n")
 	pid := runningSandbox(t, w, "exec sleep 30")
-	time.Sleep(300 * time.Millisecond)
+	sleeping(t, pid)
 	token := tokenFromMountinfo(t, pid)
 	through := filepath.Join(w.srv.Dir(), token, "0")
 	outFile := filepath.Join(t.TempDir(), "stolen")
