@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"reflect"
 	"testing"
 )
 
@@ -43,17 +42,6 @@ func TestClaudePathsAsClaudeTakesThem(t *testing.T) {
 	}
 	t.Setenv("HOME", "/home/u")
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, tc.client).parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+v, want %+v", c.Accesses, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkPaths(t, tc.client, tc.input, tc.want) })
 	}
 }

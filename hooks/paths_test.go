@@ -12,22 +12,26 @@ type pathCase struct {
 	want        []Access
 }
 
-// runPathCases parses each case's input with client's adapter and
-// compares the accesses.
+// runPathCases checks each case's input with client's adapter.
 func runPathCases(t *testing.T, client string, cases []pathCase) {
 	t.Helper()
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := adapterOf(t, client).parse([]byte(tc.input))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range c.Accesses {
-				c.Accesses[i].Input = searchInput{}
-			}
-			if !reflect.DeepEqual(c.Accesses, tc.want) {
-				t.Errorf("accesses %+q, want %+q", c.Accesses, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkPaths(t, client, tc.input, tc.want) })
+	}
+}
+
+// checkPaths parses input with client's adapter and compares the
+// accesses with want.
+func checkPaths(t *testing.T, client, input string, want []Access) {
+	t.Helper()
+	c, err := adapterOf(t, client).parse([]byte(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Accesses {
+		c.Accesses[i].Input = searchInput{}
+	}
+	if !reflect.DeepEqual(c.Accesses, want) {
+		t.Errorf("accesses %+q, want %+q", c.Accesses, want)
 	}
 }
