@@ -59,17 +59,7 @@ func TestOpenCodeReadInstructionFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"read","args":{"filePath":%q},"mcp_servers":null}`,
 				tc.cwd, tc.file)
-			c, err := adapterOf(t, "opencode").parse([]byte(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, a := range c.Accesses {
-				if a.Op != "read" {
-					t.Errorf("access %+v is not a read", a)
-				}
-				got = append(got, a.Path)
-			}
+			got, _ := openCodeReads(t, in)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("reads %q, want %q", got, tc.want)
 			}
@@ -157,20 +147,28 @@ func TestOpenCodeTaskMentions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"worktree":%q,"tool_name":"task","args":{"description":"d","prompt":%q,"subagent_type":"general"},"mcp_servers":null}`,
 				ws, tc.worktree, tc.prompt)
-			c, err := adapterOf(t, "opencode").parse([]byte(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, a := range c.Accesses {
-				if a.Op != "read" {
-					t.Errorf("access %+v is not a read", a)
-				}
-				got = append(got, a.Path)
-			}
+			got, c := openCodeReads(t, in)
 			if !reflect.DeepEqual(got, tc.want) || c.NoFiles != (tc.want == nil) {
 				t.Errorf("reads %q (no files %v), want %q", got, c.NoFiles, tc.want)
 			}
 		})
 	}
+}
+
+// openCodeReads parses an OpenCode call and returns the paths it reads;
+// any other access is an error.
+func openCodeReads(t *testing.T, in string) ([]string, Call) {
+	t.Helper()
+	c, err := adapterOf(t, "opencode").parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range c.Accesses {
+		if a.Op != "read" {
+			t.Errorf("access %+v is not a read", a)
+		}
+		got = append(got, a.Path)
+	}
+	return got, c
 }
