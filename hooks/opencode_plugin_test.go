@@ -219,7 +219,7 @@ func TestOpenCodePluginConfines(t *testing.T) {
 		t.Fatal(err)
 	}
 	const cmd = "ls -la 'my dir'"
-	res := runOpenCodePlugin(t, []string{hookBin, "opencode", "--socket", d.sock}, d.work, nil,
+	res := runOpenCodePlugin(t, []string{hookBin, "opencode", "--socket", d.sock}, d.work, map[string]any{},
 		[]opencodeCase{{Tool: "bash", Args: map[string]any{"command": cmd, "timeout": 5000}}},
 		"PATHGRANT_WAIT_MS=0", "HOME="+d.home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if !res[0].Ran || res[0].Later != "TypeError" {

@@ -189,6 +189,27 @@ function withholdLinked(roots, text) {
   return text;
 }
 
+// POSIX_SHELLS are the shells OpenCode 1.18.33 knows to read POSIX shell
+// syntax; REPLACED_SHELLS those it never runs a command with (it runs bash
+// instead, or /bin/sh).
+const POSIX_SHELLS = new Set(["bash", "dash", "ksh", "sh", "zsh"]);
+const REPLACED_SHELLS = new Set(["fish", "nu"]);
+
+// shellReadsWrapper reports whether the shell OpenCode runs a bash call's
+// command with reads pathgrant's confined wrapper as it is written. The
+// wrapper is POSIX shell text (assignments, then the command in single
+// quotes, each quote in it written '\''); OpenCode hands the command to
+// its config's "shell", else $SHELL, else bash. PowerShell and rc take ''
+// as a quote inside a quoted string, so the model's command would come
+// out of its quotes and part of it run outside the confinement; tcsh and
+// the like fail on the assignments.
+function shellReadsWrapper(config) {
+  const shell = typeof config.shell === "string" && config.shell !== "" ? config.shell : process.env.SHELL;
+  if (!shell) return true;
+  const name = path.basename(shell).toLowerCase();
+  return POSIX_SHELLS.has(name) || REPLACED_SHELLS.has(name);
+}
+
 // unescapeXML undoes the escaping OpenCode applies to a skill's location.
 function unescapeXML(text) {
   return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]);
@@ -242,6 +263,13 @@ export const PathgrantPlugin = async ({ client, directory, worktree }) => ({
       throw new Error(answer.reason);
     }
     if (typeof answer.command === "string") {
+      if (!config) {
+        throw new Error("pathgrant: OpenCode did not give its configuration, so the shell it would run the confined command with is unknown: denied");
+      }
+      if (!shellReadsWrapper(config)) {
+        throw new Error("pathgrant: OpenCode runs commands with a shell that does not read pathgrant's confined command " +
+          "as written (bash, dash, ksh, sh and zsh do; set \"shell\" in opencode.json to one of them): denied");
+      }
       output.args.command = answer.command;
     }
     freeze(output.args);
