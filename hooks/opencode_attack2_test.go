@@ -7,14 +7,16 @@ import (
 
 // TestOpenCodePluginShell: pathgrant's confined wrapper is POSIX shell
 // text (VAR=value assignments, then the command inside single quotes,
-// each quote in it written '\''), and OpenCode runs a bash call's command
-// with the shell its config's "shell" names, else $SHELL, else bash
-// (fish and nu it replaces with bash). A shell of another syntax reads
-// the wrapper otherwise: PowerShell and rc take '' as a quote inside a
-// quoted string, so a command such as x'; Get-Content ~/.ssh/id_rsa; '
-// comes out of its quotes and its middle runs as a command of its own,
-// outside the confinement. The plugin stops a rewritten call unless
-// OpenCode's shell is one that reads the wrapper as written.
+// each quote in it ended, escaped and reopened), and OpenCode runs a bash
+// call's command with the shell its config's "shell" names, else $SHELL,
+// else bash (fish and nu it replaces with bash). A shell of another
+// syntax reads the wrapper otherwise: to PowerShell and rc a backslash
+// escapes nothing, so the escaped quote standing for each quote of the
+// command opens a string of their own instead, and a command such as
+// x'; Get-Content ~/.ssh/id_rsa; ' comes out of its quotes, its middle
+// run as a command of its own, outside the confinement. The plugin stops
+// a rewritten call unless OpenCode's shell is one that reads the wrapper
+// as written.
 func TestOpenCodePluginShell(t *testing.T) {
 	const wrapped = "WRAPPED"
 	hook := []string{"/bin/sh", "-c", `cat >/dev/null; echo '{"block":false,"command":"` + wrapped + `"}'`}

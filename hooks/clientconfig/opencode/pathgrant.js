@@ -199,10 +199,11 @@ const REPLACED_SHELLS = new Set(["fish", "nu"]);
 // command with reads pathgrant's confined wrapper as it is written. The
 // wrapper is POSIX shell text (assignments, then the command in single
 // quotes, each quote in it written '\''); OpenCode hands the command to
-// its config's "shell", else $SHELL, else bash. PowerShell and rc take ''
-// as a quote inside a quoted string, so the model's command would come
-// out of its quotes and part of it run outside the confinement; tcsh and
-// the like fail on the assignments.
+// its config's "shell", else $SHELL, else bash. To PowerShell and rc a
+// backslash escapes nothing, so the \' standing for each quote of the
+// model's command opens a string of their own instead, and the command
+// comes out of its quotes, part of it run outside the confinement; tcsh
+// and the like fail on the assignments.
 function shellReadsWrapper(config) {
   const shell = typeof config.shell === "string" && config.shell !== "" ? config.shell : process.env.SHELL;
   if (!shell) return true;
