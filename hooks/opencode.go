@@ -54,11 +54,13 @@ type opencodeAdapter struct{}
 // opencodePathKeys is the one key OpenCode's file tools read a path from.
 var opencodePathKeys = []string{"filePath"}
 
-// opencodeBuiltins are OpenCode's built-in tools; any other name is an
+// opencodeBuiltins are OpenCode's built-in tools, its MCP resource tools
+// (which read any server's resources) among them; any other name is an
 // MCP tool or a custom tool (a plugin's, or a file of a tools folder).
 var opencodeBuiltins = []string{
 	"bash", "read", "write", "edit", "apply_patch", "glob", "grep", "lsp",
 	"webfetch", "websearch", "todowrite", "question", "task", "invalid", "skill", "plan_exit", "execute",
+	"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource",
 }
 
 func (opencodeAdapter) parse(raw []byte) (Call, error) {
@@ -76,6 +78,13 @@ func (opencodeAdapter) parse(raw []byte) (Call, error) {
 		RequestID: in.CallID}
 	if !slices.Contains(opencodeBuiltins, in.ToolName) {
 		return opencodeOther(c, in.MCPServers)
+	}
+	if len(opencodeFits(in.ToolName, in.MCPServers)) > 0 {
+		// OpenCode puts the MCP tools in a call's tool set after its own,
+		// so a server's tool of this name replaces the built-in, and a
+		// resource tool merely starts with a server's name: which one
+		// runs cannot be told from the call.
+		return Call{}, unknownTool(c.Client, c.Tool)
 	}
 	if touchesNoFile(c.Client, in.ToolName) {
 		c.NoFiles = true
@@ -248,12 +257,7 @@ func opencodeSafe(name string) string {
 // opencode.json may define a server of that name), and the rest of the
 // name is one of the bridge's tools.
 func opencodeOther(c Call, servers map[string]json.RawMessage) (Call, error) {
-	var fits []string
-	for s := range servers {
-		if strings.HasPrefix(c.Tool, opencodeSafe(s)+"_") {
-			fits = append(fits, s)
-		}
-	}
+	fits := opencodeFits(c.Tool, servers)
 	switch {
 	case len(fits) == 0:
 		return c, unknownTool(c.Client, c.Tool)
@@ -264,6 +268,18 @@ func opencodeOther(c Call, servers map[string]json.RawMessage) (Call, error) {
 		mcpTool(&c, fits[0], fits[0] == BridgeServer && opencodeRunsBridge(servers[fits[0]]) && bridgeTool(BridgeServer, tool))
 	}
 	return c, nil
+}
+
+// opencodeFits are the servers whose name, as OpenCode puts it in an MCP
+// tool's name, followed by "_", starts tool.
+func opencodeFits(tool string, servers map[string]json.RawMessage) []string {
+	var fits []string
+	for s := range servers {
+		if strings.HasPrefix(tool, opencodeSafe(s)+"_") {
+			fits = append(fits, s)
+		}
+	}
+	return fits
 }
 
 // opencodeRunsBridge reports whether an entry of OpenCode's mcp settings

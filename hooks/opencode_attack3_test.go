@@ -1,0 +1,45 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// TestOpenCodeBuiltinOrServerTool: OpenCode names an MCP tool SERVER_TOOL
+// and puts the MCP tools in a call's tool set after its own, so an MCP
+// tool named like one of its tools (apply_patch: server "apply", tool
+// "patch") replaces it; and its MCP resource tools (read_mcp_resource,
+// list_mcp_resources, list_mcp_resource_templates), which read any
+// server's resources, start with a server's name when a server is named
+// "read" or "list". Neither is mapped as the built-in nor taken for that
+// server's tool: which one runs cannot be told from the call, and an
+// unmapped tool is refused by default where another server's tool is left
+// to OpenCode.
+func TestOpenCodeBuiltinOrServerTool(t *testing.T) {
+	const patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch"
+	cases := []struct {
+		name, tool, args, servers string
+		mcp                       bool // taken for an MCP server's tool
+		err                       error
+	}{
+		{"apply_patch with no server apply", "apply_patch", `{"patchText":` + fmt.Sprintf("%q", patch) + `}`, `{"github":{}}`, false, nil},
+		{"apply_patch beside a server apply", "apply_patch", `{"patchText":` + fmt.Sprintf("%q", patch) + `}`, `{"apply":{}}`, false, errUnknownTool},
+		{"apply_patch beside a server Apply (names are compared as they are)", "apply_patch", `{"patchText":` + fmt.Sprintf("%q", patch) + `}`, `{"Apply":{}}`, false, nil},
+		{"read_mcp_resource with no server read", "read_mcp_resource", `{"server":"fs","uri":"file:///etc/passwd"}`, `{"fs":{}}`, false, errUnknownTool},
+		{"read_mcp_resource beside a server read", "read_mcp_resource", `{"server":"fs","uri":"file:///etc/passwd"}`, `{"fs":{},"read":{}}`, false, errUnknownTool},
+		{"list_mcp_resources beside a server list", "list_mcp_resources", `{}`, `{"list":{}}`, false, errUnknownTool},
+		{"list_mcp_resource_templates beside a server list", "list_mcp_resource_templates", `{}`, `{"list":{}}`, false, errUnknownTool},
+		{"a server's own tool", "read_file", `{}`, `{"read":{}}`, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":"/w","tool_name":%q,"args":%s,"mcp_servers":%s}`,
+				tc.tool, tc.args, tc.servers)
+			c, err := adapterOf(t, "opencode").parse([]byte(in))
+			if !errors.Is(err, tc.err) || (err == nil && c.MCP != tc.mcp) {
+				t.Errorf("call %+v, error %v; want MCP %v, error %v", c, err, tc.mcp, tc.err)
+			}
+		})
+	}
+}
