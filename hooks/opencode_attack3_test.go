@@ -3,6 +3,9 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -41,5 +44,50 @@ func TestOpenCodeBuiltinOrServerTool(t *testing.T) {
 				t.Errorf("call %+v, error %v; want MCP %v, error %v", c, err, tc.mcp, tc.err)
 			}
 		})
+	}
+}
+
+// TestOpenCodeInstructionPastClaude: OpenCode's read tool skips CLAUDE.md
+// under OPENCODE_DISABLE_CLAUDE_CODE or OPENCODE_DISABLE_CLAUDE_CODE_PROMPT
+// and hands over the folder's CONTEXT.md instead, so a CONTEXT.md beside a
+// CLAUDE.md is judged too: one the agent linked to a file outside was
+// read with no question when the person's OpenCode runs with either set.
+func TestOpenCodeInstructionPastClaude(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, secret := root+"/w", root+"/secret.txt"
+	agentsWriteFile(t, secret, "s")
+	agentsWriteFile(t, ws+"/a/f.txt", "x")
+	agentsWriteFile(t, ws+"/a/CLAUDE.md", "plain")
+	agentsWriteFile(t, ws+"/b/f.txt", "x")
+	agentsWriteFile(t, ws+"/b/AGENTS.md", "plain")
+	agentsWriteFile(t, ws+"/b/CLAUDE.md", "plain")
+	for _, link := range []string{ws + "/a/CONTEXT.md", ws + "/b/CONTEXT.md"} {
+		if err := os.Symlink(secret, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{ws + "/a/f.txt", []string{ws + "/a/f.txt", ws + "/a/CLAUDE.md", ws + "/a/CONTEXT.md"}},
+		{ws + "/b/f.txt", []string{ws + "/b/f.txt", ws + "/b/AGENTS.md"}}, // AGENTS.md always comes first
+	} {
+		in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"read","args":{"filePath":%q},"mcp_servers":null}`,
+			ws, tc.file)
+		c, err := adapterOf(t, "opencode").parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range c.Accesses {
+			got = append(got, a.Path)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("read %s: reads %q, want %q", tc.file, got, tc.want)
+		}
 	}
 }

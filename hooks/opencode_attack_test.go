@@ -25,7 +25,7 @@ func TestOpenCodeReadInstructionFiles(t *testing.T) {
 		ws + "/a/f.txt":           "x",
 		ws + "/a/b/f.txt":         "x",
 		ws + "/a/b/CLAUDE.md":     "plain",
-		ws + "/a/b/CONTEXT.md":    "not read: CLAUDE.md comes first",
+		ws + "/a/b/CONTEXT.md":    "read when OpenCode skips CLAUDE.md (OPENCODE_DISABLE_CLAUDE_CODE)",
 		ws + "/d/f.txt":           "x",
 		ws + "/d/CONTEXT.md":      "read after a dangling AGENTS.md",
 		ws + "2/f.txt":            "x",
@@ -46,8 +46,8 @@ func TestOpenCodeReadInstructionFiles(t *testing.T) {
 		want            []string
 	}{
 		{"a linked AGENTS.md in the file's folder", ws, ws + "/a/f.txt", []string{ws + "/a/f.txt", ws + "/a/AGENTS.md"}},
-		{"each folder up to the cwd, the first name that exists", ws, ws + "/a/b/f.txt",
-			[]string{ws + "/a/b/f.txt", ws + "/a/b/CLAUDE.md", ws + "/a/AGENTS.md"}},
+		{"each folder up to the cwd, the first name that exists (CONTEXT.md past CLAUDE.md)", ws, ws + "/a/b/f.txt",
+			[]string{ws + "/a/b/f.txt", ws + "/a/b/CLAUDE.md", ws + "/a/b/CONTEXT.md", ws + "/a/AGENTS.md"}},
 		{"relative path resolved against the cwd", ws, "a/b/../f.txt", []string{ws + "/a/f.txt", ws + "/a/AGENTS.md"}},
 		{"a dangling link and the name after it", ws, ws + "/d/f.txt", []string{ws + "/d/f.txt", ws + "/d/AGENTS.md", ws + "/d/CONTEXT.md"}},
 		{"not the cwd's own", ws, ws + "/f.txt", []string{ws + "/f.txt"}},

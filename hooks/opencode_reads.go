@@ -122,7 +122,9 @@ var opencodeInstructionNames = []string{"AGENTS.md", "CLAUDE.md", "CONTEXT.md"}
 // workspace) to a file outside would otherwise be read unasked. A link
 // whose target is missing is named too (OpenCode skips it, but its
 // target may appear before the read) and the search goes on to the next
-// name, as OpenCode's does.
+// name, as OpenCode's does. It goes on past a CLAUDE.md too: under
+// OPENCODE_DISABLE_CLAUDE_CODE or OPENCODE_DISABLE_CLAUDE_CODE_PROMPT
+// OpenCode skips that name and reads the folder's CONTEXT.md instead.
 func opencodeInstructionFiles(cwd, path string) []string {
 	if !strings.HasPrefix(cwd, "/") || !strings.HasPrefix(path, "/") {
 		return nil
@@ -136,7 +138,7 @@ func opencodeInstructionFiles(cwd, path string) []string {
 				continue
 			}
 			files = append(files, f)
-			if _, err := os.Stat(f); err == nil {
+			if _, err := os.Stat(f); err == nil && name != "CLAUDE.md" {
 				break
 			}
 		}
