@@ -168,7 +168,7 @@ func opencodeAccesses(c *Call, f fields, raw json.RawMessage) error {
 		if err != nil {
 			return err
 		}
-		c.Accesses = append(c.Accesses, searched(treeAccess(opencodeGrepRoot(opencodeDir(c.Cwd, v[1]))),
+		c.Accesses = append(c.Accesses, searched(treeAccess(opencodeGrepRoot(opencodeResolve(c.Cwd, v[1]))),
 			searchInput{kind: "pattern", pattern: v[0], in: v[1], filters: filter("files", v[2])}))
 	default:
 		return unknownTool(c.Client, c.Tool)
@@ -200,7 +200,10 @@ func opencodeDir(cwd, p string) string {
 // to its real one and runs ripgrep in it or, for a file, in its folder,
 // with no filter for the file named), and path's own folder for a path
 // that does not exist. Taking a link's own folder instead would check the
-// workspace for a grep of a linked file's real folder outside it.
+// workspace for a grep of a linked file's real folder outside it. path
+// is path.resolve's (opencodeResolve), an absolute one too: OpenCode
+// takes the real path of that, whose `..` dropped the name before it
+// before any link was followed, where the kernel follows the link first.
 func opencodeGrepRoot(path string) string {
 	if !strings.HasPrefix(path, "/") {
 		return path

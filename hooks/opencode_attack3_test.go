@@ -91,3 +91,44 @@ func TestOpenCodeInstructionPastClaude(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeGrepPathResolvedFirst: OpenCode's grep takes an absolute
+// path as it stands but searches the real path of path.resolve of it,
+// which drops a `..` with the name before it before any link is followed;
+// the kernel, and so the guard, follows the link first. With link a link
+// to a/b, w/link/../../home/.ssh/id_rsa is the agent's decoy
+// w/home/.ssh/id_rsa to the kernel, whose folder is in the workspace, and
+// ~/.ssh/id_rsa to OpenCode, whose ripgrep then searched all of ~/.ssh:
+// the search is checked where OpenCode runs it.
+func TestOpenCodeGrepPathResolvedFirst(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := root + "/w"
+	agentsWriteFile(t, root+"/home/.ssh/id_rsa", "s")
+	agentsWriteFile(t, ws+"/a/b/x.txt", "x")
+	agentsWriteFile(t, ws+"/home/.ssh/id_rsa", "decoy")
+	if err := os.Symlink("a/b", ws+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"a folder past a link and ..", ws + "/link/../../home/.ssh", root + "/home/.ssh"},
+		{"a file past a link and ..", ws + "/link/../../home/.ssh/id_rsa", root + "/home/.ssh"},
+		{"a missing name past a link and ..", ws + "/link/../../home/none", root + "/home"},
+		{"relative, resolved the same way", "link/../../home/.ssh", root + "/home/.ssh"},
+		{"the link itself", ws + "/link", ws + "/link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"grep","args":{"pattern":".","path":%q},"mcp_servers":null}`,
+				ws, tc.path)
+			c, err := adapterOf(t, "opencode").parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Accesses) != 1 || c.Accesses[0].Command != treeAccess(tc.want).Command {
+				t.Errorf("accesses %+v, want one search of %s", c.Accesses, tc.want)
+			}
+		})
+	}
+}
