@@ -84,6 +84,9 @@ var opencodeEnvSwitches = []struct {
 	{name: "OPENCODE_CONFIG", status: doctorWarn, showValue: true,
 		what: "OpenCode also loads that config file (plugins, MCP servers), which pathgrant does not protect from sessions",
 		fix:  "unset OPENCODE_CONFIG_DIR and OPENCODE_CONFIG, or keep what they name out of every session's workspace"},
+	{name: "OPENCODE_TUI_CONFIG", status: doctorWarn, showValue: true,
+		what: "OpenCode's terminal interface also loads that file (its plugins run in OpenCode), which pathgrant does not protect from sessions",
+		fix:  "unset OPENCODE_TUI_CONFIG, or keep what it names out of every session's workspace"},
 	{name: "OPENCODE_CONFIG_CONTENT", status: doctorWarn,
 		what: "OpenCode merges that config last: it can add plugins and MCP servers",
 		fix:  "unset OPENCODE_CONFIG_CONTENT unless you wrote it"},
@@ -106,7 +109,7 @@ func opencodeEnvCheck(env doctorEnv) doctorCheck {
 		}
 		found = append(found, finding{v.status, set + ": " + v.what, v.fix})
 	}
-	return foldFindings("opencode environment", found, "no OPENCODE_PURE, OPENCODE_CONFIG_DIR, OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT or OPENCODE_PERMISSION here")
+	return foldFindings("opencode environment", found, "no OPENCODE_PURE, OPENCODE_CONFIG_DIR, OPENCODE_CONFIG, OPENCODE_TUI_CONFIG, OPENCODE_CONFIG_CONTENT or OPENCODE_PERMISSION here")
 }
 
 // opencodeFlag is how OpenCode reads a boolean variable: "1" or "true",

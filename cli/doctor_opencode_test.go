@@ -63,6 +63,9 @@ func TestDoctorOpenCode(t *testing.T) {
 		{name: "OPENCODE_CONFIG_DIR adds an unprotected folder", vars: map[string]string{"OPENCODE_CONFIG_DIR": "/srv/oc"}, want: map[string]doctorLine{
 			"opencode environment": {doctorWarn, []string{"OPENCODE_CONFIG_DIR=/srv/oc: OpenCode also loads plugins, tools and config from that folder", "keep what they name out of every session's workspace"}},
 		}},
+		{name: "OPENCODE_TUI_CONFIG adds an unprotected file", vars: map[string]string{"OPENCODE_TUI_CONFIG": "/srv/tui.json"}, want: map[string]doctorLine{
+			"opencode environment": {doctorWarn, []string{"OPENCODE_TUI_CONFIG=/srv/tui.json: OpenCode's terminal interface also loads that file", "keep what it names out of every session's workspace"}},
+		}},
 		{name: "OPENCODE_CONFIG_CONTENT and OPENCODE_PERMISSION", vars: map[string]string{"OPENCODE_CONFIG_CONTENT": `{"plugin": ["x"]}`, "OPENCODE_PERMISSION": `{"bash": "allow"}`},
 			want: map[string]doctorLine{
 				"opencode environment": {doctorWarn, []string{"OPENCODE_CONFIG_CONTENT is set: OpenCode merges that config last", "; OPENCODE_PERMISSION is set: ", "cannot switch pathgrant's plugin off"}},
