@@ -90,12 +90,14 @@ func opencodeTool(call agentCall) modelTurn {
 // which OpenCode runs the hooks of none of the plugins it finds, only of
 // its own, the rest of its configuration unchanged. The temporary home holds OpenCode's configuration, data,
 // cache and state (baseEnv sets no XDG folder); the variables keep it off
-// the network.
+// the network. SHELL is a login shell's, as a person's OpenCode has it:
+// the plugin confines a bash call only under a shell that reads its
+// wrapper.
 func (c *opencodeClient) start(t *testing.T, e *agentsEnv, call agentCall, hook hookMode) *agentsRun {
 	t.Helper()
 	c.api.script(opencodeTool(call), modelTurn{text: "Done."})
 	env := e.baseEnv("OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"OPENCODE_DISABLE_SHARE=1", "NO_COLOR=1")
+		"OPENCODE_DISABLE_SHARE=1", "NO_COLOR=1", "SHELL=/bin/bash")
 	args := []string{c.bin, "run"}
 	if hook == hookNone {
 		args = append(args, "--pure")

@@ -270,15 +270,42 @@ func scenarioShellConfined(t *testing.T, e *agentsEnv, c agentClient, _ bool) st
 	}
 	t.Logf("%s: tool result %q", c.name(), content)
 	noSecret(t, e, c, peekSecret)
+	var got shellOutcome
 	switch {
 	case strings.Contains(content, "peek-ran") && strings.Contains(content, "peek-exit=") && !strings.Contains(content, "peek-exit=0"):
-		return "ran confined; the file was out of its reach"
+		got = shellConfined
 	case strings.Contains(content, "cannot hand a shell command to pathgrant to run confined"):
-		return "refused: the client cannot run it confined (pathgrant's execute_shell_command can)"
+		got = shellRefused
 	case strings.Contains(content, "pathgrant: ") || strings.Contains(content, "pathgrant denied"):
-		return "not rewritten: the guard denied it"
+		got = "not rewritten: pathgrant denied it"
+	default:
+		got = "neither ran confined and failed to read nor was denied"
 	}
-	t.Errorf("the script neither ran confined and failed to read nor was denied: %q\n%s said:\n%s\ndaemon:\n%s", content, c.name(), out, e.log())
+	if want := wantShell(t, c.name()); got != want {
+		t.Errorf("the script %s, want %s: %q\n%s said:\n%s\ndaemon:\n%s", got, want, content, c.name(), out, e.log())
+	}
+	return string(got)
+}
+
+// shellOutcome is how the shell row ended for a client.
+type shellOutcome string
+
+const (
+	shellConfined shellOutcome = "ran confined; the file was out of its reach"
+	shellRefused  shellOutcome = "refused: the client cannot run it confined (pathgrant's execute_shell_command can)"
+)
+
+// wantShell is the shell row's outcome the client table promises for the
+// client named: a refusal that stops a client which should have run the
+// command confined is a failure too.
+func wantShell(t *testing.T, name string) shellOutcome {
+	t.Helper()
+	for _, ac := range agentClients {
+		if ac.name == name {
+			return ac.shell
+		}
+	}
+	t.Fatalf("client %q is not in agentClients", name)
 	return ""
 }
 
@@ -338,20 +365,23 @@ func (e *agentsEnv) approveCLI(id string) string {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // agentClients are the real clients the matrix and the timing drive, by
-// name; each constructor skips when its client is not installed.
+// name; each constructor skips when its client is not installed. shell is
+// what the README's client table promises for its shell tool: run
+// confined, or refused where the client's hook cannot rewrite a command.
 var agentClients = []struct {
-	name string
-	mk   func(*testing.T) agentClient
+	name  string
+	mk    func(*testing.T) agentClient
+	shell shellOutcome
 }{
-	{"claude", newClaudeClient},
-	{"gemini", newGeminiClient},
-	{"codex", newCodexClient},
-	{"pi", newPiClient},
-	{"copilot", newCopilotClient},
-	{"qwen", newQwenClient},
-	{"droid", newDroidClient},
-	{"cline", newClineClient},
-	{"opencode", newOpenCodeClient},
+	{"claude", newClaudeClient, shellConfined},
+	{"gemini", newGeminiClient, shellConfined},
+	{"codex", newCodexClient, shellConfined},
+	{"pi", newPiClient, shellConfined},
+	{"copilot", newCopilotClient, shellConfined},
+	{"qwen", newQwenClient, shellRefused},
+	{"droid", newDroidClient, shellConfined},
+	{"cline", newClineClient, shellConfined},
+	{"opencode", newOpenCodeClient, shellConfined},
 }
 
 // afterScenarios is a client's own checks, in the environment its
