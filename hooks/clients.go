@@ -41,20 +41,24 @@ type Client struct {
 	// plugin setting the call's args.command. Cursor's
 	// beforeShellExecution answers only allow or deny.
 	Rewrites bool
+	// shell is how the client picks the shell it hands a rewritten
+	// command to (shell.go): the hook refuses a command the client would
+	// give a shell that cannot read the wrapper.
+	shell shellPick
 }
 
 // clients is the hook's side of the client table.
 var clients = []Client{
-	{Name: "claude", Title: "Claude Code", Rewrites: true, adapter: claudeAdapter{}, NoFileTools: claudeNoFileTools},
-	{Name: "codex", Title: "Codex", Rewrites: true, adapter: codexAdapter{}, NoFileTools: codexNoFileTools},
-	{Name: "gemini", Title: "Gemini CLI", Rewrites: true, adapter: geminiAdapter{}, NoFileTools: geminiNoFileTools},
+	{Name: "claude", Title: "Claude Code", Rewrites: true, shell: shellClaude, adapter: claudeAdapter{}, NoFileTools: claudeNoFileTools},
+	{Name: "codex", Title: "Codex", Rewrites: true, shell: shellCodex, adapter: codexAdapter{}, NoFileTools: codexNoFileTools},
+	{Name: "gemini", Title: "Gemini CLI", Rewrites: true, shell: shellBash, adapter: geminiAdapter{}, NoFileTools: geminiNoFileTools},
 	{Name: "cursor", Title: "Cursor", NoOwnTools: true, adapter: cursorAdapter{}},
-	{Name: "pi", Title: "Pi", Rewrites: true, NoOwnFlow: true, adapter: piAdapter{}},
-	{Name: "copilot", Title: "GitHub Copilot CLI", Rewrites: true, adapter: copilotAdapter{}, NoFileTools: copilotNoFileTools},
-	{Name: "droid", Title: "Factory Droid", Rewrites: true, adapter: droidAdapter{}, NoFileTools: droidNoFileTools},
-	{Name: "cline", Title: "Cline", Rewrites: true, adapter: clineAdapter{}, NoFileTools: clineNoFileTools},
+	{Name: "pi", Title: "Pi", Rewrites: true, shell: shellPi, NoOwnFlow: true, adapter: piAdapter{}},
+	{Name: "copilot", Title: "GitHub Copilot CLI", Rewrites: true, shell: shellCopilot, adapter: copilotAdapter{}, NoFileTools: copilotNoFileTools},
+	{Name: "droid", Title: "Factory Droid", Rewrites: true, shell: shellBash, adapter: droidAdapter{}, NoFileTools: droidNoFileTools},
+	{Name: "cline", Title: "Cline", Rewrites: true, shell: shellBash, adapter: clineAdapter{}, NoFileTools: clineNoFileTools},
 	{Name: "qwen", Title: "Qwen Code", adapter: qwenAdapter{}, NoFileTools: qwenNoFileTools},
-	{Name: "opencode", Title: "OpenCode", Rewrites: true, adapter: opencodeAdapter{}, NoFileTools: opencodeNoFileTools},
+	{Name: "opencode", Title: "OpenCode", Rewrites: true, shell: shellPlugin, adapter: opencodeAdapter{}, NoFileTools: opencodeNoFileTools},
 }
 
 // Clients lists the supported clients' names, sorted.

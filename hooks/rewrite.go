@@ -83,8 +83,10 @@ func rewriteShell(call Call, command string) json.RawMessage {
 // where the daemon says to confine and the client can rewrite. It never
 // lets a command the daemon wants confined through unconfined on a client
 // that can rewrite: without a capability or a pathgrant binary to run it
-// under, the call is denied.
-func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, findBin func() (string, error)) Verdict {
+// under, or where the client would hand the wrapper to a shell that reads
+// it otherwise (shell.go; getenv is the client's environment), the call
+// is denied.
+func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, findBin func() (string, error), getenv func(string) string) Verdict {
 	text := shellText(call)
 	if !v.Allow || text == "" || call.NoFiles || len(answers) == 0 || call.Event == "PermissionRequest" {
 		return v
@@ -105,6 +107,11 @@ func confineShell(call Call, v Verdict, answers []wire.Answer, socket string, fi
 			"(pathgrant install-mcp " + call.Client + ")"}
 	case info.Capability == "":
 		return Verdict{Reason: "pathgrant: no exec capability for a command that must run confined: denied"}
+	}
+	if c, err := LookupClient(call.Client); err == nil {
+		if reason := shellRefusal(c, localHost(getenv), call.Cwd); reason != "" {
+			return Verdict{Reason: reason}
+		}
 	}
 	bin, err := findBin()
 	if err != nil {

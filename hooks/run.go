@@ -160,7 +160,7 @@ func Run(ctx context.Context, o Options) Result {
 	if findBin == nil {
 		findBin = FindExecBinary
 	}
-	res.Verdict = confineShell(call, res.Verdict, res.Answers, appdirs.SocketOr(o.Socket, getenv), findBin)
+	res.Verdict = confineShell(call, res.Verdict, res.Answers, appdirs.SocketOr(o.Socket, getenv), findBin, getenv)
 	res.Output = ad.render(call, res.Verdict)
 	return res
 }
