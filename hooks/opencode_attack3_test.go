@@ -120,15 +120,7 @@ func TestOpenCodeGrepPathResolvedFirst(t *testing.T) {
 		{"the link itself", ws + "/link", ws + "/link"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"grep","args":{"pattern":".","path":%q},"mcp_servers":null}`,
-				ws, tc.path)
-			c, err := adapterOf(t, "opencode").parse([]byte(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(c.Accesses) != 1 || c.Accesses[0].Command != treeAccess(tc.want).Command {
-				t.Errorf("accesses %+v, want one search of %s", c.Accesses, tc.want)
-			}
+			checkOpenCodeGrep(t, ws, tc.path, tc.want)
 		})
 	}
 }

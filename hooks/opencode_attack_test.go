@@ -104,15 +104,7 @@ func TestOpenCodeGrepFollowsLinks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"grep","args":{"pattern":"s","path":%q},"mcp_servers":null}`,
-				ws, tc.path)
-			c, err := adapterOf(t, "opencode").parse([]byte(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(c.Accesses) != 1 || c.Accesses[0].Command != treeAccess(tc.want).Command {
-				t.Errorf("accesses %+v, want one search of %s", c.Accesses, tc.want)
-			}
+			checkOpenCodeGrep(t, ws, tc.path, tc.want)
 		})
 	}
 }
@@ -171,4 +163,19 @@ func openCodeReads(t *testing.T, in string) ([]string, Call) {
 		got = append(got, a.Path)
 	}
 	return got, c
+}
+
+// checkOpenCodeGrep checks that OpenCode's grep of path, run in ws, is
+// checked as one search of the folder want.
+func checkOpenCodeGrep(t *testing.T, ws, path, want string) {
+	t.Helper()
+	in := fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"opencode-1","cwd":%q,"tool_name":"grep","args":{"pattern":"s","path":%q},"mcp_servers":null}`,
+		ws, path)
+	c, err := adapterOf(t, "opencode").parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Accesses) != 1 || c.Accesses[0].Command != treeAccess(want).Command {
+		t.Errorf("accesses %+v, want one search of %s", c.Accesses, want)
+	}
 }
