@@ -171,12 +171,12 @@ func TestSettingsRaisesTheApp(t *testing.T) {
 		t.Fatalf("pathgrant settings: exit %d, output %q", code, out)
 	}
 	pid := fmt.Sprint(appPid(t, app)) // the windows are the app's, the daemon's child
-	settings := d.output(t, "xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid", pid, "--name", tray.SettingsTitle)
+	d.output(t, "xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid", pid, "--name", tray.SettingsTitle) // shown
 	win := strings.Fields(d.output(t, "xdotool", "search", "--sync", "--all", "--pid", pid, "--name", prompt.WindowTitle))[0]
 	d.screenshot(t, "settings-raised.png")
 	// No window manager here stacks the windows: take the settings
 	// window away so that the click lands on the prompt.
-	unmapAll(t, d, settings)
+	unmap(t, d, tray.SettingsTitle)
 	clickButton(t, d, win, req, prompt.LabelOnce)
 	d.screenshot(t, "settings-raised-clicked.png")
 	answered(t, answer, wire.Allow)
@@ -263,9 +263,24 @@ func TestSettingsHeadlessNeedsTheCode(t *testing.T) {
 
 // unmap takes the windows titled title off the screen (there is no
 // window manager to stack them), so that clicks land on what is below.
+// unmap puts away every window titled title, as a person closing it
+// would, and keeps it away: the app may map a window again after it was
+// first found (a Show that was still queued on a loaded machine), so it
+// is unmapped again until none has shown for a second.
 func unmap(t *testing.T, d *desktop, title string) {
 	t.Helper()
 	unmapAll(t, d, d.output(t, "xdotool", "search", "--sync", "--name", title))
+	away := time.Now()
+	for deadline := time.Now().Add(15 * time.Second); time.Since(away) < time.Second; time.Sleep(100 * time.Millisecond) {
+		out, _ := d.command("xdotool", "search", "--onlyvisible", "--name", title).Output()
+		if shown := strings.Fields(string(out)); len(shown) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the window %q keeps showing again after it was put away", title)
+			}
+			unmapAll(t, d, string(out))
+			away = time.Now()
+		}
+	}
 }
 
 func unmapAll(t *testing.T, d *desktop, windows string) {
