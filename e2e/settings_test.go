@@ -170,8 +170,9 @@ func TestSettingsRaisesTheApp(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "running app shows its settings window") {
 		t.Fatalf("pathgrant settings: exit %d, output %q", code, out)
 	}
-	pid := fmt.Sprint(appPid(t, app))                                                                                // the windows are the app's, the daemon's child
-	d.output(t, "xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid", pid, "--name", tray.SettingsTitle) // shown
+	pid := fmt.Sprint(appPid(t, app)) // the windows are the app's, the daemon's child
+	// the settings window shown
+	d.output(t, "xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid", pid, "--name", tray.SettingsTitle)
 	win := strings.Fields(d.output(t, "xdotool", "search", "--sync", "--all", "--pid", pid, "--name", prompt.WindowTitle))[0]
 	d.screenshot(t, "settings-raised.png")
 	// No window manager here stacks the windows: take the settings
